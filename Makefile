@@ -1,0 +1,34 @@
+# One command for each habit. `make setup` then `make test` on a fresh machine.
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PIP := $(VENV)/bin/pip
+
+.PHONY: setup test lint bench demo train tournament clean
+
+setup:
+	python3 -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+	$(PIP) install torch==2.13.0
+	$(PIP) install -e '.[train,dev,bench]'
+
+test:
+	$(PY) -m pytest -n 2 tests
+
+lint:
+	$(VENV)/bin/ruff check spades_env agents train tests bench
+	$(VENV)/bin/ruff format --check spades_env agents train tests bench
+
+bench:
+	$(PY) -m bench.run
+
+demo:
+	$(VENV)/bin/spades demo
+
+train:
+	$(VENV)/bin/spades train --config configs/train/default.yaml
+
+tournament:
+	$(VENV)/bin/spades tournament
+
+clean:
+	rm -rf $(VENV) *.egg-info .pytest_cache .ruff_cache .hypothesis

@@ -1,0 +1,19 @@
+"""The batched NumPy core: state arrays, phases, trick play and scoring."""
+
+from spades_env.engine.actions import ActionLayout
+from spades_env.engine.core import FinishedHands, IllegalActionError, SpadesEngine, StepResult
+from spades_env.engine.state import BID, BLIND, OVER, PHASE_NAMES, PLAY, GameState
+
+__all__ = [
+    "BID",
+    "BLIND",
+    "OVER",
+    "PHASE_NAMES",
+    "PLAY",
+    "ActionLayout",
+    "FinishedHands",
+    "GameState",
+    "IllegalActionError",
+    "SpadesEngine",
+    "StepResult",
+]

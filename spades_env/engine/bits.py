@@ -1,0 +1,81 @@
+"""Bit tricks on uint64 card masks, vectorized over a batch.
+
+Each suit is a 13-bit lane of the mask (see ``spades_env.cards``), so per-suit
+questions are a shift and an AND, and "the k-th card of a hand" is a small table
+lookup inside one lane.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from spades_env import cards
+
+U64 = np.uint64
+LANE = U64(0x1FFF)
+SHIFTS = np.array([13 * s for s in range(5)], dtype=np.uint64)
+#: ``BIT[c]`` is ``1 << c`` as uint64, for card ids 0..63.
+BIT = np.left_shift(U64(1), np.arange(64, dtype=np.uint64))
+
+
+def _build_select_table(width: int) -> np.ndarray:
+    """Flat table: entry ``v * width + k`` = position of the k-th set bit (from 0) of v."""
+    values = np.arange(1 << width, dtype=np.int64)
+    flags = (values[:, None] >> np.arange(width)) & 1
+    rank = np.cumsum(flags, axis=1) - 1
+    table = np.zeros((1 << width, width), dtype=np.int8)
+    v, pos = np.nonzero(flags)
+    table[v, rank[v, pos]] = pos
+    return table.reshape(-1)
+
+
+SELECT16 = _build_select_table(16)
+
+
+def popcount(mask: np.ndarray) -> np.ndarray:
+    """Number of set bits of each uint64 (int64 result)."""
+    return np.bitwise_count(mask).astype(np.int64)
+
+
+def lanes(mask: np.ndarray, n_lanes: int = 5) -> np.ndarray:
+    """Split masks of shape (...) into 13-bit suit lanes, shape (..., n_lanes), int64."""
+    return ((mask[..., None] >> SHIFTS[:n_lanes]) & LANE).astype(np.int64)
+
+
+def select_kth(mask: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """Card id of the k-th set bit (counting from 0, low ids first) of each mask.
+
+    mask: (B,) uint64 with at least k+1 bits set; k: (B,) int. Returns (B,) int64.
+    A binary search on popcounts narrows to a 16-bit window, then one table lookup.
+    """
+    k = np.asarray(k, dtype=np.int64)
+    low = mask & U64(0xFFFFFFFF)
+    count = np.bitwise_count(low).astype(np.int64)
+    high = k >= count
+    window = np.where(high, mask >> U64(32), low)
+    k = k - high * count
+    offset = high * 32
+    low = window & U64(0xFFFF)
+    count = np.bitwise_count(low).astype(np.int64)
+    high = k >= count
+    window = np.where(high, window >> U64(16), low)
+    k = k - high * count
+    offset += high * 16
+    return offset + SELECT16[window.astype(np.int64) * 16 + k]
+
+
+def random_card(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A uniformly random card id from each (non-empty) uint64 mask."""
+    k = (rng.random(len(mask)) * np.bitwise_count(mask)).astype(np.int64)
+    return select_kth(mask, k)
+
+
+def to_bool(mask: np.ndarray, n_bits: int = cards.N_STANDARD_CARDS) -> np.ndarray:
+    """Masks of shape (...) as booleans of shape (..., n_bits)."""
+    return ((mask[..., None] >> np.arange(n_bits, dtype=np.uint64)) & U64(1)).astype(bool)
+
+
+def from_bool(flags: np.ndarray) -> np.ndarray:
+    """Booleans (..., n_bits) back to uint64 masks (...)."""
+    n_bits = flags.shape[-1]
+    return np.bitwise_or.reduce(np.where(flags, BIT[:n_bits], U64(0)), axis=-1)

@@ -1,0 +1,58 @@
+"""Seeded, counter-based dealing: a game's deals depend only on its key and hand number.
+
+Each game carries a 64-bit key. The deal of hand ``h`` is a shuffle driven by
+SplitMix64 hashes of ``(key, h, position)``, so a batch of B games gives exactly
+the deals of the same B games played one at a time, whatever else runs beside them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from spades_env.engine import bits
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+
+
+def splitmix64(x: np.ndarray) -> np.ndarray:
+    """SplitMix64 finalizer of uint64 values (vectorized, wraps modulo 2**64)."""
+    with np.errstate(over="ignore"):
+        z = np.asarray(x, dtype=np.uint64) + _GOLDEN
+        z = (z ^ (z >> np.uint64(30))) * _M1
+        z = (z ^ (z >> np.uint64(27))) * _M2
+        return z ^ (z >> np.uint64(31))
+
+
+def game_keys(seeds: np.ndarray | list[int]) -> np.ndarray:
+    """Per-game keys (uint64) from non-negative integer seeds."""
+    seeds = np.asarray(seeds, dtype=np.int64)
+    if np.any(seeds < 0):
+        raise ValueError("seeds must be non-negative integers")
+    return splitmix64(splitmix64(seeds.astype(np.uint64)))
+
+
+def stream(keys: np.ndarray, counter: np.ndarray | int, salt: int) -> np.ndarray:
+    """A fresh uint64 per game for (key, counter, salt)."""
+    c = np.asarray(counter, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        mixed = splitmix64(c * np.uint64(1_000_003) + np.uint64(salt))
+    return splitmix64(keys ^ mixed)
+
+
+def first_dealer(keys: np.ndarray, n_players: int) -> np.ndarray:
+    """The random first dealer of each game's match (int64)."""
+    return (stream(keys, 0, salt=7) % np.uint64(n_players)).astype(np.int64)
+
+
+def deal(keys: np.ndarray, hand_number: np.ndarray, deck: tuple[int, ...], n_players: int) -> np.ndarray:
+    """Shuffle ``deck`` for each game and deal it out: (B, n_players) uint64 hands."""
+    base = stream(keys, hand_number, salt=11)
+    positions = np.arange(len(deck), dtype=np.uint64)
+    sort_keys = splitmix64(base[:, None] ^ (positions * _GOLDEN))
+    order = np.argsort(sort_keys, axis=1, kind="stable")
+    shuffled = np.asarray(deck, dtype=np.int64)[order]
+    hand_size = len(deck) // n_players
+    card_bits = bits.BIT[shuffled[:, : hand_size * n_players]].reshape(len(keys), n_players, hand_size)
+    return np.bitwise_or.reduce(card_bits, axis=2)

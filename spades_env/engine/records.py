@@ -1,0 +1,108 @@
+"""Game records: every finished hand as JSON, and replaying a record through the engine.
+
+A record holds the rules, dealer, dealt hands, starting scores and bags, the
+decisions in order (blind-nil choices, bids, plays with seats), the tricks with
+their winners, and the result (tricks taken, points, scores and bags).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+
+from spades_env import cards
+from spades_env.engine.core import FinishedHands, SpadesEngine
+from spades_env.engine.state import OVER
+
+RECORD_VERSION = 1
+
+
+def hand_records(engine: SpadesEngine, finished: FinishedHands) -> list[dict[str, Any]]:
+    """One JSON-ready record per game in ``finished`` (from ``StepResult.finished``)."""
+    return [_record(engine, finished, i) for i in range(len(finished.games))]
+
+
+def _record(engine: SpadesEngine, f: FinishedHands, i: int) -> dict[str, Any]:
+    n = engine.n_players
+    dealer = int(f.dealer[i])
+    lay = engine.layout
+    blind_open = engine._blind_nil_allowed(f.start_scores[i : i + 1])[0][engine.side_of_seat]
+    actions: list[dict[str, Any]] = []
+    for k in range(1, n + 1):
+        seat = (dealer + k) % n
+        if blind_open[seat]:
+            a = lay.blind_nil if f.blind[i, seat] else lay.look
+            actions.append({"seat": seat, "action": a, "name": lay.describe(a)})
+        if not f.blind[i, seat]:
+            a = lay.bid_action(int(f.bids[i, seat]))
+            actions.append({"seat": seat, "action": a, "name": lay.describe(a)})
+    tricks = []
+    leader = (dealer + 1) % n
+    for t in range(engine.hand_size):
+        order = [(leader + k) % n for k in range(n)]
+        played = [int(f.history[i, t, seat]) for seat in order]
+        winner = int(f.trick_winners[i, t])
+        tricks.append({"leader": leader, "cards": [cards.card_name(c) for c in played], "winner": winner})
+        for seat, c in zip(order, played):
+            actions.append({"seat": seat, "action": c, "name": lay.describe(c)})
+        leader = winner
+    return {
+        "version": RECORD_VERSION,
+        "rules": engine.rules.to_dict(),
+        "dealer": dealer,
+        "hands": [[cards.card_name(c) for c in cards.mask_to_cards(int(h))] for h in f.deal[i]],
+        "start_scores": f.start_scores[i].tolist(),
+        "start_bags": f.start_bags[i].tolist(),
+        "bids": f.bids[i].tolist(),
+        "blind_nil": f.blind[i].tolist(),
+        "actions": actions,
+        "tricks": tricks,
+        "tricks_won": f.tricks_won[i].tolist(),
+        "points": f.delta[i].tolist(),
+        "scores": f.scores[i].tolist(),
+        "bags": f.bags[i].tolist(),
+    }
+
+
+def dumps(record: dict[str, Any]) -> str:
+    """A record as one line of JSON."""
+    return json.dumps(record, separators=(",", ":"))
+
+
+def replay(record: dict[str, Any], engine: SpadesEngine | None = None) -> dict[str, Any]:
+    """Play a record's decisions through the engine and return the record it produces.
+
+    Raises ``IllegalActionError`` if a recorded decision is illegal and ``ValueError``
+    if the record is not a whole hand. Compare the result with the input (see
+    ``verify``) to re-score a record.
+    """
+    from spades_env.rules import Rules
+
+    engine = engine or SpadesEngine(Rules.from_dict(record["rules"]))
+    deal = [[cards.parse_card(c) for c in hand] for hand in record["hands"]]
+    state = engine.reset(
+        0,
+        deals=[deal],
+        dealers=[record["dealer"]],
+        scores=[record["start_scores"]],
+        bags=[record["start_bags"]],
+    )
+    for k, step in enumerate(record["actions"]):
+        if state.phase[0] == OVER or int(state.to_move[0]) != step["seat"]:
+            raise ValueError(f"record action {k} is by seat {step['seat']}, but it is not that seat's turn")
+        result = engine.step(state, np.array([step["action"]]))
+        if result.hand_done[0]:
+            if k != len(record["actions"]) - 1:
+                raise ValueError(f"the hand ended at action {k}, before the record's last action")
+            return hand_records(engine, result.finished[0])[0]
+    raise ValueError(f"record ends before the hand is over ({len(record['actions'])} actions)")
+
+
+def verify(record: dict[str, Any]) -> None:
+    """Replay a record and raise ``ValueError`` naming the first field that differs."""
+    again = replay(record)
+    for key in ("bids", "blind_nil", "tricks", "tricks_won", "points", "scores", "bags"):
+        if again[key] != record[key]:
+            raise ValueError(f"record field {key!r} differs on replay: recorded {record[key]}, replayed {again[key]}")

@@ -1,0 +1,99 @@
+"""Scoring of a finished Spades hand and the end of a match, vectorized over games.
+
+Pure functions of arrays: no engine state, so that tests can drive them with the
+worked examples of RULES.md section 3 directly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from spades_env.rules import BIG_BID_THRESHOLD, Rules
+
+
+def side_matrix(rules: Rules) -> np.ndarray:
+    """One-hot (n_players, n_sides) int64 matrix mapping seats to scoring sides."""
+    m = np.zeros((rules.n_players, rules.n_sides), dtype=np.int64)
+    for seat in range(rules.n_players):
+        m[seat, rules.side_of_seat(seat)] = 1
+    return m
+
+
+@dataclass
+class HandScore:
+    """Result of scoring one hand for G games."""
+
+    delta: np.ndarray
+    """(G, n_sides) int64: points each side gains this hand (bag penalties included)."""
+    bags: np.ndarray
+    """(G, n_sides) int64: bag count after this hand."""
+    made: np.ndarray
+    """(G, n_sides) bool: the side's contract was made (a zero contract counts as made)."""
+    bag_penalties: np.ndarray
+    """(G, n_sides) int64: how many bag penalties were applied this hand."""
+
+
+def score_hand(rules: Rules, bids: np.ndarray, blind: np.ndarray, tricks: np.ndarray, bags: np.ndarray) -> HandScore:
+    """Score a hand [RULES 3, 5].
+
+    bids, tricks: (G, n_players) int; blind: (G, n_players) bool (blind nil
+    declared); bags: (G, n_sides) int bag counts before the hand.
+    """
+    bids = np.asarray(bids, dtype=np.int64)
+    tricks = np.asarray(tricks, dtype=np.int64)
+    blind = np.asarray(blind, dtype=bool)
+    bags = np.asarray(bags, dtype=np.int64)
+    sides = side_matrix(rules)
+
+    nil = bids == 0
+    nil_value = np.where(blind, rules.blind_nil_bonus, rules.nil_bonus)
+    nil_points = np.where(nil, np.where(tricks == 0, nil_value, -nil_value), 0) @ sides
+    failed_nil_tricks = np.where(nil, tricks, 0) @ sides
+
+    contract = np.where(nil, 0, bids) @ sides
+    taken = np.where(nil, 0, tricks) @ sides
+    made = taken >= contract
+    over = np.where(made, taken - contract, 0)
+    if rules.set_penalty == "bid":
+        set_points = -10 * contract
+    elif rules.set_penalty == "short":
+        set_points = -10 * (contract - taken)
+    else:
+        set_points = np.zeros_like(contract)
+    points = np.where(made, 10 * contract + over, set_points) + nil_points + failed_nil_tricks
+
+    if rules.exact_small_bid_bonus:
+        points += np.where((contract >= 1) & (contract <= 2) & (taken == contract), 20, 0)
+    if rules.big_bid_bonus:
+        threshold = BIG_BID_THRESHOLD[rules.n_players]
+        points += np.where(made & (contract > threshold), 10 * (contract - threshold), 0)
+
+    new_bags = bags.copy()
+    penalties = np.zeros_like(bags)
+    if rules.bags:
+        new_bags = bags + over + failed_nil_tricks
+        penalties = new_bags // rules.bag_limit
+        new_bags -= penalties * rules.bag_limit
+        points -= penalties * rules.bag_penalty
+    return HandScore(delta=points, bags=new_bags, made=made, bag_penalties=penalties)
+
+
+def match_winner(rules: Rules, scores: np.ndarray, hands_played: np.ndarray) -> np.ndarray:
+    """Winning side of each match after a hand, or -1 while it goes on [RULES 3].
+
+    The match ends when a side reaches ``target_score``, a side is at or below the
+    mercy score, or ``max_hands`` hands were played; the highest score then wins,
+    and an exact tie at the top plays another hand. scores: (G, n_sides) int;
+    hands_played: (G,) int. Returns (G,) int64.
+    """
+    scores = np.asarray(scores, dtype=np.int64)
+    ends = np.any(scores >= rules.target_score, axis=1)
+    if rules.mercy_score is not None:
+        ends |= np.any(scores <= rules.mercy_score, axis=1)
+    if rules.max_hands is not None:
+        ends |= np.asarray(hands_played) >= rules.max_hands
+    top = scores.max(axis=1, keepdims=True)
+    unique_top = np.sum(scores == top, axis=1) == 1
+    return np.where(ends & unique_top, np.argmax(scores, axis=1), -1)

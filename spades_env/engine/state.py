@@ -1,0 +1,115 @@
+"""The batched game state: one dataclass of NumPy arrays with leading dimension B.
+
+Shapes use B = games, N = players, S = scoring sides, T = hand size, L = the
+action-log length. Cards in a ``uint64`` are bitmasks (see ``spades_env.cards``);
+a card in an int field is a card id, -1 for none. The engine mutates a state in
+place; ``copy()`` gives an independent one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+
+# Phases of a hand. Every phase is a decision of the player to move.
+BLIND = 0  #: decide blind nil or look at the hand
+BID = 1  #: bid 0 (nil) .. hand size
+PLAY = 2  #: play a card to the trick
+OVER = 3  #: the match is over; no player moves
+PHASE_NAMES = ("blind", "bid", "play", "over")
+# ``led_suit`` before the lead of a trick.
+FREE_LEAD = -1
+RESTRICTED_LEAD = -2
+
+N_PHASES = len(PHASE_NAMES)
+
+
+@dataclass
+class GameState:
+    """All state of B games; every field's first dimension is the batch."""
+
+    hands: np.ndarray
+    """(B, N) uint64: cards each seat still holds."""
+    deal: np.ndarray
+    """(B, N) uint64: the hands as dealt at the start of this hand."""
+    phase: np.ndarray
+    """(B,) int64: BLIND, BID, PLAY or OVER."""
+    to_move: np.ndarray
+    """(B,) int64: seat whose decision it is (meaningless when OVER)."""
+    dealer: np.ndarray
+    """(B,) int64: dealer of this hand; dealer+1 bids and leads first."""
+    leader: np.ndarray
+    """(B,) int64: seat that led the trick in progress."""
+    trick: np.ndarray
+    """(B, N) int64: card id each seat played to the trick in progress, -1 if none yet."""
+    n_in_trick: np.ndarray
+    """(B,) int64: cards in the trick in progress."""
+    led_suit: np.ndarray
+    """(B,) int64: suit led to the trick in progress; before the lead FREE_LEAD (-1, any
+    card may be led) or RESTRICTED_LEAD (-2, spades unbroken: lead a non-spade if held)."""
+    n_tricks: np.ndarray
+    """(B,) int64: tricks completed this hand."""
+    tricks_won: np.ndarray
+    """(B, N) int64: tricks each seat has taken this hand."""
+    trick_winners: np.ndarray
+    """(B, T) int64: winner of each completed trick of this hand, -1 for later tricks."""
+    bids: np.ndarray
+    """(B, N) int64: each seat's bid (0 = nil), -1 before the seat has bid."""
+    blind: np.ndarray
+    """(B, N) bool: the seat declared blind nil."""
+    looked: np.ndarray
+    """(B, N) bool: the seat has seen its hand (False only while blind nil is still open)."""
+    n_bids: np.ndarray
+    """(B,) int64: bids made this hand."""
+    spades_broken: np.ndarray
+    """(B,) bool: a spade has been played this hand."""
+    voids: np.ndarray
+    """(B,) int64: bit ``4 * seat + suit`` set when the seat has shown out of the suit this hand."""
+    scores: np.ndarray
+    """(B, S) int64: match score of each side."""
+    bags: np.ndarray
+    """(B, S) int64: accumulated bags of each side."""
+    hand_number: np.ndarray
+    """(B,) int64: hands completed in this match."""
+    winner: np.ndarray
+    """(B,) int64: side that won the match, -1 while it goes on."""
+    key: np.ndarray
+    """(B,) uint64: the game's random key; deals are a function of (key, hand_number)."""
+    history: np.ndarray
+    """(B, T, N) int64: card each seat played to each completed trick of this hand, -1 later."""
+    hand_start_scores: np.ndarray
+    """(B, S) int64: scores before this hand (for records)."""
+    hand_start_bags: np.ndarray
+    """(B, S) int64: bags before this hand (for records)."""
+
+    @property
+    def played(self) -> np.ndarray:
+        """(B, N) uint64: cards each seat has played this hand."""
+        return self.deal & ~self.hands
+
+    def void_suits(self) -> np.ndarray:
+        """(B, N, 4) bool: seat n has shown out of suit s this hand."""
+        n = self.hands.shape[1]
+        return ((self.voids[:, None] >> np.arange(4 * n)) & 1).astype(bool).reshape(-1, n, 4)
+
+    @property
+    def batch_size(self) -> int:
+        """Number of games B."""
+        return len(self.phase)
+
+    def copy(self) -> GameState:
+        """A deep copy (every array copied)."""
+        return GameState(**{f.name: getattr(self, f.name).copy() for f in dataclasses.fields(self)})
+
+    def take(self, games: np.ndarray | list[int]) -> GameState:
+        """A new state holding only the given games (copied)."""
+        idx = np.asarray(games, dtype=np.int64)
+        return GameState(**{f.name: getattr(self, f.name)[idx].copy() for f in dataclasses.fields(self)})
+
+    def put(self, games: np.ndarray | list[int], other: GameState) -> None:
+        """Overwrite the given games with the games of ``other`` (same order)."""
+        idx = np.asarray(games, dtype=np.int64)
+        for f in dataclasses.fields(self):
+            getattr(self, f.name)[idx] = getattr(other, f.name)

@@ -1,0 +1,209 @@
+"""Rules of a game: one frozen, validated dataclass, plus the YAML presets.
+
+Every field maps to an option of ``shared/RULES.md`` (section given in the field's
+comment). Presets live in ``configs/rules/<name>.yaml`` at the project root; each
+file holds the fields that differ from the defaults below.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from spades_env import cards
+
+PRESET_DIR = Path(__file__).resolve().parent.parent / "configs" / "rules"
+
+SET_PENALTIES = ("bid", "short", "zero")
+NEGATIVE_TARGET = "-target"
+#: Cutthroat big-bid thresholds by player count [RULES 5].
+BIG_BID_THRESHOLD = {3: 10, 4: 8, 5: 7, 6: 6}
+#: Twos removed so the deck divides evenly, by player count [RULES 5].
+REMOVED_TWOS = {3: (cards.CLUBS,), 4: (), 5: (cards.CLUBS, cards.DIAMONDS), 6: (0, 1, 2, 3)}
+
+
+class RulesError(ValueError):
+    """A rules field has a bad value; the message names the field and what is allowed."""
+
+
+@dataclass(frozen=True)
+class Rules:
+    """The options of one Spades rule set; validated when constructed."""
+
+    name: str = "custom"
+    """Free-form label, e.g. the preset name; not a rule."""
+    n_players: int = 4
+    """Seats at the table [1, 5]: 4 for partnership; 3..6 for cutthroat."""
+    partnership: bool = True
+    """Partners sit opposite (seats 0+2 vs 1+3) and score together [1]; False = cutthroat [5]."""
+    target_score: int = 500
+    """The first side to reach this score wins the match [3]."""
+    lose_score: int | str | None = -200
+    """Mercy rule: a side at or below this after a hand loses [3]; ``"-target"`` or None (off)."""
+    max_hands: int | None = None
+    """Time limit: after this many hands the higher score wins [3]; None = no limit."""
+    blind_nil: bool = True
+    """A player may bid blind nil before looking at the hand [2]."""
+    blind_nil_requires_behind_by: int | None = None
+    """Blind nil only for a side behind the best other side by at least this many points [2]."""
+    min_team_bid: int = 0
+    """A partnership's combined bid must be at least this [2]."""
+    set_penalty: str = "bid"
+    """Points for a set contract [3]: ``bid`` (-10 x bid), ``short`` (-10 per missing trick), ``zero``."""
+    bags: bool = True
+    """Overtricks accumulate as bags and cost ``bag_penalty`` every ``bag_limit`` bags [3]."""
+    bag_limit: int = 10
+    """Bags that trigger the bag penalty [3]."""
+    bag_penalty: int = 100
+    """Points lost each time the bags reach ``bag_limit`` [3]."""
+    nil_bonus: int = 100
+    """Points won (lost) for a made (failed) nil [3]."""
+    blind_nil_bonus: int = 200
+    """Points won (lost) for a made (failed) blind nil [3]."""
+    spades_lead_anytime: bool = False
+    """Spades may be led before they are broken [1]."""
+    exact_small_bid_bonus: bool = False
+    """Cutthroat with 3 or 4 players: bid 1 or 2 and take exactly that: +20 [5]."""
+    big_bid_bonus: bool = False
+    """Cutthroat: +10 per trick bid beyond the player-count threshold, when made [5]."""
+
+    def __post_init__(self) -> None:
+        _validate(self)
+
+    # ----------------------------------------------------------------- derived
+    @property
+    def n_sides(self) -> int:
+        """Scoring sides: 2 partnerships, or one per player."""
+        return 2 if self.partnership else self.n_players
+
+    def side_of_seat(self, seat: int) -> int:
+        """Which side a seat scores for."""
+        return seat % 2 if self.partnership else seat
+
+    @property
+    def deck(self) -> tuple[int, ...]:
+        """Card ids in play, in id order."""
+        removed = {suit * cards.N_RANKS for suit in REMOVED_TWOS[self.n_players]}
+        return tuple(c for c in range(cards.N_STANDARD_CARDS) if c not in removed)
+
+    @property
+    def hand_size(self) -> int:
+        """Cards dealt to each player."""
+        return len(self.deck) // self.n_players
+
+    @property
+    def mercy_score(self) -> int | None:
+        """The resolved ``lose_score`` (None when the mercy rule is off)."""
+        if self.lose_score == NEGATIVE_TARGET:
+            return -self.target_score
+        return self.lose_score  # type: ignore[return-value]
+
+    # ------------------------------------------------------------ construction
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], *, source: str = "rules") -> Rules:
+        """Build from a mapping; unknown keys fail with the list of known fields."""
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise RulesError(f"{source}: unknown rules field(s) {unknown}; known fields: {sorted(known)}")
+        return cls(**data)
+
+    @classmethod
+    def from_yaml(cls, path: str | Path) -> Rules:
+        """Load a YAML rules file (a mapping of fields)."""
+        path = Path(path)
+        data = yaml.safe_load(path.read_text()) or {}
+        if not isinstance(data, dict):
+            raise RulesError(f"{path}: expected a mapping of rules fields, got {type(data).__name__}")
+        data.setdefault("name", path.stem)
+        return cls.from_dict(data, source=str(path))
+
+    @classmethod
+    def preset(cls, name: str) -> Rules:
+        """Load the preset ``configs/rules/<name>.yaml``."""
+        path = PRESET_DIR / f"{name}.yaml"
+        if not path.exists():
+            raise RulesError(f"unknown rules preset {name!r}; available presets: {list_presets()}")
+        return cls.from_yaml(path)
+
+    def replace(self, **changes: Any) -> Rules:
+        """A copy with some fields changed (validated again)."""
+        return dataclasses.replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain mapping of every field, for records and checkpoints."""
+        return dataclasses.asdict(self)
+
+
+def list_presets() -> list[str]:
+    """Names of the YAML presets shipped in ``configs/rules/``."""
+    return sorted(p.stem for p in PRESET_DIR.glob("*.yaml"))
+
+
+def resolve_rules(rules: Rules | str | Path | dict | None) -> Rules:
+    """Accept a Rules object, a preset name, a YAML path or a mapping."""
+    if rules is None:
+        return Rules.preset("partnership")
+    if isinstance(rules, Rules):
+        return rules
+    if isinstance(rules, dict):
+        return Rules.from_dict(rules)
+    text = str(rules)
+    if text.endswith((".yaml", ".yml")) or Path(text).is_file():
+        return Rules.from_yaml(text)
+    return Rules.preset(text)
+
+
+def _check_int(rules: Rules, name: str, lo: int | None = None, hi: int | None = None, optional: bool = False) -> None:
+    value = getattr(rules, name)
+    if value is None and optional:
+        return
+    ok = isinstance(value, int) and not isinstance(value, bool)
+    ok = ok and (lo is None or value >= lo) and (hi is None or value <= hi)
+    if not ok:
+        bounds = f"{lo if lo is not None else '-inf'}..{hi if hi is not None else 'inf'}"
+        extra = " or null" if optional else ""
+        raise RulesError(f"rules field {name!r} must be an integer in {bounds}{extra}, got {value!r}")
+
+
+def _check_bool(rules: Rules, name: str) -> None:
+    value = getattr(rules, name)
+    if not isinstance(value, bool):
+        raise RulesError(f"rules field {name!r} must be true or false, got {value!r}")
+
+
+def _validate(rules: Rules) -> None:
+    if not isinstance(rules.name, str):
+        raise RulesError(f"rules field 'name' must be a string, got {rules.name!r}")
+    for name in ("partnership", "blind_nil", "bags", "spades_lead_anytime", "exact_small_bid_bonus", "big_bid_bonus"):
+        _check_bool(rules, name)
+    _check_int(rules, "n_players", 3, 6)
+    if rules.partnership and rules.n_players != 4:
+        raise RulesError(f"rules field 'n_players' must be 4 when 'partnership' is true, got {rules.n_players}")
+    _check_int(rules, "target_score", 1)
+    if not (rules.lose_score is None or rules.lose_score == NEGATIVE_TARGET):
+        if isinstance(rules.lose_score, str):
+            raise RulesError(
+                f"rules field 'lose_score' must be an integer below 'target_score', {NEGATIVE_TARGET!r} "
+                f"or null, got {rules.lose_score!r}"
+            )
+        _check_int(rules, "lose_score", None, rules.target_score - 1)
+    _check_int(rules, "max_hands", 1, optional=True)
+    _check_int(rules, "blind_nil_requires_behind_by", 1, optional=True)
+    _check_int(rules, "min_team_bid", 0, 13)
+    if rules.min_team_bid and not rules.partnership:
+        raise RulesError("rules field 'min_team_bid' needs 'partnership': true (cutthroat has no teams)")
+    if rules.set_penalty not in SET_PENALTIES:
+        raise RulesError(f"rules field 'set_penalty' must be one of {list(SET_PENALTIES)}, got {rules.set_penalty!r}")
+    _check_int(rules, "bag_limit", 1)
+    _check_int(rules, "bag_penalty", 0)
+    _check_int(rules, "nil_bonus", 0)
+    _check_int(rules, "blind_nil_bonus", 0)
+    if rules.exact_small_bid_bonus and (rules.partnership or rules.n_players not in (3, 4)):
+        raise RulesError("rules field 'exact_small_bid_bonus' applies only to cutthroat with 3 or 4 players")
+    if rules.big_bid_bonus and rules.partnership:
+        raise RulesError("rules field 'big_bid_bonus' applies only to cutthroat ('partnership': false)")

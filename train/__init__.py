@@ -1,0 +1,1 @@
+"""Training, tournaments, ratings, benchmarks and the ``spades`` command line."""
