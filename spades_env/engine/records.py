@@ -45,7 +45,7 @@ def _record(engine: SpadesEngine, f: FinishedHands, i: int) -> dict[str, Any]:
         played = [int(f.history[i, t, seat]) for seat in order]
         winner = int(f.trick_winners[i, t])
         tricks.append({"leader": leader, "cards": [cards.card_name(c) for c in played], "winner": winner})
-        for seat, c in zip(order, played):
+        for seat, c in zip(order, played, strict=True):
             actions.append({"seat": seat, "action": c, "name": lay.describe(c)})
         leader = winner
     return {

@@ -1,0 +1,192 @@
+"""``make bench``: throughput of the engine, environments and bots on one core.
+
+Every figure is measured in the same run as its baseline (OpenSpiel through
+pyspiel, and our readable reference engine), so the ratios hold on a shared,
+noisy machine. Run ``python -m bench.run --help`` for options.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from spades_env import SpadesEngine
+from spades_env.engine import OVER, PLAY, bits, dealing
+
+
+def pin_to_one_core() -> None:
+    """Measure on one core, as the targets are stated."""
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
+
+
+def timed(run_for: float, body: Callable[[], int]) -> float:
+    """Call ``body`` (returns units of work done) until ``run_for`` seconds pass; units/s."""
+    body()  # warm-up
+    done, start = 0, time.perf_counter()
+    while (elapsed := time.perf_counter() - start) < run_for:
+        done += body()
+    return done / elapsed
+
+
+def engine_card_plays(rules: str, batch: int, seconds: float, seed: int = 0) -> float:
+    """Card plays/s of uniformly random legal play (mask and sampling included)."""
+    engine = SpadesEngine(rules)
+    rng = np.random.default_rng(seed)
+    state = engine.reset(np.arange(batch))
+
+    def body() -> int:
+        plays = 0
+        for _ in range(64):
+            over = np.flatnonzero(state.phase == OVER)
+            if len(over):
+                engine.start_matches(state, over, dealing.splitmix64(state.key[over]))
+            actions = bits.random_card(engine.legal_cards(state), rng)
+            playing = state.phase == PLAY
+            n_play = int(np.count_nonzero(playing))
+            if n_play < batch:  # bids and blind-nil choices: sample from the full mask
+                other = np.flatnonzero(~playing)
+                mask = engine.legal_action_mask(state, other)
+                actions[other] = np.argmax(rng.random(mask.shape) * mask, axis=1)
+            engine.step(state, actions)
+            plays += n_play
+        return plays
+
+    return timed(seconds, body)
+
+
+def openspiel_decisions(seconds: float, observe: bool = False, seed: int = 0) -> float | None:
+    """Decisions/s of OpenSpiel's ``spades`` with random legal play (None if not installed)."""
+    try:
+        import pyspiel
+    except ImportError:
+        return None
+    game = pyspiel.load_game("spades")
+    rng = np.random.default_rng(seed)
+
+    def body() -> int:
+        state, n = game.new_initial_state(), 0
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(outcomes[rng.integers(len(outcomes))][0])
+                continue
+            if observe:
+                state.observation_tensor()
+            legal = state.legal_actions()
+            state.apply_action(legal[rng.integers(len(legal))])
+            n += 1
+        return n
+
+    return timed(seconds, body)
+
+
+def reference_decisions(seconds: float, seed: int = 0) -> float | None:
+    """Decisions/s of the plain-Python reference engine (one game at a time)."""
+    try:
+        from bench.reference_driver import random_reference_decisions
+    except ImportError:
+        return None
+    return random_reference_decisions(seconds, seed)
+
+
+def vector_decisions(batch: int, seconds: float, seed: int = 0) -> float | None:
+    """Decisions/s of VectorSpades with full observations and masks (random legal play)."""
+    try:
+        from spades_env import VectorSpades
+    except ImportError:
+        return None
+    env = VectorSpades("partnership", num_envs=batch, seed=seed)
+    rng = np.random.default_rng(seed)
+    _, info = env.reset(seed=seed)
+    holder = {"mask": info["action_mask"]}
+
+    def body() -> int:
+        for _ in range(16):
+            mask = holder["mask"]
+            _, _, _, _, info = env.step(np.argmax(rng.random(mask.shape) * mask, axis=1))
+            holder["mask"] = info["action_mask"]
+        return 16 * batch
+
+    return timed(seconds, body)
+
+
+def aec_steps(seconds: float, seed: int = 0) -> float | None:
+    """Steps/s of the PettingZoo AEC env on one game (observe + mask + step)."""
+    try:
+        from spades_env import env as make_env
+    except ImportError:
+        return None
+    aec = make_env(rules="partnership", episode="match")
+    rng = np.random.default_rng(seed)
+    aec.reset(seed=seed)
+
+    def body() -> int:
+        n = 0
+        for _ in range(500):
+            obs, _, term, trunc, _ = aec.last()
+            if term or trunc:
+                aec.reset(seed=int(rng.integers(1 << 30)))
+                continue
+            mask = obs["action_mask"]
+            aec.step(int(np.flatnonzero(mask)[rng.integers(mask.sum())]))
+            n += 1
+        return n
+
+    return timed(seconds, body)
+
+
+def heuristic_hands(seconds: float) -> float | None:
+    """Duplicate heuristic-vs-heuristic hands/s (both cores, as a tournament runs)."""
+    try:
+        from train.tournament import benchmark_heuristic
+    except ImportError:
+        return None
+    start = time.perf_counter()
+    rate = benchmark_heuristic(hands=4096)
+    if time.perf_counter() - start < seconds:
+        rate = benchmark_heuristic(hands=8192)
+    return rate
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
+    parser.add_argument("--batches", type=int, nargs="+", default=[1, 256, 4096, 16384])
+    parser.add_argument("--json", type=str, default=None, help="also write the figures to this JSON file")
+    args = parser.parse_args(argv)
+    pin_to_one_core()
+    s = args.seconds
+    rows: list[tuple[str, str, float | None, str]] = []
+    spiel = openspiel_decisions(s)
+    spiel_obs = openspiel_decisions(s, observe=True)
+    rows.append(("OpenSpiel spades (pyspiel)", "1", spiel, "decisions/s"))
+    rows.append(("OpenSpiel spades + observation_tensor()", "1", spiel_obs, "decisions/s"))
+    rows.append(("reference engine (plain Python)", "1", reference_decisions(s), "decisions/s"))
+    for b in args.batches:
+        rows.append(("engine, random legal play", str(b), engine_card_plays("partnership", b, s), "card plays/s"))
+    for b in args.batches:
+        rows.append(("VectorSpades, obs + masks", str(b), vector_decisions(b, s), "decisions/s"))
+    rows.append(("PettingZoo AEC env", "1", aec_steps(s), "steps/s"))
+    rows.append(("heuristic duplicate tournament", "-", heuristic_hands(s), "hands/s"))
+    print(f"{'measurement':44s} {'B':>6s} {'rate':>14s}  {'unit':14s} {'x OpenSpiel':>11s}")
+    figures = {}
+    for name, b, rate, unit in rows:
+        base = spiel_obs if "VectorSpades" in name else spiel
+        ratio = f"{rate / base:11.1f}" if rate and base and unit != "hands/s" else f"{'-':>11s}"
+        text = f"{rate:14,.0f}" if rate is not None else f"{'n/a':>14s}"
+        print(f"{name:44s} {b:>6s} {text}  {unit:14s} {ratio}")
+        figures[f"{name} [B={b}]"] = rate
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(figures, f, indent=2)
+    return figures
+
+
+if __name__ == "__main__":
+    main()
