@@ -604,7 +604,10 @@ def print_report(report: dict[str, Any], console=None) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    console = console or Console()
+    if console is None:
+        console = Console()
+        if not console.is_terminal:  # logs and pipes: wide enough that no column is cut
+            console = Console(width=160)
     cfg = report["config"]
     unit = "board" if cfg["mode"] == "hand" else "match"
     t = Table(title=f"Duplicate {cfg['mode']} tournament: {cfg['rules']}, {cfg['boards']} boards, seed {cfg['seed']}")
