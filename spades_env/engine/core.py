@@ -255,24 +255,31 @@ class SpadesEngine:
             rows = self._base[b] = np.arange(b, dtype=I64)
         return rows
 
-    def min_bid(self, state: GameState) -> np.ndarray:
-        """(B,) int64: lowest legal bid of the player to move (``min_team_bid``)."""
+    def min_bid(self, state: GameState, games: np.ndarray | None = None) -> np.ndarray:
+        """(G,) int64: lowest legal bid of the player to move (``min_team_bid``)."""
+        g = self._rows(state.batch_size) if games is None else np.asarray(games, dtype=I64)
         if not (self.rules.partnership and self.rules.min_team_bid):
-            return np.zeros(state.batch_size, I64)
-        partner_bid = state.bids[np.arange(state.batch_size), self.partner[state.to_move]]
+            return np.zeros(len(g), I64)
+        partner_bid = state.bids.reshape(-1)[g * self.n_players + self.partner[state.to_move[g]]]
         return np.where(partner_bid >= 0, np.maximum(0, self.rules.min_team_bid - partner_bid), 0)
 
-    def legal_action_mask(self, state: GameState) -> np.ndarray:
-        """(B, n_actions) bool: legal actions of the player to move in each game."""
+    def legal_action_mask(self, state: GameState, games: np.ndarray | None = None) -> np.ndarray:
+        """(G, n_actions) bool: legal actions of the player to move in each game (all, or ``games``)."""
+        g = self._rows(state.batch_size) if games is None else np.asarray(games, dtype=I64)
         lay = self.layout
-        mask = np.zeros((state.batch_size, lay.n_actions), dtype=bool)
-        phase = state.phase
-        play = phase == PLAY
-        mask[:, : lay.n_card_ids] = bits.to_bool(self.legal_cards(state), lay.n_card_ids) & play[:, None]
+        mask = np.zeros((len(g), lay.n_actions), dtype=bool)
+        phase = state.phase[g]
+        hand = state.hands.reshape(-1)[g * self.n_players + state.to_move[g]]
+        legal = self._legal_cards(hand, state.led_suit[g])
+        mask[:, : lay.n_card_ids] = bits.to_bool(legal, lay.n_card_ids) & (phase == PLAY)[:, None]
         bid_values = np.arange(lay.max_bid + 1)
-        mask[:, lay.bid_offset : lay.blind_nil] = (phase == BID)[:, None] & (bid_values >= self.min_bid(state)[:, None])
-        mask[:, lay.blind_nil] = phase == BLIND
-        mask[:, lay.look] = phase == BLIND
+        mask[:, lay.bid_offset : lay.blind_nil] = (phase == BID)[:, None] & (
+            bid_values >= self.min_bid(state, g)[:, None]
+        )
+        blind = phase == BLIND
+        # Blind nil is a bid of 0: not open to a seat that must still reach ``min_team_bid``.
+        mask[:, lay.blind_nil] = blind & (self.min_bid(state, g) == 0)
+        mask[:, lay.look] = blind
         return mask
 
     def current_player(self, state: GameState) -> np.ndarray:
@@ -308,7 +315,7 @@ class SpadesEngine:
                 self._raise_illegal(state, np.flatnonzero(~live)[:1], actions)
             for p, idx in groups:
                 if len(idx):
-                    {BLIND: self._check_blind, BID: self._check_bid, PLAY: self._check_noop}[p](state, idx, actions[idx])
+                    {BLIND: self._check_blind, BID: self._check_bid, PLAY: self._check_play}[p](state, idx, actions[idx])
         for p, idx in groups:
             if len(idx) == 0:
                 continue
@@ -317,12 +324,14 @@ class SpadesEngine:
             elif p == BID:
                 self._bid(state, idx, actions[idx])
             else:
-                self._play(state, idx, idx, actions[idx], result, validate)
+                self._play(state, idx, idx, actions[idx], result, False)  # validated above
         return result
 
     # -------------------------------------------------------------- validation
-    def _check_noop(self, state: GameState, idx: np.ndarray, a: np.ndarray) -> None:
-        """Card plays are validated inside ``_play``, which already holds the hand."""
+    def _check_play(self, state: GameState, idx: np.ndarray, a: np.ndarray) -> None:
+        """Card plays of a mixed batch, checked before any game of the batch changes."""
+        hand = state.hands[idx, state.to_move[idx]]
+        self._check_cards(state, idx, self._legal_cards(hand, state.led_suit[idx]), a)
 
     def _check_cards(self, state: GameState, rows: np.ndarray, legal: np.ndarray, a: np.ndarray) -> None:
         in_range = (a >= 0) & (a < self.layout.n_card_ids)
@@ -332,12 +341,12 @@ class SpadesEngine:
 
     def _check_bid(self, state: GameState, idx: np.ndarray, a: np.ndarray) -> None:
         bid = a - self.layout.bid_offset
-        ok = (bid >= self.min_bid(state)[idx]) & (bid <= self.layout.max_bid)
+        ok = (bid >= self.min_bid(state, idx)) & (bid <= self.layout.max_bid)
         if not ok.all():
             self._raise_illegal(state, idx[~ok][:1], None, a[~ok][:1])
 
     def _check_blind(self, state: GameState, idx: np.ndarray, a: np.ndarray) -> None:
-        ok = (a == self.layout.blind_nil) | (a == self.layout.look)
+        ok = ((a == self.layout.blind_nil) & (self.min_bid(state)[idx] == 0)) | (a == self.layout.look)
         if not ok.all():
             self._raise_illegal(state, idx[~ok][:1], None, a[~ok][:1])
 
@@ -349,7 +358,7 @@ class SpadesEngine:
             raise IllegalActionError(
                 f"game {g}: the match is over (winner: side {int(state.winner[g])}); no action is legal, reset it"
             )
-        legal = np.flatnonzero(self.legal_action_mask(state.take([g]))[0])
+        legal = np.flatnonzero(self.legal_action_mask(state, np.array([g]))[0])
         names = ", ".join(f"{x} ({self.layout.describe(x)})" for x in legal)
         raise IllegalActionError(
             f"game {g}: illegal action {a} ({self.layout.describe(a)}) for seat {int(state.to_move[g])} "
@@ -488,11 +497,25 @@ class SpadesEngine:
     def _deal_array(self, deals, n: int) -> np.ndarray:
         """Accept (n, N) uint64 masks or nested lists of card ids; check it is a legal deal."""
         if isinstance(deals, np.ndarray) and deals.dtype == np.uint64:
-            masks = deals.reshape(n, self.n_players)
+            masks = deals
         else:
-            masks = np.array(
-                [[cards.cards_to_mask(h) for h in game] for game in deals], dtype=np.uint64
-            ).reshape(n, self.n_players)
+            if len(deals) != n or any(len(game) != self.n_players for game in deals):
+                raise ValueError(
+                    f"deals must hold {n} game(s) of {self.n_players} hands each, "
+                    f"got {[len(game) for game in deals]} hands per game"
+                )
+            deck = set(self.deck)
+            for i, game in enumerate(deals):
+                for seat, hand in enumerate(game):
+                    bad = [c for c in hand if int(c) not in deck]
+                    if bad:
+                        raise ValueError(
+                            f"deal for game {i}, seat {seat} holds card id(s) {bad} that are not in the deck "
+                            f"of these rules ({len(self.deck)} cards)"
+                        )
+            masks = np.array([[cards.cards_to_mask(h) for h in game] for game in deals], dtype=np.uint64)
+        if masks.shape != (n, self.n_players):
+            raise ValueError(f"deals must have shape ({n}, {self.n_players}) (games, seats), got {masks.shape}")
         deck_mask = np.uint64(cards.cards_to_mask(self.deck))
         counts = bits.popcount(masks)
         union = np.bitwise_or.reduce(masks, axis=1)
@@ -503,6 +526,7 @@ class SpadesEngine:
             g = int(bad[0])
             raise ValueError(
                 f"deal for game {g} is not a legal deal: each of the {self.n_players} hands needs "
-                f"{self.hand_size} distinct cards of the deck, got sizes {counts[g].tolist()}"
+                f"{self.hand_size} distinct cards of the deck, got sizes {counts[g].tolist()} "
+                f"({int(bits.popcount(union[g : g + 1])[0])} distinct cards of {len(self.deck)})"
             )
         return masks
