@@ -377,8 +377,10 @@ class SpadesEngine:
         hand = state.hands.reshape(-1)[g * self.n_players + state.to_move[g]]
         legal = self._legal_cards(hand, state.led_suit[g])
         exchange = phase == EXCHANGE
-        # In the exchange any held card may be given up (at most 3: the phase ends after the third).
-        legal = np.where(exchange, hand, legal)
+        # In the exchange any held card not just drawn may be given up (the phase ends after the third).
+        if self.rules.two_player:
+            received = state.exchanged_in.reshape(-1)[g * self.n_players + state.to_move[g]]
+            legal = np.where(exchange, hand & ~received, legal)
         mask[:, : lay.n_card_ids] = bits.to_bool(legal, lay.n_card_ids) & ((phase == PLAY) | exchange)[:, None]
         bid_values = np.arange(lay.max_bid + 1)
         lo, hi = self.bid_range(state, g)
@@ -608,7 +610,9 @@ class SpadesEngine:
         state.to_move[more] = nxt
         state.phase[more] = np.where(state.looked[more, nxt], BID, BLIND)
 
-    def _play(self, state: GameState, sel, rows: np.ndarray, card: np.ndarray, result: StepResult, validate: bool) -> None:
+    def _play(
+        self, state: GameState, sel, rows: np.ndarray, card: np.ndarray, result: StepResult, validate: bool
+    ) -> None:
         """Play one card in each selected game (``sel`` is a slice or the index array ``rows``)."""
         seat = state.to_move[sel]
         at = rows * self.n_players + seat  # flat index of (game, seat)
