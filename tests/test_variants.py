@@ -440,3 +440,24 @@ def test_two_player_needs_piles_not_deals():
     engine = SpadesEngine("two-player")
     with pytest.raises(ValueError, match="piles"):
         engine.reset(0, deals=[[[0], [1]]])
+
+
+@pytest.mark.parametrize("preset", VARIANT_PRESETS)
+def test_variant_hand_records_replay_to_the_same_result(preset):
+    from spades_env.engine import records
+
+    engine = SpadesEngine(Rules.preset(preset).replace(max_hands=1))
+    state = engine.reset(np.arange(6))
+    rng = np.random.default_rng(3)
+    found = []
+    while (state.phase != OVER).any():
+        live = np.flatnonzero(state.phase != OVER)
+        sub = state.take(live)
+        mask = engine.legal_action_mask(sub)
+        result = engine.step(sub, np.argmax(rng.random(mask.shape) * mask, axis=1))
+        state.put(live, sub)
+        for finished in result.finished:
+            found += records.hand_records(engine, finished)
+    assert len(found) == 6
+    for record in found:
+        records.verify(record)

@@ -85,6 +85,8 @@ class FinishedHands:
     """(G, N) uint64: two-player draw discards of each player."""
     exchanged_out: np.ndarray
     """(G, N) uint64: cards given up in the two-player blind-nil exchange."""
+    key: np.ndarray
+    """(G,) uint64: the games' random keys (they seed the exchange draws and face-up cards)."""
 
 
 @dataclass
@@ -700,6 +702,7 @@ class SpadesEngine:
                 pile=state.pile[g].copy(),
                 discards=state.discards[g].copy(),
                 exchanged_out=state.exchanged_out[g].copy(),
+                key=state.key[g].copy(),
             )
         )
         over = winner >= 0
