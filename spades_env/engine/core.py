@@ -147,6 +147,11 @@ class SpadesEngine:
             BEMO: (self._check_mask, self._bemo),
             PLAY: (self._check_play, None),
         }
+        # Only the phases these rules can reach, so that a mixed-phase step looks at no more.
+        reachable = {BID, PLAY} | ({BLIND} if r.blind_nil else set())
+        reachable |= ({DRAW} | ({EXCHANGE} if r.blind_nil else set())) if r.two_player else set()
+        reachable |= {BEMO} if r.bemo else set()
+        self._handlers = {p: h for p, h in self._handlers.items() if p in reachable}
 
     # ------------------------------------------------------------------ reset
     def reset(
