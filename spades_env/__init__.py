@@ -1,8 +1,27 @@
 """spades_env: a vectorized NumPy engine and environments for Spades and its relatives."""
 
+import gymnasium
+
 from spades_env.engine import GameState, IllegalActionError, SpadesEngine
+from spades_env.envs import VectorSpades, env, raw_env
+from spades_env.envs.gym_env import ENV_ID
+from spades_env.observation import ObservationEncoder
 from spades_env.rules import Rules, RulesError, list_presets
 
 __version__ = "0.1.0"
 
-__all__ = ["GameState", "IllegalActionError", "Rules", "RulesError", "SpadesEngine", "list_presets"]
+if ENV_ID not in gymnasium.registry:
+    gymnasium.register(id=ENV_ID, entry_point="spades_env.envs.gym_env:SpadesGymEnv")
+
+__all__ = [
+    "GameState",
+    "IllegalActionError",
+    "ObservationEncoder",
+    "Rules",
+    "RulesError",
+    "SpadesEngine",
+    "VectorSpades",
+    "env",
+    "list_presets",
+    "raw_env",
+]

@@ -1,0 +1,333 @@
+# noqa: D212, D415
+"""
+# Spades
+
+A PettingZoo AEC environment for Spades on the batched NumPy engine (one game, B = 1).
+
+| Import             | `import spades_env; env = spades_env.env(rules="partnership")`        |
+|--------------------|-----------------------------------------------------------------------|
+| Actions            | Discrete                                                              |
+| Parallel API       | No                                                                    |
+| Manual Control     | No                                                                    |
+| Agents             | `agents = ['player_0', ..., 'player_{N-1}']` (N = 4; cutthroat 3..6)  |
+| Action Shape       | (1,)                                                                  |
+| Action Values      | [0, A - 1]; A = 52 + (hand size + 1) + 2 (68 for 4 players)           |
+| Observation Shape  | {"observation": (D,), "action_mask": (A,)}; D = 582 for partnership   |
+| Observation Values | observation in [0, 1] except scores in [-4, 4]; action_mask 0/1 int8  |
+
+Seats play clockwise; in partnership games `player_0` + `player_2` (side 0) play against
+`player_1` + `player_3` (side 1). The rules are a preset name (`spades_env.list_presets()`),
+a `spades_env.Rules` object or a YAML path; see `shared/RULES.md` for the game.
+
+### Arguments
+
+``env(rules="partnership", episode="match", reward="points", illegal="raise",
+illegal_reward=None, perfect_information=False, render_mode=None)``
+
+- `episode`: `"match"` (play to the target score) or `"hand"` (every episode is the first
+  hand of a fresh match; `reset(options=...)` can set the starting scores).
+- `reward`: `"points"`, `"scaled"` (points / 100) or `"win"` (match episodes only).
+- `illegal`: `"raise"` (an illegal action raises `spades_env.IllegalActionError` naming the
+  legal actions) or `"penalty"` (like PettingZoo's `TerminateIllegalWrapper`: the game ends,
+  every agent is terminated, the offender gets `illegal_reward` and the others 0; the
+  default `illegal_reward` is -1 for `"win"`, -target score for `"points"` and
+  -target / 100 for `"scaled"`).
+- `perfect_information`: append every seat's hand to the observation (centralized critics).
+- `reset(seed, options)`: `seed` fixes the match (the same seed gives the same deals as
+  `SpadesEngine.reset(seed)`); `options` may hold `deal` (N lists of card ids), `dealer`,
+  `scores` and `bags` (one value per side) to set up the first hand.
+
+### Action space
+
+One flat `Discrete(A)` space for every decision (`spades_env.engine.actions.ActionLayout`):
+
+| Actions                     | Meaning                                            |
+|-----------------------------|----------------------------------------------------|
+| 0 .. 51                     | play card id (suit * 13 + rank; clubs, diamonds, hearts, spades; two .. ace) |
+| 52 .. 52 + hand size        | bid 0 (nil) .. hand size tricks                    |
+| 53 + hand size              | declare blind nil (before looking at the hand)     |
+| 54 + hand size              | look at the hand (decline blind nil)               |
+
+### Observation space
+
+`{"observation": Box(D,) float32, "action_mask": Box(A,) int8}`. The observation is
+seat-relative (the observer is relative seat 0, the partner relative seat 2); its layout is
+that of `spades_env.observation.ObservationEncoder` (version 1), in order:
+
+| Block           | Size   | Meaning                                                        |
+|-----------------|--------|----------------------------------------------------------------|
+| hand            | 52     | own hand; all zeros while the seat has not looked (blind nil open) |
+| played          | N x 52 | cards each relative seat played this hand                      |
+| trick           | N x 52 | card each relative seat played to the current trick            |
+| all_hands       | N x 52 | only with `perfect_information=True`                           |
+| led_suit        | 4      | suit led to the current trick                                  |
+| leader          | N      | relative seat leading the current trick                        |
+| bid             | N x K  | one-hot bid of each relative seat (K = hand size + 1)          |
+| has_bid, nil, blind_nil | N each | bid flags                                          |
+| voids           | N x 4  | suits each relative seat has shown out of                      |
+| spades_broken   | 1      | a spade has been played                                        |
+| phase           | 4      | blind-nil decision, bid, play, over                            |
+| to_move, dealer | N each | one-hot relative seats                                         |
+| tricks_won      | N      | tricks taken / hand size                                       |
+| score, bags     | S each | relative sides' score / target (clipped to +-4), bags / bag limit |
+| target          | 1      | target score / 1000                                            |
+
+`env.unwrapped.encoder.slices` names every slice; `encoder.view(obs, "bid")` reshapes one.
+
+### Legal action mask
+
+The `action_mask` of the agent to move marks its legal actions (follow suit, no spade lead
+before spades are broken unless only spades are held, bids from the minimum team bid up,
+blind nil or look); it is all zeros for every other agent and after the game ends.
+
+### Rewards
+
+At the end of each hand every agent receives its side's score change for that hand
+(contract, overtricks, nil and blind nil, bag penalties), e.g. +43 for bid 4, took 7;
+`"scaled"` divides by 100. With `reward="win"` the winning side's agents get +1 and every
+other agent -1 when the match ends, 0 otherwise.
+
+### Version history
+
+* v0: initial release (observation layout version 1).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from spades_env import cards
+from spades_env.engine import OVER, PLAY, IllegalActionError, SpadesEngine
+from spades_env.engine.state import FREE_LEAD, GameState
+from spades_env.envs.render import render_text
+from spades_env.envs.vector import check_options
+from spades_env.observation import ObservationEncoder, legal_action_mask
+from spades_env.rules import Rules, resolve_rules
+
+ILLEGAL = ("raise", "penalty")
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """The Spades AEC env with PettingZoo's standard wrappers (see ``raw_env`` for arguments)."""
+    e: AECEnv = raw_env(**kwargs)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = wrappers.OrderEnforcingWrapper(e)
+    return e
+
+
+class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
+    """Spades as a PettingZoo AEC env; the module docstring is the specification."""
+
+    metadata = {"name": "spades_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
+
+    def __init__(
+        self,
+        rules: Rules | str | None = "partnership",
+        episode: str = "match",
+        reward: str = "points",
+        illegal: str = "raise",
+        illegal_reward: float | None = None,
+        perfect_information: bool = False,
+        render_mode: str | None = None,
+    ) -> None:
+        super().__init__()
+        check_options(episode, reward)
+        if illegal not in ILLEGAL:
+            raise ValueError(f"illegal must be one of {list(ILLEGAL)}, got {illegal!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
+        self.rules = resolve_rules(rules)
+        self.engine = SpadesEngine(self.rules)
+        self.encoder = ObservationEncoder(self.engine, perfect_information=perfect_information)
+        self.episode, self.reward, self.illegal = episode, reward, illegal
+        if illegal_reward is None:
+            illegal_reward = {"win": -1.0, "points": -float(self.rules.target_score)}.get(
+                reward, -self.rules.target_score / 100
+            )
+        self.illegal_reward = float(illegal_reward)
+        self.render_mode = render_mode
+        n = self.engine.n_players
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self.agent_name_mapping = {name: i for i, name in enumerate(self.possible_agents)}
+        n_actions = self.engine.layout.n_actions
+        obs_space = gymnasium.spaces.Dict(
+            {
+                "observation": gymnasium.spaces.Box(self.encoder.low, self.encoder.high, dtype=np.float32),
+                "action_mask": gymnasium.spaces.Box(0, 1, shape=(n_actions,), dtype=np.int8),
+            }
+        )
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: gymnasium.spaces.Discrete(n_actions) for a in self.possible_agents}
+        self._side = self.engine.side_of_seat.tolist()
+        self._scale = 0.01 if reward == "scaled" else 1.0
+        self._zero_mask = np.zeros(n_actions, np.int8)
+        self._game = np.zeros(1, np.int64)
+        self._action = np.zeros(1, np.int64)
+        self._rng: np.random.Generator | None = None
+        self.state: GameState | None = None
+        self._view: GameState | None = None  # what observations show (the final state of a hand episode)
+        self._mask: np.ndarray | None = None
+
+    def observation_space(self, agent: str) -> gymnasium.spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> gymnasium.spaces.Space:
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------ reset
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        elif self._rng is None:
+            self._rng = np.random.default_rng()
+            seed = int(self._rng.integers(0, 2**62))
+        else:
+            seed = int(self._rng.integers(0, 2**62))
+        opts = options or {}
+        self.state = self.engine.reset(
+            int(seed),
+            deals=None if opts.get("deal") is None else [opts["deal"]],
+            dealers=None if opts.get("dealer") is None else [opts["dealer"]],
+            scores=None if opts.get("scores") is None else [opts["scores"]],
+            bags=None if opts.get("bags") is None else [opts["bags"]],
+        )
+        self._view = self.state
+        self._mask = None
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = self.possible_agents[int(self.state.to_move[0])]
+        if self.render_mode == "human":
+            self.render()
+
+    # ---------------------------------------------------------------- observe
+    def legal_mask(self) -> np.ndarray:
+        """(A,) bool legal actions of the agent to move (cached until the next step)."""
+        if self._mask is None:
+            self._mask = legal_action_mask(self.engine, self.state)[0]
+        return self._mask
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self.agent_name_mapping[agent]
+        obs = self.encoder.encode(self._view, self._game, np.array([seat]))[0]
+        if agent == self.agent_selection and not self.terminations[agent] and self.state.phase[0] != OVER:
+            mask = self.legal_mask().astype(np.int8)
+        else:
+            mask = self._zero_mask.copy()
+        return {"observation": obs, "action_mask": mask}
+
+    # ------------------------------------------------------------------- step
+    def step(self, action: int) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        a = int(action)
+        mask = self.legal_mask()
+        if not (0 <= a < len(mask) and mask[a]):
+            if self.illegal == "raise":
+                self._action[0] = a
+                self.engine.step(self.state.copy(), self._action)  # raises the engine's error
+                raise IllegalActionError(f"illegal action {a} for {agent}")
+            self._penalize(agent)
+            return
+        state = self.state
+        ends_hand = (
+            state.phase[0] == PLAY
+            and state.n_tricks[0] == self.engine.hand_size - 1
+            and state.n_in_trick[0] == self.engine.n_players - 1
+        )
+        before = state.copy() if ends_hand and self.episode == "hand" else None
+        self._cumulative_rewards[agent] = 0.0
+        self._action[0] = a
+        result = self.engine.step(state, self._action, validate=False)
+        self._mask = None
+        rewards = dict.fromkeys(self.agents, 0.0)
+        done = False
+        if result.hand_done[0]:
+            match_over = bool(result.match_done[0])
+            done = match_over or self.episode == "hand"
+            if self.reward == "win":
+                if match_over:
+                    winner = int(state.winner[0])
+                    for name in self.agents:
+                        rewards[name] = 1.0 if self._side[self.agent_name_mapping[name]] == winner else -1.0
+            else:
+                delta = result.score_delta[0].tolist()
+                for name in self.agents:
+                    rewards[name] = delta[self._side[self.agent_name_mapping[name]]] * self._scale
+            if before is not None and not match_over:
+                self._view = _hand_end_view(self.engine, before, result.finished[0], a)
+        self.rewards = rewards
+        self._accumulate_rewards()
+        if done:
+            self.terminations = dict.fromkeys(self.agents, True)
+            nxt = (self.agent_name_mapping[agent] + 1) % len(self.possible_agents)
+            self.agent_selection = self.possible_agents[nxt]
+        else:
+            self.agent_selection = self.possible_agents[int(state.to_move[0])]
+        if self.render_mode == "human":
+            self.render()
+
+    def _penalize(self, agent: str) -> None:
+        """End the game after an illegal action, as ``TerminateIllegalWrapper`` does."""
+        self._cumulative_rewards[agent] = 0.0
+        self.terminations = dict.fromkeys(self.agents, True)
+        self.truncations = dict.fromkeys(self.agents, True)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self.rewards[agent] = self.illegal_reward
+        self.infos[agent] = {"illegal_action": True}
+        self._accumulate_rewards()
+        self._deads_step_first()
+
+    # ----------------------------------------------------------------- render
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("You are calling render without specifying a render_mode.")
+            return None
+        if self.state is None:
+            return None
+        text = render_text(self.engine, self._view)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+
+def _hand_end_view(engine: SpadesEngine, before: GameState, finished, card: int) -> GameState:
+    """The state as the hand ended (the engine has already dealt the next hand).
+
+    ``before`` is a copy taken before the hand's last card ``card``; the finished hand's
+    tricks and scores come from the engine's ``FinishedHands``.
+    """
+    view = before
+    seat = int(view.to_move[0])
+    led = int(view.led_suit[0])
+    suit = cards.card_suit(card)
+    if suit != led:
+        view.voids[0] |= 1 << (4 * seat + led)
+    view.spades_broken[0] |= suit == cards.SPADES
+    view.hands[0] = 0
+    view.trick[0] = -1
+    view.n_in_trick[0] = 0
+    view.led_suit[0] = FREE_LEAD
+    view.n_tricks[0] = engine.hand_size
+    view.tricks_won[0] = finished.tricks_won[0]
+    view.trick_winners[0] = finished.trick_winners[0]
+    view.history[0] = finished.history[0]
+    view.scores[0] = finished.scores[0]
+    view.bags[0] = finished.bags[0]
+    view.hand_number[0] += 1
+    view.phase[0] = OVER
+    return view

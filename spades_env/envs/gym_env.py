@@ -1,0 +1,155 @@
+"""Gymnasium single-agent Spades: the learner plays one seat, bots play the others.
+
+``gymnasium.make("spades_env/Spades-v0", rules="partnership", seat=0, opponents=None,
+episode="hand", reward="points")``
+
+- Observation: ``{"observation": Box(D,) float32, "action_mask": Box(A,) int8}`` for the
+  learner's seat (the layout of ``spades_env.observation``); action: ``Discrete(A)``.
+- Reward: the learner's side's points for each hand that ends during a step (``"scaled"``:
+  / 100; ``"win"``: +1/-1 when the match ends, with ``episode="match"``).
+- An episode is one hand of a fresh match (``episode="hand"``) or a whole match.
+- ``opponents``: None (uniformly random legal play), or one opponent for every other seat,
+  or a list (one entry per seat, the learner's ignored) or a dict {seat: opponent}; seats
+  not given play randomly. An opponent is either an object with the batched agent
+  interface ``act(observations (B, D), masks (B, A), context) -> (B,) actions`` (as in
+  ``agents/``; ``context`` is a ``spades_env.envs.DecisionContext`` with ``engine``,
+  ``state``, ``games``, ``seats``), or a plain callable ``f(observation (D,), mask (A,)) ->
+  action``.
+- ``illegal``: ``"penalty"`` (default, so that unmasked samplers and Gymnasium's checker
+  can step it): an illegal learner action ends the episode with reward ``illegal_reward``
+  (default -target score for ``"points"``, -target / 100 for ``"scaled"``, -1 for
+  ``"win"``) and ``info["illegal_action"]``; ``"raise"`` raises ``IllegalActionError``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+
+from spades_env.envs.aec import raw_env
+from spades_env.envs.context import DecisionContext, random_legal
+from spades_env.rules import Rules
+
+ENV_ID = "spades_env/Spades-v0"
+
+
+class SpadesGymEnv(gymnasium.Env):
+    """One learner seat against bots, on top of the AEC env's single game."""
+
+    metadata = {"render_modes": ["ansi", "human"]}
+
+    def __init__(
+        self,
+        rules: Rules | str | None = "partnership",
+        seat: int = 0,
+        opponents: Any = None,
+        episode: str = "hand",
+        reward: str = "points",
+        illegal: str = "penalty",
+        illegal_reward: float | None = None,
+        perfect_information: bool = False,
+        render_mode: str | None = None,
+    ) -> None:
+        self.game = raw_env(
+            rules=rules,
+            episode=episode,
+            reward=reward,
+            illegal=illegal,
+            illegal_reward=illegal_reward,
+            perfect_information=perfect_information,
+            render_mode=None,
+        )
+        self.render_mode = render_mode
+        n = self.game.engine.n_players
+        if not 0 <= int(seat) < n:
+            raise ValueError(f"seat must be in 0..{n - 1}, got {seat}")
+        self.seat = int(seat)
+        self.learner = self.game.possible_agents[self.seat]
+        self.opponents = self._opponents(opponents, n)
+        self.observation_space = self.game.observation_space(self.learner)
+        self.action_space = self.game.action_space(self.learner)
+        self._rng = np.random.default_rng()
+
+    def _opponents(self, opponents: Any, n: int) -> list[Any]:
+        seats = [s for s in range(n) if s != self.seat]
+        if opponents is None:
+            table: dict[int, Any] = {}
+        elif isinstance(opponents, dict):
+            table = {int(k): v for k, v in opponents.items()}
+        elif isinstance(opponents, (list, tuple)):
+            if len(opponents) != n:
+                raise ValueError(f"opponents as a list needs one entry per seat ({n}), got {len(opponents)}")
+            table = dict(enumerate(opponents))
+        else:
+            table = dict.fromkeys(seats, opponents)
+        for s, opp in table.items():
+            if s in seats and opp is not None and not (hasattr(opp, "act") or callable(opp)):
+                raise TypeError(f"opponent for seat {s} must have act(observations, masks, context) or be callable")
+        return [table.get(s) if s != self.seat else None for s in range(n)]
+
+    @property
+    def rules(self) -> Rules:
+        return self.game.rules
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        super().reset(seed=seed)
+        self._rng = self.np_random  # seeded by gymnasium from ``seed``
+        game_seed = int(self._rng.integers(0, 2**62)) if seed is None else int(seed)
+        self.game.reset(seed=game_seed, options=options)
+        self._play_opponents()  # a hand starts with no points scored: nothing to report
+        obs = self.game.observe(self.learner)
+        if self.render_mode == "human":
+            self.render()
+        return obs, {}
+
+    def step(self, action):
+        game = self.game
+        if game.terminations[self.learner]:
+            raise RuntimeError("the episode is over: call reset()")
+        game.step(int(action))  # an illegal action: see ``illegal``
+        reward = self._play_opponents()
+        terminated = bool(game.terminations[self.learner])
+        obs = game.observe(self.learner)
+        if self.render_mode == "human":
+            self.render()
+        return obs, float(reward), terminated, False, dict(game.infos.get(self.learner, {}))
+
+    def _play_opponents(self) -> float:
+        """Let the bots move until the learner is to move or the episode is over; the learner's reward."""
+        game = self.game
+        while not game.terminations[self.learner] and game.agent_selection != self.learner:
+            name = game.agent_selection
+            seat = game.agent_name_mapping[name]
+            game.step(self._opponent_action(seat))
+        reward = float(game._cumulative_rewards[self.learner])
+        game._cumulative_rewards[self.learner] = 0.0
+        return reward
+
+    def _opponent_action(self, seat: int) -> int:
+        game = self.game
+        opp = self.opponents[seat]
+        mask = game.legal_mask()
+        if opp is None:
+            return int(random_legal(mask[None], self._rng)[0])
+        obs = game.encoder.encode(game.state, game._game, np.array([seat]))
+        if hasattr(opp, "act"):
+            context = DecisionContext(game.engine, game.state, game._game.copy(), np.array([seat]))
+            return int(np.asarray(opp.act(obs, mask[None], context)).reshape(-1)[0])
+        return int(opp(obs[0], mask.astype(np.int8)))
+
+    def render(self):
+        if self.render_mode is None:
+            gymnasium.logger.warn("You are calling render without specifying a render_mode.")
+            return None
+        from spades_env.envs.render import render_text
+
+        text = render_text(self.game.engine, self.game._view)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass

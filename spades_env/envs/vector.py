@@ -1,0 +1,225 @@
+"""The batched vector API: B games in lockstep, for training and search.
+
+``VectorSpades(rules, num_envs)`` holds one batched ``GameState``. Each ``step`` takes one
+action per game (for the player to move there) and returns the observation of the next
+player to move in each game, the rewards of every seat, and done flags::
+
+    env = VectorSpades("partnership", num_envs=4096, seed=0)
+    obs, info = env.reset()
+    while training:
+        actions = policy(obs, info["action_mask"])          # (B,) int
+        obs, rewards, terminated, truncated, info = env.step(actions)
+
+- ``obs``: (B, D) float32, seat-relative (``spades_env.observation``) for ``info["to_play"]``.
+- ``rewards``: (B, N) float32, one column per seat: the seat's side points in a hand that
+  ended this step (``reward="points"``), divided by 100 (``"scaled"``), or +1/-1 to the
+  seats of the winning/losing sides when a match ends (``"win"``).
+- ``terminated``: (B,) bool: the episode ended this step (a match; a hand with
+  ``episode="hand"``). ``truncated`` is always False (matches always end).
+- ``info``: ``action_mask`` (B, A) bool, ``to_play`` (B,) int64 (-1 for a finished game
+  that was not reset), ``hand_done`` and ``match_done`` (B,) bool, ``winner`` (B,) int64
+  (winning side of a match that ended this step, else -1) and ``finished_hands`` (the
+  engine's ``FinishedHands`` of this step; ``hand_records()`` turns them into JSON records).
+
+With ``auto_reset`` (default), a game whose match ended starts a new match in the same
+step; its key is ``splitmix64`` of the old key, so seeded runs are reproducible. With
+``episode="hand"`` the match simply goes on: the observation after a finished hand is the
+first decision of the next one. Without ``auto_reset`` finished games stay over (their
+mask is empty and their actions are ignored) until ``reset``.
+
+Observations and masks are written into buffers reused by the next ``step`` when
+``copy=False`` (fastest: copy what you keep); ``copy=True`` (default) returns fresh arrays.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+
+from spades_env.engine import OVER, IllegalActionError, SpadesEngine, dealing
+from spades_env.engine.records import hand_records
+from spades_env.envs.context import DecisionContext
+from spades_env.observation import ObservationEncoder, legal_action_mask
+from spades_env.rules import Rules, resolve_rules
+
+EPISODES = ("match", "hand")
+REWARDS = ("points", "scaled", "win")
+
+
+def check_options(episode: str, reward: str) -> None:
+    """Validate the episode and reward options shared by every env."""
+    if episode not in EPISODES:
+        raise ValueError(f"episode must be one of {list(EPISODES)}, got {episode!r}")
+    if reward not in REWARDS:
+        raise ValueError(f"reward must be one of {list(REWARDS)}, got {reward!r}")
+    if reward == "win" and episode != "match":
+        raise ValueError("reward='win' (+1/-1 at the end of a match) needs episode='match'")
+
+
+class VectorSpades:
+    """B Spades games in lockstep with observations for the player to move in each."""
+
+    metadata = {"name": "spades_vector_v0", "autoreset_mode": "same-step"}
+
+    def __init__(
+        self,
+        rules: Rules | str | None = "partnership",
+        num_envs: int = 1,
+        seed: int | None = None,
+        perfect_information: bool = False,
+        auto_reset: bool = True,
+        episode: str = "match",
+        reward: str = "points",
+        copy: bool = True,
+    ) -> None:
+        check_options(episode, reward)
+        if int(num_envs) < 1:
+            raise ValueError(f"num_envs must be at least 1, got {num_envs}")
+        self.rules = resolve_rules(rules)
+        self.engine = SpadesEngine(self.rules)
+        self.encoder = ObservationEncoder(self.engine, perfect_information=perfect_information)
+        self.num_envs = int(num_envs)
+        self.n_players = self.engine.n_players
+        self.auto_reset = auto_reset
+        self.episode = episode
+        self.reward = reward
+        self.copy = copy
+        n_actions = self.engine.layout.n_actions
+        self.single_action_space = gymnasium.spaces.Discrete(n_actions)
+        self.action_space = gymnasium.spaces.MultiDiscrete(np.full(self.num_envs, n_actions))
+        low, high = self.encoder.low, self.encoder.high
+        self.single_observation_space = gymnasium.spaces.Box(low, high, dtype=np.float32)
+        self.observation_space = gymnasium.spaces.Box(
+            np.broadcast_to(low, (self.num_envs, len(low))), np.broadcast_to(high, (self.num_envs, len(high)))
+        )
+        self._seed = seed
+        self._rng: np.random.Generator | None = None
+        self._rows = np.arange(self.num_envs, dtype=np.int64)
+        self._obs = np.empty((self.num_envs, self.encoder.size), np.float32)
+        self._mask = np.empty((self.num_envs, n_actions), bool)
+        self._current_mask = self._mask
+        self._seat_side = self.engine.side_of_seat
+        self._scale = np.float32(0.01 if reward == "scaled" else 1.0)
+        self.state = None
+        self.finished: list = []
+
+    # ------------------------------------------------------------------ reset
+    def reset(
+        self,
+        seed: int | list[int] | np.ndarray | None = None,
+        deals: np.ndarray | list | None = None,
+        dealers: np.ndarray | list[int] | int | None = None,
+        options: dict[str, Any] | None = None,
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Start B new matches: game i plays the match of seed ``seed + i`` (or ``seed[i]``).
+
+        ``deals`` (B, N) card masks or lists of card ids and ``dealers`` (B,) fix the first hand.
+        Returns (obs (B, D) float32, info).
+        """
+        seeds = self._seeds(seed)
+        self.state = self.engine.reset(seeds, deals=deals, dealers=dealers)
+        self.finished = []
+        zeros = np.zeros(self.num_envs, bool)
+        return self._observe(zeros, zeros, np.full(self.num_envs, -1, np.int64))
+
+    def _seeds(self, seed) -> np.ndarray:
+        if seed is None and self._rng is None:
+            seed = self._seed  # the constructor's seed is used by the first reset
+        if seed is None:
+            if self._rng is None:
+                self._rng = np.random.default_rng()
+            seed = int(self._rng.integers(0, 2**62))
+        if np.ndim(seed) == 0:
+            self._rng = np.random.default_rng(int(seed))
+            return int(seed) + self._rows
+        seeds = np.asarray(seed, dtype=np.int64)
+        if seeds.shape != (self.num_envs,):
+            raise ValueError(f"seed must be an int or {self.num_envs} ints, got shape {seeds.shape}")
+        self._rng = np.random.default_rng(seeds)
+        return seeds
+
+    # ------------------------------------------------------------------- step
+    def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """Apply one action per game; see the module docstring for what comes back."""
+        if self.state is None:
+            raise RuntimeError("call reset() before step()")
+        state = self.state
+        actions = np.asarray(actions).reshape(-1).astype(np.int64, copy=False)
+        if len(actions) != self.num_envs:
+            raise ValueError(f"expected {self.num_envs} actions (one per game), got {len(actions)}")
+        self._check_legal(actions)
+        result = self.engine.step(state, actions, validate=False)
+        hand_done, match_done = result.hand_done, result.match_done
+        self.finished = result.finished
+        winner = np.where(match_done, state.winner, -1)
+        if self.reward == "win":
+            side_won = self._seat_side[None, :] == winner[:, None]
+            rewards = np.where(side_won, 1.0, -1.0).astype(np.float32) * match_done[:, None]
+        else:
+            rewards = result.score_delta[:, self._seat_side].astype(np.float32)
+            if self._scale != 1:
+                rewards *= self._scale
+        terminated = match_done if self.episode == "match" else hand_done
+        if self.auto_reset and match_done.any():
+            over = np.flatnonzero(state.phase == OVER)
+            self.engine.start_matches(state, over, dealing.splitmix64(state.key[over]))
+        return self._observe(hand_done, match_done, winner, rewards, terminated)
+
+    def _check_legal(self, actions: np.ndarray) -> None:
+        """Raise ``IllegalActionError`` naming the first game given an illegal action."""
+        mask = self._current_mask  # the mask of the current state, computed by the last observe
+        live = self.state.phase != OVER
+        in_range = (actions >= 0) & (actions < mask.shape[1])
+        ok = in_range & mask[self._rows, np.where(in_range, actions, 0)]
+        bad = np.flatnonzero(live & ~ok)
+        if len(bad):
+            g, a = int(bad[0]), int(actions[bad[0]])
+            lay = self.engine.layout
+            legal = ", ".join(f"{x} ({lay.describe(x)})" for x in np.flatnonzero(mask[g]))
+            raise IllegalActionError(
+                f"game {g}: illegal action {a} ({lay.describe(a)}) for seat {int(self.state.to_move[g])}; "
+                f"legal actions: [{legal}]"
+            )
+
+    def _observe(self, hand_done, match_done, winner, rewards=None, terminated=None):
+        state = self.state
+        to_play = self.engine.current_player(state)
+        seats = np.maximum(to_play, 0)
+        mask = self._current_mask = legal_action_mask(self.engine, state, out=self._mask)
+        obs = self.encoder.encode(state, self._rows, seats, out=self._obs)
+        if self.copy:
+            obs, mask = obs.copy(), mask.copy()
+        info = {
+            "action_mask": mask,
+            "to_play": to_play,
+            "hand_done": hand_done,
+            "match_done": match_done,
+            "winner": winner,
+            "finished_hands": self.finished,
+        }
+        if rewards is None:
+            return obs, info
+        return obs, rewards, terminated, np.zeros(self.num_envs, bool), info
+
+    # ---------------------------------------------------------------- helpers
+    def context(self) -> DecisionContext:
+        """The decision context of the current step (every game, its player to move) for bots."""
+        return DecisionContext(
+            engine=self.engine,
+            state=self.state,
+            games=self._rows,
+            seats=np.maximum(self.engine.current_player(self.state), 0),
+        )
+
+    def action_masks(self) -> np.ndarray:
+        """(B, A) bool legal actions of the current state (a fresh array)."""
+        return legal_action_mask(self.engine, self.state)
+
+    def hand_records(self) -> list[dict[str, Any]]:
+        """JSON-ready records of the hands that finished in the last step."""
+        return [rec for f in self.finished for rec in hand_records(self.engine, f)]
+
+    def close(self) -> None:
+        """Nothing to release; present for the Gymnasium vector-env protocol."""

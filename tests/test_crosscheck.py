@@ -1,0 +1,244 @@
+"""The fast batched engine against the reference engine, state by state.
+
+Random games (biased toward nil, blind nil and low bids) are played through a
+``SpadesEngine`` batch of B games and through B ``ReferenceGame``s fed the same deals;
+at every step the legal masks, the player to move, phases, bids, tricks, trick
+winners, scores, bags and the match winner must agree, and ``check_state`` must pass.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from spades_env import Rules, SpadesEngine, list_presets
+from spades_env.cards import mask_to_cards
+from spades_env.engine import BID, BLIND, OVER, PLAY
+from spades_env.engine.check import check_state
+from spades_env.reference import ReferenceGame
+
+PHASE_OF = {BLIND: "blind", BID: "bid", PLAY: "play", OVER: "over"}
+
+
+def _cutthroat(n: int, bonuses: bool) -> Rules:
+    exact = bonuses and n in (3, 4)
+    return Rules(
+        name=f"cutthroat-{n}{'-bonus' if bonuses else ''}",
+        n_players=n,
+        partnership=False,
+        exact_small_bid_bonus=exact,
+        big_bid_bonus=bonuses,
+    )
+
+
+RULE_SETS: list[Rules] = [Rules.preset(name) for name in list_presets()] + [
+    _cutthroat(n, bonuses) for n in (3, 4, 5, 6) for bonuses in (False, True)
+]
+_base = Rules(name="partnership-variant")
+RULE_SETS += [
+    _base.replace(set_penalty="short"),
+    _base.replace(set_penalty="zero"),
+    _base.replace(bags=False),
+    _base.replace(spades_lead_anytime=True),
+    _base.replace(min_team_bid=4),
+    _base.replace(min_team_bid=13, blind_nil_requires_behind_by=50),
+    _base.replace(lose_score=None, target_score=300, max_hands=3),
+    _base.replace(lose_score="-target", target_score=200, bag_limit=5, bag_penalty=50),
+    _cutthroat(3, True).replace(spades_lead_anytime=True, set_penalty="short", blind_nil_requires_behind_by=30),
+    _cutthroat(5, True).replace(bags=False, lose_score=None, max_hands=2),
+]
+RULE_IDS = [f"{i}-{r.name}" for i, r in enumerate(RULE_SETS)]
+
+
+def choose(legal: list[int], ref: ReferenceGame, rng: np.random.Generator, style: dict) -> int:
+    """A random legal action, biased toward blind nil, nil and low bids."""
+    if ref.phase == "blind":
+        if ref.blind_nil_action in legal and rng.random() < style["blind"]:
+            return ref.blind_nil_action
+        return ref.look_action
+    if ref.phase == "bid":
+        if legal[0] == 52 and rng.random() < style["nil"]:
+            return legal[0]
+        if rng.random() < style["low"]:
+            return legal[min(int(rng.integers(0, 3)), len(legal) - 1)]
+        return int(rng.choice(legal))
+    return int(rng.choice(legal))
+
+
+def compare(engine: SpadesEngine, state, refs: list[ReferenceGame], mask: np.ndarray | None = None) -> None:
+    """Assert that every game of the batch agrees with its reference game."""
+    player = engine.current_player(state)
+    for g, ref in enumerate(refs):
+        where = f"game {g} (rules {engine.rules.name}, hand {ref.hand_number})"
+        assert PHASE_OF[int(state.phase[g])] == ref.phase, where
+        assert int(player[g]) == ref.current_player(), where
+        assert int(state.dealer[g]) == ref.dealer or ref.phase == "over", where
+        assert state.scores[g].tolist() == ref.scores, where
+        assert state.bags[g].tolist() == ref.bags, where
+        assert int(state.winner[g]) == ref.winner, where
+        assert int(state.hand_number[g]) == ref.hand_number, where
+        assert state.bids[g].tolist() == [-1 if b is None else b for b in ref.bids], where
+        assert state.blind[g].tolist() == ref.blind, where
+        assert state.looked[g].tolist() == ref.looked, where
+        if ref.phase == "over":
+            continue
+        assert state.tricks_won[g].tolist() == ref.tricks_won, where
+        winners = state.trick_winners[g]
+        assert winners[winners >= 0].tolist() == ref.trick_winners, where
+        assert bool(state.spades_broken[g]) == ref.spades_broken, where
+        assert [sorted(mask_to_cards(int(h))) for h in state.hands[g]] == [sorted(h) for h in ref.hands], where
+        if mask is not None:
+            assert np.flatnonzero(mask[g]).tolist() == ref.legal_actions(), where
+
+
+def play_and_compare(
+    rules: Rules,
+    seeds: list[int],
+    policy_seed: int,
+    style: dict,
+    max_steps: int,
+    start: dict | None = None,
+) -> int:
+    """Play B games in both engines, comparing every step; returns the hands completed."""
+    engine = SpadesEngine(rules)
+    assert engine.layout.n_actions == ReferenceGame(rules, _any_deal(rules), 0).n_actions
+    state = engine.reset(seeds, **(start or {}))
+    b = state.batch_size
+    refs = [
+        ReferenceGame(
+            rules,
+            [mask_to_cards(int(h)) for h in state.deal[g]],
+            int(state.dealer[g]),
+            scores=state.scores[g].tolist(),
+            bags=state.bags[g].tolist(),
+        )
+        for g in range(b)
+    ]
+    rng = np.random.default_rng(policy_seed)
+    hands_done = 0
+    for _ in range(max_steps):
+        check_state(engine, state)
+        mask = engine.legal_action_mask(state)
+        compare(engine, state, refs, mask)
+        live = [g for g in range(b) if refs[g].phase != "over"]
+        if not live:
+            break
+        actions = np.zeros(b, dtype=np.int64)
+        for g in live:
+            actions[g] = choose(refs[g].legal_actions(), refs[g], rng, style)
+        result = engine.step(state, actions, validate=len(live) == b)
+        for g in live:
+            refs[g].step(int(actions[g]))
+        assert np.flatnonzero(result.hand_done).tolist() == [g for g in live if refs[g].phase in ("deal", "over")]
+        for fin in result.finished:
+            for i, g in enumerate(fin.games.tolist()):
+                ref = refs[g]
+                hands_done += 1
+                assert fin.tricks_won[i].tolist() == ref.tricks_won
+                assert fin.trick_winners[i].tolist() == ref.trick_winners
+                assert fin.delta[i].tolist() == ref.last_points
+                assert result.score_delta[g].tolist() == ref.last_points
+                assert fin.scores[i].tolist() == ref.scores
+                assert fin.bags[i].tolist() == ref.bags
+                played = [[ref.history[t][k][1] for k in range(rules.n_players)] for t in range(ref.hand_size)]
+                seats = [[ref.history[t][k][0] for k in range(rules.n_players)] for t in range(ref.hand_size)]
+                for t in range(ref.hand_size):
+                    assert [int(fin.history[i, t, s]) for s in seats[t]] == played[t]
+                assert bool(result.match_done[g]) == (ref.phase == "over")
+                if ref.phase == "deal":  # the next deal comes from the fast engine
+                    ref.start_hand([mask_to_cards(int(h)) for h in state.deal[g]])
+    check_state(engine, state)
+    compare(engine, state, refs)
+    return hands_done
+
+
+def _any_deal(rules: Rules) -> list[list[int]]:
+    deck, k = list(rules.deck), rules.hand_size
+    return [deck[i * k : (i + 1) * k] for i in range(rules.n_players)]
+
+
+styles = st.fixed_dictionaries(
+    {
+        "blind": st.sampled_from([0.0, 0.3, 0.8]),
+        "nil": st.sampled_from([0.0, 0.3, 0.6]),
+        "low": st.sampled_from([0.2, 0.8, 1.0]),
+    }
+)
+
+
+@pytest.mark.parametrize("rules", RULE_SETS, ids=RULE_IDS)
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    batch=st.integers(1, 12),
+    first_seed=st.integers(0, 2**31),
+    policy_seed=st.integers(0, 2**31),
+    style=styles,
+)
+def test_fast_engine_matches_reference_on_random_games(rules, batch, first_seed, policy_seed, style):
+    play_and_compare(rules, list(range(first_seed, first_seed + batch)), policy_seed, style, max_steps=250)
+
+
+@settings(max_examples=10, deadline=None)
+@given(
+    rules_index=st.integers(0, len(RULE_SETS) - 1),
+    batch=st.integers(1, 8),
+    first_seed=st.integers(0, 2**31),
+    policy_seed=st.integers(0, 2**31),
+    data=st.data(),
+)
+def test_matches_near_their_end_agree(rules_index, batch, first_seed, policy_seed, data):
+    """Start near the target, the mercy score and the bag limit, so that ends, ties and
+    bag penalties happen often."""
+    rules = RULE_SETS[rules_index]
+    s = rules.n_sides
+    near = [rules.target_score - 60, rules.target_score - 20, -150, -60, 0, 100]
+    scores = data.draw(
+        st.lists(st.lists(st.sampled_from(near), min_size=s, max_size=s), min_size=batch, max_size=batch)
+    )
+    bags = data.draw(
+        st.lists(st.lists(st.integers(0, rules.bag_limit - 1), min_size=s, max_size=s), min_size=batch, max_size=batch)
+    )
+    dealers = data.draw(st.lists(st.integers(0, rules.n_players - 1), min_size=batch, max_size=batch))
+    start = {"scores": scores, "bags": bags, "dealers": dealers}
+    style = {"blind": 0.5, "nil": 0.4, "low": 0.9}
+    play_and_compare(rules, list(range(first_seed, first_seed + batch)), policy_seed, style, 400, start)
+
+
+@pytest.mark.parametrize("rules", [RULE_SETS[0], _cutthroat(4, True)], ids=["partnership", "cutthroat-4-bonus"])
+def test_long_low_bidding_matches_overflow_bags(rules):
+    """Low bids give many bags: whole matches with repeated bag penalties agree."""
+    rules = rules.replace(lose_score=None, target_score=250, max_hands=12)
+    hands = play_and_compare(rules, list(range(6)), 1, {"blind": 0.0, "nil": 0.1, "low": 1.0}, max_steps=10_000)
+    assert hands >= 6
+
+
+def test_batched_seeds_equal_single_resets():
+    """A batch of B seeded games plays exactly the B games reset one at a time."""
+    engine = SpadesEngine("partnership")
+    seeds = [3, 17, 17, 40_000, 5]
+    batch = engine.reset(seeds)
+    singles = [engine.reset(s) for s in seeds]
+    rng = np.random.default_rng(0)
+    for _ in range(700):
+        for g, single in enumerate(singles):
+            for f in dataclasses.fields(batch):
+                assert np.array_equal(getattr(batch, f.name)[g], getattr(single, f.name)[0]), (g, f.name)
+        if np.all(batch.phase == OVER):
+            break
+        mask = engine.legal_action_mask(batch)
+        actions = np.argmax(rng.random(mask.shape) * mask, axis=1)
+        engine.step(batch, actions, validate=False)
+        for g, single in enumerate(singles):
+            if single.phase[0] != OVER:
+                engine.step(single, actions[g : g + 1])
+
+
+def test_same_seed_same_deals_and_dealer():
+    engine = SpadesEngine("partnership")
+    a, b = engine.reset([11, 12]), engine.reset([11, 12])
+    assert np.array_equal(a.deal, b.deal) and np.array_equal(a.dealer, b.dealer)
+    assert not np.array_equal(a.deal[0], a.deal[1])

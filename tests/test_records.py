@@ -1,0 +1,127 @@
+"""Game records: JSON round trips and replays; tampered records fail clearly."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import numpy as np
+import pytest
+
+from spades_env import IllegalActionError, Rules, SpadesEngine
+from spades_env.engine import OVER, records
+
+
+def _random_records(rules, seeds, policy_seed=0, nil_bias=0.3) -> list[dict]:
+    """Records of every hand of random matches (biased toward nil and blind nil)."""
+    engine = SpadesEngine(rules)
+    state = engine.reset(seeds)
+    rng = np.random.default_rng(policy_seed)
+    lay = engine.layout
+    out: list[dict] = []
+    for _ in range(20_000):
+        if np.all(state.phase == OVER):
+            break
+        mask = engine.legal_action_mask(state)
+        actions = np.argmax(rng.random(mask.shape) * mask, axis=1)
+        nil = mask[:, lay.bid_offset] & (rng.random(len(actions)) < nil_bias)
+        actions = np.where(nil, lay.bid_offset, actions)
+        blind = mask[:, lay.blind_nil] & (rng.random(len(actions)) < nil_bias)
+        actions = np.where(blind, lay.blind_nil, actions)
+        result = engine.step(state, actions, validate=False)
+        for fin in result.finished:
+            out += records.hand_records(engine, fin)
+    return out
+
+
+RULES = [
+    Rules.preset("partnership"),
+    Rules.preset("partnership-tournament"),
+    Rules(n_players=3, partnership=False, exact_small_bid_bonus=True, big_bid_bonus=True),
+    Rules(n_players=6, partnership=False, set_penalty="short"),
+]
+
+
+@pytest.fixture(scope="module")
+def some_records() -> list[dict]:
+    return _random_records(RULES[0], list(range(4)))
+
+
+@pytest.mark.parametrize("rules", RULES, ids=[r.name + str(r.n_players) for r in RULES])
+def test_records_round_trip_through_json_and_verify(rules):
+    recs = _random_records(rules, [7, 8, 9])
+    assert len(recs) >= 3
+    for rec in recs:
+        text = records.dumps(rec)
+        assert "\n" not in text
+        back = json.loads(text)
+        assert back == rec
+        records.verify(back)
+        assert records.replay(back) == rec
+
+
+def test_record_contents(some_records):
+    rec = some_records[0]
+    n = len(rec["bids"])
+    assert sum(rec["tricks_won"]) == len(rec["tricks"]) == len(rec["hands"][0])
+    assert [t["winner"] for t in rec["tricks"]].count(0) == rec["tricks_won"][0]
+    assert [a - b for a, b in zip(rec["scores"], rec["start_scores"], strict=True)] == rec["points"]
+    assert sum(1 for a in rec["actions"] if a["name"].startswith("play")) == n * len(rec["tricks"])
+    assert rec["actions"][0]["seat"] == (rec["dealer"] + 1) % n
+
+
+def test_some_records_hold_nil_and_blind_nil(some_records):
+    assert any(any(r["blind_nil"]) for r in some_records)
+    assert any(0 in r["bids"] for r in some_records)
+
+
+def test_changed_points_fail_verify(some_records):
+    rec = copy.deepcopy(some_records[0])
+    rec["points"][0] += 10
+    with pytest.raises(ValueError, match="'points' differs"):
+        records.verify(rec)
+
+
+def test_changed_scores_fail_verify(some_records):
+    rec = copy.deepcopy(some_records[1])
+    rec["scores"][1] -= 1
+    with pytest.raises(ValueError, match="'scores' differs"):
+        records.verify(rec)
+
+
+def test_changed_trick_winner_fails_verify(some_records):
+    rec = copy.deepcopy(some_records[0])
+    rec["tricks"][0]["winner"] = (rec["tricks"][0]["winner"] + 1) % len(rec["bids"])
+    with pytest.raises(ValueError, match="'tricks' differs"):
+        records.verify(rec)
+
+
+def test_illegal_action_fails_replay(some_records):
+    rec = copy.deepcopy(some_records[0])
+    bids = [k for k, a in enumerate(rec["actions"]) if a["name"].startswith("bid")]
+    rec["actions"][bids[0]]["action"] = 0  # a card instead of a bid
+    with pytest.raises(IllegalActionError, match="illegal action 0"):
+        records.verify(rec)
+
+
+def test_card_not_held_fails_replay(some_records):
+    rec = copy.deepcopy(some_records[0])
+    plays = [k for k, a in enumerate(rec["actions"]) if a["name"].startswith("play")]
+    first = rec["actions"][plays[0]]
+    first["action"] = rec["actions"][plays[1]]["action"]  # the next seat's card
+    with pytest.raises(IllegalActionError):
+        records.verify(rec)
+
+
+def test_wrong_seat_fails_replay(some_records):
+    rec = copy.deepcopy(some_records[0])
+    rec["actions"][0]["seat"] = (rec["actions"][0]["seat"] + 1) % len(rec["bids"])
+    with pytest.raises(ValueError, match="not that seat's turn"):
+        records.verify(rec)
+
+
+def test_truncated_record_fails_replay(some_records):
+    rec = copy.deepcopy(some_records[0])
+    rec["actions"] = rec["actions"][:-1]
+    with pytest.raises(ValueError, match="before the hand is over"):
+        records.verify(rec)

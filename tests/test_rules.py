@@ -1,0 +1,125 @@
+"""Rules [ARCHITECTURE: rules are data]: presets load, bad values fail naming the field."""
+
+from __future__ import annotations
+
+import pytest
+
+from spades_env import Rules, RulesError, SpadesEngine, list_presets
+from spades_env.rules import PRESET_DIR, resolve_rules
+
+
+def test_presets_exist():
+    assert {"partnership", "partnership-250", "partnership-no-blind-nil", "partnership-tournament"} <= set(
+        list_presets()
+    )
+
+
+@pytest.mark.parametrize("name", list_presets())
+def test_every_preset_loads_and_builds_an_engine(name):
+    rules = Rules.preset(name)
+    assert rules.name == name
+    assert resolve_rules(name) == rules
+    assert Rules.from_dict(rules.to_dict()) == rules
+    engine = SpadesEngine(rules)
+    assert engine.reset([0, 1]).deal.shape == (2, rules.n_players)
+
+
+def test_partnership_preset_is_the_rulebook_default():
+    rules = Rules.preset("partnership")
+    assert rules.replace(name="custom") == Rules()
+    assert (rules.target_score, rules.lose_score, rules.set_penalty, rules.bag_limit, rules.bag_penalty) == (
+        500,
+        -200,
+        "bid",
+        10,
+        100,
+    )
+    assert rules.blind_nil and rules.bags and not rules.spades_lead_anytime
+
+
+def test_tournament_preset_values():
+    rules = Rules.preset("partnership-tournament")
+    assert rules.min_team_bid == 4 and rules.blind_nil_requires_behind_by == 100
+    assert rules.mercy_score == -rules.target_score
+
+
+@pytest.mark.parametrize(
+    "field, value, allowed",
+    [
+        ("n_players", 7, "3..6"),
+        ("n_players", 3, "must be 4 when 'partnership' is true"),
+        ("target_score", 0, "1..inf"),
+        ("lose_score", 600, "-inf..499"),
+        ("lose_score", "minus", "'-target'"),
+        ("max_hands", 0, "or null"),
+        ("blind_nil", "yes", "true or false"),
+        ("bags", 1, "true or false"),
+        ("blind_nil_requires_behind_by", -5, "1..inf or null"),
+        ("min_team_bid", 14, "0..13"),
+        ("set_penalty", "double", "['bid', 'short', 'zero']"),
+        ("bag_limit", 0, "1..inf"),
+        ("bag_penalty", -1, "0..inf"),
+        ("nil_bonus", 1.5, "integer"),
+        ("exact_small_bid_bonus", True, "cutthroat with 3 or 4 players"),
+        ("big_bid_bonus", True, "cutthroat"),
+        ("name", 3, "string"),
+    ],
+)
+def test_bad_values_fail_naming_field_and_allowed_values(field, value, allowed):
+    with pytest.raises(RulesError) as err:
+        Rules(**{field: value})
+    assert repr(field) in str(err.value) or field in str(err.value)
+    assert allowed in str(err.value)
+    assert isinstance(err.value, ValueError)
+
+
+def test_cutthroat_only_options_are_checked():
+    with pytest.raises(RulesError, match="min_team_bid"):
+        Rules(n_players=4, partnership=False, min_team_bid=4)
+    with pytest.raises(RulesError, match="exact_small_bid_bonus"):
+        Rules(n_players=5, partnership=False, exact_small_bid_bonus=True)
+    Rules(n_players=5, partnership=False, big_bid_bonus=True)  # fine
+
+
+def test_replace_validates_again():
+    with pytest.raises(RulesError, match="set_penalty"):
+        Rules().replace(set_penalty="none")
+
+
+def test_unknown_field_lists_known_fields():
+    with pytest.raises(RulesError) as err:
+        Rules.from_dict({"jokerz": True})
+    assert "jokerz" in str(err.value) and "spades_lead_anytime" in str(err.value)
+
+
+def test_unknown_preset_lists_the_available_ones():
+    with pytest.raises(RulesError) as err:
+        Rules.preset("no-such-preset")
+    assert "no-such-preset" in str(err.value)
+    for name in list_presets():
+        assert name in str(err.value)
+
+
+def test_yaml_files(tmp_path):
+    path = tmp_path / "mine.yaml"
+    path.write_text("target_score: 300\nset_penalty: short\n")
+    rules = resolve_rules(str(path))
+    assert rules.name == "mine" and rules.target_score == 300 and rules.set_penalty == "short"
+    path.write_text("- a list\n")
+    with pytest.raises(RulesError, match="mapping"):
+        Rules.from_yaml(path)
+    path.write_text("set_penalty: triple\n")
+    with pytest.raises(RulesError, match="set_penalty"):
+        Rules.from_yaml(path)
+
+
+def test_presets_are_plain_yaml_files():
+    assert sorted(p.stem for p in PRESET_DIR.glob("*.yaml")) == list_presets()
+
+
+def test_derived_values():
+    assert Rules(n_players=3, partnership=False).hand_size == 17
+    assert len(Rules(n_players=6, partnership=False).deck) == 48
+    assert Rules(lose_score=None).mercy_score is None
+    assert [Rules().side_of_seat(s) for s in range(4)] == [0, 1, 0, 1]
+    assert Rules(n_players=5, partnership=False).n_sides == 5
