@@ -7,8 +7,8 @@ import pytest
 
 from spades_env import Rules, SpadesEngine, list_presets
 from spades_env import cards as C
-from spades_env.engine import BLIND, OVER, PLAY
-from spades_env.observation import SCORE_CLIP, VERSION, ObservationEncoder, legal_action_mask
+from spades_env.engine import BLIND, DRAW, OVER, PLAY
+from spades_env.observation import SCORE_CLIP, VERSION, ObservationEncoder
 
 RULE_SETS = list_presets() + [Rules(partnership=False, n_players=3), Rules(partnership=False, n_players=6)]
 
@@ -55,6 +55,18 @@ def reference(encoder: ObservationEncoder, state, g: int, seat: int) -> np.ndarr
         v("blind_nil")[j] = state.blind[g, abs_seat]
         v("tricks_won")[j] = state.tricks_won[g, abs_seat] / e.hand_size
         v("voids")[j] = state.void_suits()[g, abs_seat]
+        if "face_up" in encoder.slices:  # visible to all while still held
+            v("face_up")[j, C.mask_to_cards(int(state.face_up[g, abs_seat]) & int(state.hands[g, abs_seat]))] = 1
+    if "shown" in encoder.slices:  # two-player: private to the observer
+        if state.phase[g] == DRAW and state.to_move[g] == seat:
+            v("shown")[state.shown[g]] = 1
+        v("discards")[C.mask_to_cards(int(state.discards[g, seat]) | int(state.exchanged_out[g, seat]))] = 1
+        v("seen")[C.mask_to_cards(int(state.seen[g, seat]))] = 1
+    if "bemo" in encoder.slices:
+        for j in range(s):
+            declared = int(state.bemo[g, e.rules.side_of_seat(rel[j])])
+            if declared >= 0:
+                v("bemo")[j, declared] = 1
     if state.led_suit[g] >= 0:
         v("led_suit")[state.led_suit[g]] = 1
     if state.phase[g] == PLAY:
@@ -82,7 +94,7 @@ def test_slices_cover_the_vector_exactly(rules, perfect):
         assert sl.stop - sl.start == int(np.prod(enc.shapes[name]))
     assert (covered == 1).all()
     assert ("all_hands" in enc.slices) == perfect
-    assert enc.VERSION == VERSION == 1
+    assert enc.VERSION == VERSION == 2
     assert enc.low.shape == enc.high.shape == (enc.size,)
     assert enc.describe().count("\n") == len(enc.slices) - 1
 
@@ -107,7 +119,7 @@ def test_encoder_matches_a_plain_reading_of_the_state(rules, perfect):
             np.testing.assert_allclose(one[0], got[row], rtol=1e-6, atol=1e-7)
         assert (got >= enc.low).all() and (got <= enc.high).all()
         checked += 1
-    assert checked >= 10
+    assert checked >= 5  # some presets (partnership-house) end matches within a hand
 
 
 def test_encode_fills_a_given_buffer_and_view_reshapes():
@@ -176,7 +188,7 @@ def test_blind_nil_decider_sees_no_cards_until_it_looks():
         obs = enc.encode(state, g, np.array([seat]))
         assert not enc.view(obs, "hand").any()
         assert god.view(god.encode(state, g, np.array([seat])), "all_hands")[0, 0].sum() == 13
-    assert enc.view(enc.encode(state, g, np.array([1])), "phase")[0].tolist() == [1, 0, 0, 0]
+    assert enc.view(enc.encode(state, g, np.array([1])), "phase")[0].tolist() == [1, 0, 0, 0, 0, 0, 0]
     engine.step(state, [engine.layout.look])
     seen = enc.view(enc.encode(state, g, np.array([1])), "hand")[0]
     assert seen.sum() == 13 and set(np.flatnonzero(seen)) == set(C.mask_to_cards(int(state.hands[0, 1])))
@@ -194,24 +206,22 @@ def test_blocks_read_as_documented_after_bids():
     assert [int(np.argmax(r)) for r in bids] == [0, 4, 2, 3]  # seats 1, 2, 3, 0
     assert enc.view(obs, "nil")[0].tolist() == [1, 0, 0, 0]
     assert enc.view(obs, "has_bid")[0].tolist() == [1, 1, 1, 1]
-    assert enc.view(obs, "phase")[0].tolist() == [0, 0, 1, 0]
+    assert enc.view(obs, "phase")[0].tolist() == [0, 0, 1, 0, 0, 0, 0]
     assert enc.view(obs, "to_move")[0].tolist() == [0, 0, 0, 1]  # seat 0 leads
     assert enc.view(obs, "dealer")[0].tolist() == [0, 0, 1, 0]
     assert enc.view(obs, "target")[0, 0] == pytest.approx(0.5)
 
 
 @pytest.mark.parametrize("rules", RULE_SETS, ids=_id)
-def test_fast_mask_equals_the_engine_mask(rules):
+def test_mask_paths_agree(rules):
+    """The batched mask, the mask of chosen games, a reused buffer and the one-game path agree."""
     engine = SpadesEngine(rules)
+    out = np.ones((8, engine.layout.n_actions), bool)
     for state in random_states(engine, b=8, steps=120, seed=2):
-        np.testing.assert_array_equal(legal_action_mask(engine, state), engine.legal_action_mask(state))
-
-
-@pytest.mark.parametrize("rules", ["partnership-tournament", "cutthroat-3"])
-def test_single_game_mask_equals_the_engine_mask(rules):
-    engine = SpadesEngine(rules)
-    for state in random_states(engine, b=3, steps=150, seed=4):
-        for g in range(3):
-            one = state.take([g])
-            if one.phase[0] != OVER:
-                np.testing.assert_array_equal(legal_action_mask(engine, one), engine.legal_action_mask(one))
+        full = engine.legal_action_mask(state)
+        assert engine.legal_action_mask(state, out=out) is out
+        np.testing.assert_array_equal(out, full)
+        np.testing.assert_array_equal(engine.legal_action_mask(state, np.array([5, 1, 1])), full[[5, 1, 1]])
+        for g in range(8):
+            np.testing.assert_array_equal(engine.legal_action_mask(state.take([g]))[0], full[g])
+            np.testing.assert_array_equal(engine.legal_action_mask(state, np.array([g]))[0], full[g])

@@ -138,6 +138,7 @@ class SpadesEngine:
         self.lowest_club = min(c for c in self.deck if cards.card_suit(c) == cards.CLUBS)
         self._preferred[LOWEST_CLUB_LEAD] = bits.BIT[self.lowest_club]
         self.pile_size = len(self.deck) if r.two_player else 0
+        self._bid_values = np.arange(self.layout.max_bid + 1, dtype=I64)
         self._base: dict[int, np.ndarray] = {}
         self._handlers = {
             BLIND: (self._check_mask, self._blind),
@@ -375,40 +376,95 @@ class SpadesEngine:
         hand = state.hands.reshape(-1)[g * self.n_players + state.to_move[g]]
         return (hand & WEAK_HAND_MASK) == 0
 
-    def legal_action_mask(self, state: GameState, games: np.ndarray | None = None) -> np.ndarray:
-        """(G, n_actions) bool: legal actions of the player to move in each game (all, or ``games``)."""
-        g = self._rows(state.batch_size) if games is None else np.asarray(games, dtype=I64)
+    def legal_action_mask(
+        self, state: GameState, games: np.ndarray | None = None, out: np.ndarray | None = None
+    ) -> np.ndarray:
+        """(G, n_actions) bool: legal actions of the player to move in each game (all, or ``games``).
+
+        ``out`` (G, n_actions) bool, if given, is filled and returned (every entry is written).
+        """
         lay = self.layout
-        mask = np.zeros((len(g), lay.n_actions), dtype=bool)
-        phase = state.phase[g]
-        hand = state.hands.reshape(-1)[g * self.n_players + state.to_move[g]]
-        legal = self._legal_cards(hand, state.led_suit[g])
-        exchange = phase == EXCHANGE
-        # In the exchange any held card not just drawn may be given up (the phase ends after the third).
+        if games is None:
+            g, phase, led, to_move = self._rows(state.batch_size), state.phase, state.led_suit, state.to_move
+        else:
+            g = np.asarray(games, dtype=I64)
+            phase, led, to_move = state.phase[g], state.led_suit[g], state.to_move[g]
+        b = len(g)
+        mask = np.empty((b, lay.n_actions), bool) if out is None else out
+        if b == 1:
+            return self._legal_action_mask_one(state, int(g[0]), mask)
+        hand = state.hands.reshape(-1)[g * self.n_players + to_move]
+        cards_open = phase == PLAY
+        legal = self._legal_cards(hand, led)
         if self.rules.two_player:
-            received = state.exchanged_in.reshape(-1)[g * self.n_players + state.to_move[g]]
+            # In the exchange any held card not just drawn may be given up (the phase ends after the third).
+            exchange = phase == EXCHANGE
+            received = state.exchanged_in.reshape(-1)[g * self.n_players + to_move]
             legal = np.where(exchange, hand & ~received, legal)
-        mask[:, : lay.n_card_ids] = bits.to_bool(legal, lay.n_card_ids) & ((phase == PLAY) | exchange)[:, None]
-        bid_values = np.arange(lay.max_bid + 1)
-        lo, hi = self.bid_range(state, g)
-        mask[:, lay.bid_offset : lay.bid_end] = (
-            (phase == BID)[:, None] & (bid_values >= lo[:, None]) & (bid_values <= hi[:, None])
-        )
-        blind = phase == BLIND
+            cards_open = cards_open | exchange
+        legal = np.where(cards_open, legal, np.uint64(0))
+        # Each uint64 is 8 little-endian bytes: unpack them and keep the card bits.
+        card_bits = np.unpackbits(legal.view(np.uint8), bitorder="little").reshape(b, 64)
+        mask[:, : lay.n_card_ids] = card_bits[:, : lay.n_card_ids].view(bool)
+        bids = mask[:, lay.bid_offset : lay.bid_end]
+        lo, hi = self.bid_range(state, games)
+        np.greater_equal(self._bid_values, lo[:, None], out=bids)
+        if self.rules.forced_bids:
+            bids &= self._bid_values <= hi[:, None]
+        bids &= (phase == BID)[:, None]
+        if lay.specials:
+            self._special_mask(state, g, phase, lo, mask)
+        return mask
+
+    def _special_mask(self, state: GameState, g: np.ndarray, phase: np.ndarray, lo: np.ndarray, mask: np.ndarray):
+        """The special actions of ``mask`` (blind nil, draw, exchange, Bemo, redeal) [RULES 2, 4, 6]."""
+        lay = self.layout
+        mask[:, lay.bid_end :] = False
         if lay.blind_nil is not None:
-            # Blind nil is a bid of 0: not open to a seat that must still reach ``min_team_bid``.
-            mask[:, lay.blind_nil] = blind & (self.min_bid(state, g) == 0)
+            blind = phase == BLIND
+            mask[:, lay.blind_nil] = blind & (lo == 0)  # blind nil is a bid of 0: not below min_team_bid
             mask[:, lay.look] = blind
         if lay.keep is not None:
             mask[:, lay.keep] = phase == DRAW
             mask[:, lay.discard] = phase == DRAW
         if lay.exchange_done is not None:
-            mask[:, lay.exchange_done] = exchange
+            mask[:, lay.exchange_done] = phase == EXCHANGE
         if lay.no_bemo is not None:
             mask[:, lay.no_bemo : lay.big_bemo + 1] = (phase == BEMO)[:, None]
         if lay.redeal is not None:
             mask[:, lay.redeal] = (phase == BID) & self.weak_hand(state, g)
-        return mask
+
+    def _legal_action_mask_one(self, state: GameState, g: int, out: np.ndarray) -> np.ndarray:
+        """``legal_action_mask`` of one game (the AEC and Gymnasium envs), with Python scalars."""
+        lay = self.layout
+        row = out[0]
+        row[:] = False
+        phase = int(state.phase[g])
+        seat = int(state.to_move[g])
+        if phase == PLAY or phase == EXCHANGE:
+            hand = state.hands[g, seat : seat + 1]
+            if phase == PLAY:
+                legal = self._legal_cards(hand, state.led_suit[g : g + 1])
+            else:
+                legal = hand & ~state.exchanged_in[g, seat : seat + 1]
+            row[: lay.n_card_ids] = np.unpackbits(legal.view(np.uint8), bitorder="little")[: lay.n_card_ids]
+            if phase == EXCHANGE:
+                row[lay.exchange_done] = True
+            return out
+        games = np.array([g])
+        if phase == BID:
+            lo, hi = (int(x[0]) for x in self.bid_range(state, games))
+            row[lay.bid_offset + lo : lay.bid_offset + hi + 1] = True
+            if lay.redeal is not None:
+                row[lay.redeal] = bool(self.weak_hand(state, games)[0])
+        elif phase == BLIND:
+            row[lay.look] = True
+            row[lay.blind_nil] = int(self.bid_range(state, games)[0][0]) == 0
+        elif phase == DRAW:
+            row[lay.keep] = row[lay.discard] = True
+        elif phase == BEMO:
+            row[lay.no_bemo : lay.big_bemo + 1] = True
+        return out
 
     def current_player(self, state: GameState) -> np.ndarray:
         """(B,) int64: seat to move, -1 where the match is over."""
