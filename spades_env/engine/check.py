@@ -128,7 +128,11 @@ def check_state(engine: SpadesEngine, state: GameState) -> None:
     deck = U64(cards.cards_to_mask(engine.deck))
     deal_counts = bits.popcount(state.deal)
     _require(~dealt | np.all(deal_counts == t, axis=1), f"a dealt hand does not hold {t} cards")
-    _require(~dealt | (np.bitwise_or.reduce(state.deal, axis=1) == deck), "the deal is not the deck of these rules")
+    union = np.bitwise_or.reduce(state.deal, axis=1)
+    if rules.two_player:  # the kept half of the deck; the rest lies in the discards
+        _require(~dealt | ((union & ~deck) == 0) & (bits.popcount(union) == n * t), "the hands are not 26 cards")
+    else:
+        _require(~dealt | (union == deck), "the deal is not the deck of these rules")
     _require(
         ~np.any((state.hands & ~state.deal) != 0, axis=1) | drawing, "a hand holds a card that was not dealt to it"
     )
