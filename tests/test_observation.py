@@ -225,3 +225,99 @@ def test_mask_paths_agree(rules):
         for g in range(8):
             np.testing.assert_array_equal(engine.legal_action_mask(state.take([g]))[0], full[g])
             np.testing.assert_array_equal(engine.legal_action_mask(state, np.array([g]))[0], full[g])
+
+
+# ------------------------------------------------------------ hidden information of the variants
+def _step_until(engine, state, stop, rng, limit=400):
+    """Random legal steps of a one-game state until ``stop(state)``."""
+    for _ in range(limit):
+        if stop(state):
+            return
+        mask = engine.legal_action_mask(state)[0]
+        engine.step(state, [int(rng.choice(np.flatnonzero(mask)))])
+    raise AssertionError("condition never reached")
+
+
+def test_two_player_shown_card_is_seen_only_by_the_drawer():
+    engine = SpadesEngine("two-player")
+    enc = ObservationEncoder(engine)
+    state = engine.reset(4)
+    rng = np.random.default_rng(0)
+    draws = 0
+    _step_until(engine, state, lambda s: s.phase[0] == DRAW, rng)
+    while state.phase[0] == DRAW:
+        drawer, other = int(state.to_move[0]), 1 - int(state.to_move[0])
+        g = np.array([0])
+        mine = enc.view(enc.encode(state, g, np.array([drawer])), "shown")[0]
+        theirs = enc.view(enc.encode(state, g, np.array([other])), "shown")[0]
+        assert np.flatnonzero(mine).tolist() == [int(state.shown[0])]
+        assert not theirs.any()
+        # The opponent's observation does not depend on which card the pile shows.
+        swapped = state.copy()
+        pos = int(swapped.pile_pos[0])
+        swapped.pile[0, [pos, -1]] = swapped.pile[0, [-1, pos]]
+        swapped.shown[0] = swapped.pile[0, pos]
+        np.testing.assert_array_equal(
+            enc.encode(state, g, np.array([other])), enc.encode(swapped, g, np.array([other]))
+        )
+        engine.step(state, [int(rng.choice([engine.layout.keep, engine.layout.discard]))])
+        draws += 1
+    assert draws == 26
+
+
+def test_two_player_discards_stay_hidden_from_the_opponent():
+    """Two draws that keep the same cards but discard different ones look the same to the opponent."""
+    engine = SpadesEngine(Rules.preset("two-player").replace(blind_nil=False))
+    enc = ObservationEncoder(engine)
+    pile = list(range(52))
+    other_pile = list(pile)
+    other_pile[1], other_pile[51] = other_pile[51], other_pile[1]  # the dealer's first discard differs
+    a = engine.reset(0, piles=[pile], dealers=[0])
+    b = engine.reset(0, piles=[other_pile], dealers=[0])
+    keep = engine.layout.keep
+    engine.step(a, [keep])  # the dealer (seat 0) keeps card 0 and discards the next card unseen by seat 1
+    engine.step(b, [keep])
+    g = np.array([0])
+    assert int(a.discards[0, 0]) != int(b.discards[0, 0])
+    np.testing.assert_array_equal(enc.encode(a, g, np.array([1])), enc.encode(b, g, np.array([1])))
+    own = enc.view(enc.encode(a, g, np.array([0])), "discards")[0]
+    assert np.flatnonzero(own).tolist() == [1]
+    assert np.flatnonzero(enc.view(enc.encode(a, g, np.array([0])), "seen")[0]).tolist() == [0, 1]
+    assert not enc.view(enc.encode(a, g, np.array([1])), "discards").any()
+
+
+def test_face_up_cards_are_visible_to_everyone_until_played():
+    engine = SpadesEngine(Rules.preset("partnership").replace(face_up_deal=True))
+    enc = ObservationEncoder(engine)
+    state = engine.reset(6)
+    g = np.array([0])
+    for seat in range(4):
+        view = enc.view(enc.encode(state, g, np.array([seat])), "face_up")[0]
+        for j in range(4):  # relative seat j is absolute seat seat + j
+            owner = (seat + j) % 4
+            assert set(np.flatnonzero(view[j])) == set(C.mask_to_cards(int(state.face_up[0, owner])))
+            assert view[j].sum() == 4
+    rng = np.random.default_rng(1)
+    _step_until(engine, state, lambda s: s.n_tricks[0] >= 3, rng)
+    for seat in range(4):
+        view = enc.view(enc.encode(state, g, np.array([seat])), "face_up")[0]
+        for j in range(4):
+            owner = (seat + j) % 4
+            still_held = int(state.face_up[0, owner]) & int(state.hands[0, owner])
+            assert set(np.flatnonzero(view[j])) == set(C.mask_to_cards(still_held))
+    assert bits_played_face_up(state)  # some face-up card was played and left the block
+
+
+def bits_played_face_up(state) -> bool:
+    return bool(np.any(state.face_up[0] & ~state.hands[0]))
+
+
+def test_jokers_fill_card_planes_of_54():
+    engine = SpadesEngine("jokers")
+    enc = ObservationEncoder(engine)
+    assert enc.shapes["hand"] == (54,) and enc.shapes["played"] == (4, 54)
+    state = engine.reset(2, dealers=[3])
+    holder = next(s for s in range(4) if int(state.hands[0, s]) >> C.BIG_JOKER & 1)
+    engine.step(state, [engine.layout.look])  # seat 0 looks at its cards
+    obs = enc.encode(state, np.array([0]), np.array([0]))
+    assert enc.view(obs, "hand")[0, C.BIG_JOKER] == (holder == 0)
