@@ -139,6 +139,8 @@ class SpadesEngine:
         self._preferred[LOWEST_CLUB_LEAD] = bits.BIT[self.lowest_club]
         self.pile_size = len(self.deck) if r.two_player else 0
         self._bid_values = np.arange(self.layout.max_bid + 1, dtype=I64)
+        # No min_team_bid, mirror or fourteen: every bid 0..hand size is open (the usual case).
+        self._every_bid_open = not (r.forced_bids or (r.partnership and r.min_team_bid))
         self._base: dict[int, np.ndarray] = {}
         self._handlers = {
             BLIND: (self._check_mask, self._blind),
@@ -407,22 +409,30 @@ class SpadesEngine:
         card_bits = np.unpackbits(legal.view(np.uint8), bitorder="little").reshape(b, 64)
         mask[:, : lay.n_card_ids] = card_bits[:, : lay.n_card_ids].view(bool)
         bids = mask[:, lay.bid_offset : lay.bid_end]
-        lo, hi = self.bid_range(state, games)
-        np.greater_equal(self._bid_values, lo[:, None], out=bids)
-        if self.rules.forced_bids:
-            bids &= self._bid_values <= hi[:, None]
-        bids &= (phase == BID)[:, None]
+        if self._every_bid_open:
+            bids[:] = (phase == BID)[:, None]
+            lo = None
+        else:
+            lo, hi = self.bid_range(state, games)
+            np.greater_equal(self._bid_values, lo[:, None], out=bids)
+            if self.rules.forced_bids:
+                bids &= self._bid_values <= hi[:, None]
+            bids &= (phase == BID)[:, None]
         if lay.specials:
             self._special_mask(state, g, phase, lo, mask)
         return mask
 
-    def _special_mask(self, state: GameState, g: np.ndarray, phase: np.ndarray, lo: np.ndarray, mask: np.ndarray):
-        """The special actions of ``mask`` (blind nil, draw, exchange, Bemo, redeal) [RULES 2, 4, 6]."""
+    def _special_mask(self, state: GameState, g: np.ndarray, phase: np.ndarray, lo, mask: np.ndarray) -> None:
+        """The special actions of ``mask`` (blind nil, draw, exchange, Bemo, redeal) [RULES 2, 4, 6].
+
+        ``lo`` (G,) int64 is the lowest legal bid, or None when every bid is open.
+        """
         lay = self.layout
         mask[:, lay.bid_end :] = False
         if lay.blind_nil is not None:
             blind = phase == BLIND
-            mask[:, lay.blind_nil] = blind & (lo == 0)  # blind nil is a bid of 0: not below min_team_bid
+            # Blind nil is a bid of 0: not open to a seat that must still reach ``min_team_bid``.
+            mask[:, lay.blind_nil] = blind if lo is None else blind & (lo == 0)
             mask[:, lay.look] = blind
         if lay.keep is not None:
             mask[:, lay.keep] = phase == DRAW
