@@ -6,20 +6,29 @@ and the opponents are 1 and 3. Scoring sides are relative too: relative side 0 i
 observer's side, then the sides of relative seats 1, 2, ... (a partnership has sides
 0 = us, 1 = them; cutthroat has one side per seat, in relative seat order).
 
-Layout (``VERSION = 1``), with N = players, S = scoring sides, K = hand size + 1 bid
-values; every entry is in [0, 1] except ``score`` (see below). Card blocks are 52 wide,
-indexed by card id (``spades_env.cards``: clubs 0-12, diamonds 13-25, hearts 26-38,
-spades 39-51, ranks two..ace).
+Layout (``VERSION = 2``), with N = players, S = scoring sides, K = hand size + 1 bid
+values, C = card ids of the rules (52, or 54 with ``jokers``); every entry is in [0, 1]
+except ``score`` (see below). Card blocks are C wide, indexed by card id
+(``spades_env.cards``: clubs 0-12, diamonds 13-25, hearts 26-38, spades 39-51, ranks
+two..ace, then little and big joker). Blocks marked *(rule)* exist only under that rule.
 
 =================  =========  ==========================================================
 name               shape      meaning
 =================  =========  ==========================================================
-``hand``           (52,)      the observer's hand; all zeros while it has not looked
+``hand``           (C,)       the observer's hand; all zeros while it has not looked
                               (blind nil still open, ``state.looked`` False)
-``played``         (N, 52)    cards each relative seat has played this hand (the
+``played``         (N, C)     cards each relative seat has played this hand (the
                               current trick included)
-``trick``          (N, 52)    card each relative seat played to the trick in progress
-``all_hands``      (N, 52)    perfect information only: every relative seat's hand
+``trick``          (N, C)     card each relative seat played to the trick in progress
+``all_hands``      (N, C)     perfect information only: every relative seat's hand
+``face_up``        (N, C)     *(face_up_deal)* each relative seat's face-up cards still in
+                              its hand, seen by everyone
+``shown``          (C,)       *(two-player)* the card the pile shows the observer while it
+                              draws (zeros for the other player and outside the draw)
+``discards``       (C,)       *(two-player)* the observer's own discards (the draw and
+                              the blind-nil exchange); the opponent's stay hidden
+``seen``           (C,)       *(two-player)* every card the observer has seen come off
+                              the pile or out of the discards
 ``led_suit``       (4,)       suit led to the trick in progress (zeros before the lead)
 ``leader``         (N,)       relative seat that leads the trick in progress (play phase)
 ``bid``            (N, K)     one-hot bid of each relative seat (zeros before it bids)
@@ -28,7 +37,10 @@ name               shape      meaning
 ``blind_nil``      (N,)       the relative seat declared blind nil
 ``voids``          (N, 4)     the relative seat has shown out of the suit this hand
 ``spades_broken``  (1,)       a spade has been played this hand
-``phase``          (4,)       one-hot: blind-nil decision, bid, play, match over
+``bemo``           (S, 3)     *(bemo)* one-hot Bemo of each relative side: none, little,
+                              big (zeros while undecided)
+``phase``          (7,)       one-hot over ``state.PHASE_NAMES``: blind, bid, play, over,
+                              draw, exchange, bemo
 ``to_move``        (N,)       one-hot relative seat to move (zeros when the match is over)
 ``dealer``         (N,)       one-hot relative seat of the dealer
 ``tricks_won``     (N,)       tricks taken this hand / hand size
@@ -44,6 +56,8 @@ name               shape      meaning
 Version history:
 
 * 1: initial layout.
+* 2: card blocks C wide (jokers); phase over all 7 phases; the variant blocks
+  ``face_up``, ``shown``, ``discards``, ``seen`` and ``bemo``.
 """
 
 from __future__ import annotations
@@ -51,12 +65,11 @@ from __future__ import annotations
 import numpy as np
 
 from spades_env.engine.core import SpadesEngine
-from spades_env.engine.state import BID, BLIND, OVER, PLAY, GameState
+from spades_env.engine.state import DRAW, N_PHASES, OVER, PLAY, GameState
 
-VERSION = 1
+VERSION = 2
 #: Scores are divided by the target score and clipped to this magnitude.
 SCORE_CLIP = 4.0
-N_CARDS = 52
 #: Rows assembled at a time (keeps the float32 output of a chunk in cache).
 _CHUNK = 512
 
@@ -73,13 +86,16 @@ class ObservationEncoder:
         n, s = engine.n_players, engine.n_sides
         self.n_players, self.n_sides = n, s
         self.n_bid_values = engine.layout.max_bid + 1
-        blocks: list[tuple[str, tuple[int, ...]]] = [
-            ("hand", (N_CARDS,)),
-            ("played", (n, N_CARDS)),
-            ("trick", (n, N_CARDS)),
-        ]
+        self.n_cards = c = engine.layout.n_card_ids
+        r = self.rules
+        # The card blocks come first, in the order of the masks ``encode`` unpacks.
+        blocks: list[tuple[str, tuple[int, ...]]] = [("hand", (c,)), ("played", (n, c)), ("trick", (n, c))]
         if self.perfect_information:
-            blocks.append(("all_hands", (n, N_CARDS)))
+            blocks.append(("all_hands", (n, c)))
+        if r.face_up_deal:
+            blocks.append(("face_up", (n, c)))
+        if r.two_player:
+            blocks += [("shown", (c,)), ("discards", (c,)), ("seen", (c,))]
         blocks += [
             ("led_suit", (4,)),
             ("leader", (n,)),
@@ -89,7 +105,8 @@ class ObservationEncoder:
             ("blind_nil", (n,)),
             ("voids", (n, 4)),
             ("spades_broken", (1,)),
-            ("phase", (4,)),
+            *([("bemo", (s, 3))] if r.bemo else []),
+            ("phase", (N_PHASES,)),
             ("to_move", (n,)),
             ("dealer", (n,)),
             # Real-valued blocks last (the encoder writes them after the 0/1 blocks).
@@ -112,16 +129,15 @@ class ObservationEncoder:
         self.low[self.slices["score"]] = -SCORE_CLIP
         self.high[self.slices["score"]] = SCORE_CLIP
         self.high[self.slices["target"]] = max(1.0, self.rules.target_score / 1000)
-        # Card masks are unpacked in one go: hand, played (N), trick (N)[, all_hands (N)],
-        # then the void bits as one more uint64.
-        self._n_masks = 2 + n * (3 if self.perfect_information else 2)
-        self._cards_end = (self._n_masks - 1) * N_CARDS
+        # Card masks are unpacked in one go: hand, played (N), trick (N)[, all_hands (N)]
+        # [, face_up (N)][, shown, discards, seen], then the void bits as one more uint64.
+        self._cards_end = self.slices["led_suit"].start
+        self._n_masks = self._cards_end // c + 1
         self._void_width = np.uint64(4 * n)
         self._void_lane = np.uint64((1 << (4 * n)) - 1)
         self._rel = np.arange(n, dtype=np.int64)
         self._bid_values = np.arange(self.n_bid_values, dtype=np.int64)
         self._suits = np.arange(4, dtype=np.int64)
-        self._phases = np.arange(4, dtype=np.int64)
         self._side_of_seat = engine.side_of_seat
         self._bit = np.left_shift(np.uint64(1), np.arange(64, dtype=np.uint64))
         self._bit[63] = 0  # trick entries of -1 index the last element: no card
@@ -190,15 +206,28 @@ class ObservationEncoder:
         masks[:, 0] = np.where(state.looked.reshape(-1)[at[:, 0]], hands[:, 0], np.uint64(0))
         masks[:, 1 : 1 + n] = state.deal.reshape(-1)[at] & ~hands
         masks[:, 1 + n : 1 + 2 * n] = self._bit[state.trick.reshape(-1)[at]]
+        k = 1 + 2 * n
         if self.perfect_information:
-            masks[:, 1 + 2 * n : -1] = hands
+            masks[:, k : k + n] = hands
+            k += n
+        if self.rules.face_up_deal:
+            masks[:, k : k + n] = state.face_up.reshape(-1)[at] & hands  # visible until played
+            k += n
+        if self.rules.two_player:
+            # Only the drawer sees the card the pile shows; discards and seen cards are private.
+            drawer = (state.phase[games] == DRAW) & (state.to_move[games] == seats)
+            masks[:, k] = np.where(drawer, self._bit[state.shown[games]], np.uint64(0))
+            own = at[:, 0]
+            masks[:, k + 1] = state.discards.reshape(-1)[own] | state.exchanged_out.reshape(-1)[own]
+            masks[:, k + 2] = state.seen.reshape(-1)[own]
         # Void bits (bit 4 * seat + suit) rotated so that the observer's seat comes first.
         voids = state.voids[games].astype(np.uint64)
         shift = (4 * seats).astype(np.uint64)
         masks[:, -1] = ((voids >> shift) | (voids << (self._void_width - shift))) & self._void_lane
-        # Each uint64 is 8 little-endian bytes; unpack and keep the 52 card bits of each.
+        # Each uint64 is 8 little-endian bytes; unpack and keep the card bits of each.
+        c = self.n_cards
         card_bits = np.unpackbits(masks.view(np.uint8), bitorder="little").reshape(g, self._n_masks, 64)
-        u8[:, : self._cards_end].reshape(g, self._n_masks - 1, N_CARDS)[:] = card_bits[:, :-1, :N_CARDS]
+        u8[:, : self._cards_end].reshape(g, self._n_masks - 1, c)[:] = card_bits[:, :-1, :c]
 
         phase = state.phase[games]
         led = state.led_suit[games]
@@ -213,6 +242,9 @@ class ObservationEncoder:
         u8[:, self.slices["voids"]] = card_bits[:, -1, : 4 * n]
         b8[:, self.slices["spades_broken"]] = state.spades_broken[games][:, None]
         flat_u8[row + o["phase"] + phase] = 1
+        if self.rules.bemo:
+            bemo = state.bemo.reshape(-1)[games[:, None] * s + self._side_of_seat[rel[:, :s]]]  # (G, S)
+            flat_u8[np.where(bemo >= 0, row[:, None] + o["bemo"] + 3 * self._rel[:s] + bemo, spare)] = 1
         flat_u8[np.where(phase != OVER, row + o["to_move"] + (state.to_move[games] - seats) % n, spare)] = 1
         flat_u8[row + o["dealer"] + (state.dealer[games] - seats) % n] = 1
 
@@ -243,10 +275,18 @@ class ObservationEncoder:
         masks += [1 << trick[a] if trick[a] >= 0 else 0 for a in rel]
         if self.perfect_information:
             masks += [hands[a] for a in rel]
+        if self.rules.face_up_deal:
+            face_up = state.face_up[g].tolist()
+            masks += [face_up[a] & hands[a] for a in rel]
+        if self.rules.two_player:
+            drawer = int(state.phase[g]) == DRAW and int(state.to_move[g]) == seat
+            masks.append(1 << int(state.shown[g]) if drawer else 0)
+            masks.append(int(state.discards[g, seat]) | int(state.exchanged_out[g, seat]))
+            masks.append(int(state.seen[g, seat]))
         voids, shift = int(state.voids[g]), 4 * seat
         masks.append(((voids >> shift) | (voids << (4 * n - shift))) & int(self._void_lane))
         card_bits = np.unpackbits(np.array(masks, np.uint64).view(np.uint8), bitorder="little").reshape(-1, 64)
-        out[: self._cards_end] = card_bits[:-1, :N_CARDS].reshape(-1)
+        out[: self._cards_end] = card_bits[:-1, : self.n_cards].reshape(-1)
         out[self._cards_end : self._real_start] = 0
         out[self.slices["voids"]] = card_bits[-1, : 4 * n]
         phase, led = int(state.phase[g]), int(state.led_suit[g])
@@ -268,6 +308,12 @@ class ObservationEncoder:
                     ones.append(o["nil"] + j)
             if blind[a]:
                 ones.append(o["blind_nil"] + j)
+        if self.rules.bemo:
+            bemo = state.bemo[g].tolist()
+            for j, a in enumerate(rel[:s]):
+                side = int(self._side_of_seat[a])
+                if bemo[side] >= 0:
+                    ones.append(o["bemo"] + 3 * j + bemo[side])
         out[ones] = 1
         tricks, scores, bags = state.tricks_won[g].tolist(), state.scores[g].tolist(), state.bags[g].tolist()
         sides = [int(self._side_of_seat[a]) for a in rel[:s]]
@@ -278,47 +324,3 @@ class ObservationEncoder:
             + [bags[x] * float(self._bag_scale) for x in sides]
             + [float(self._target)]
         )
-
-
-def legal_action_mask(engine: SpadesEngine, state: GameState, out: np.ndarray | None = None) -> np.ndarray:
-    """(B, n_actions) bool legal actions of the player to move; same as ``engine.legal_action_mask``.
-
-    A faster expansion of the engine's legal cards (``np.unpackbits`` instead of 52
-    shifts); tests pin it to the engine's own mask. ``out`` (B, n_actions) bool is reused.
-    """
-    lay = engine.layout
-    if lay.n_card_ids != N_CARDS or lay.n_actions != lay.look + 1:
-        return engine.legal_action_mask(state)  # an action layout this expansion does not know
-    b = state.batch_size
-    if out is None:
-        out = np.empty((b, lay.n_actions), bool)
-    if b == 1:
-        return _legal_action_mask_one(engine, state, out)
-    phase = state.phase
-    legal = np.where(phase == PLAY, engine.legal_cards(state), np.uint64(0))
-    card_bits = np.unpackbits(legal.view(np.uint8), bitorder="little").reshape(b, 64)
-    out[:, :N_CARDS] = card_bits[:, :N_CARDS].view(bool)
-    min_bid = engine.min_bid(state)
-    bids = out[:, lay.bid_offset : lay.blind_nil]
-    np.greater_equal(np.arange(lay.max_bid + 1), min_bid[:, None], out=bids)
-    bids &= (phase == BID)[:, None]
-    blind = phase == BLIND
-    out[:, lay.blind_nil] = blind & (min_bid == 0)  # blind nil is a bid of 0
-    out[:, lay.look] = blind
-    return out
-
-
-def _legal_action_mask_one(engine: SpadesEngine, state: GameState, out: np.ndarray) -> np.ndarray:
-    """``legal_action_mask`` of a one-game state, with Python scalars instead of array ops."""
-    lay = engine.layout
-    out[:] = False
-    phase = int(state.phase[0])
-    if phase == PLAY:
-        legal = engine.legal_cards(state)
-        out[0, :N_CARDS] = np.unpackbits(legal.view(np.uint8), bitorder="little")[:N_CARDS]
-    elif phase == BID:
-        out[0, lay.bid_offset + int(engine.min_bid(state)[0]) : lay.blind_nil] = True
-    elif phase == BLIND:
-        out[0, lay.look] = True
-        out[0, lay.blind_nil] = int(engine.min_bid(state)[0]) == 0
-    return out

@@ -63,13 +63,15 @@ def render_match(rules: Rules | str, seed: int, policy_seed: int, max_hands: int
     """Play one seeded match with a seeded uniform random policy and render it as text."""
     rules = resolve_rules(rules)
     engine = SpadesEngine(rules)
+    lay = engine.layout
     state = engine.reset(seed)
     rng = np.random.default_rng(policy_seed)
     lines = [
         f"# spades_env playthrough: rules {rules.name!r}, seed {seed}, policy seed {policy_seed}",
         "# rules changed from the defaults: " + (", ".join(_changed_fields(rules)) or "none"),
-        f"# actions: {engine.layout.n_actions} (cards 0-51, bids {engine.layout.bid_offset}+, "
-        f"blind nil {engine.layout.blind_nil}, look {engine.layout.look})",
+        f"# actions: {lay.n_actions} (cards 0-{lay.n_card_ids - 1}, bids {lay.bid_offset}-{lay.bid_end - 1}"
+        + "".join(f", {lay.describe(lay.special(name))} {lay.special(name)}" for name in lay.specials)
+        + ")",
         "",
     ]
     hands = 0

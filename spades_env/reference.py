@@ -1,47 +1,64 @@
 """A slow, readable reference engine: one game of Spades at a time, in plain Python.
 
-This module is written to be read as the rules (``shared/RULES.md`` sections 1, 2, 3
-and 5). It exists to cross-check the batched NumPy engine, so it shares nothing
-with ``spades_env.engine``: it only uses card ids (``spades_env.cards``) and the
-rule options (``spades_env.rules.Rules``).
+This module is written to be read as the rules (``shared/RULES.md`` sections 1 to 6).
+It exists to cross-check the batched NumPy engine, so it shares nothing with
+``spades_env.engine``: it only uses card ids (``spades_env.cards``) and the rule
+options (``spades_env.rules.Rules``).
 
-Action ids (restated here on purpose; they must agree with ``ActionLayout``)::
+Action ids (restated here on purpose; they must agree with ``ActionLayout``), with
+C = 52 card ids (54 with ``jokers``) and T = hand size::
 
-    0 .. 51                        play the card with that id
-    52 + b, b = 0 .. hand size     bid b tricks (0 = nil)
-    52 + hand size + 1             declare blind nil (before looking at the hand)
-    52 + hand size + 2             look at the hand (no blind nil)
+    0 .. C - 1                     play the card with that id (in the two-player
+                                   blind-nil exchange: give that card up)
+    C + b, b = 0 .. T              bid b tricks (0 = nil)
+    then, only where the rules enable them, in this order:
+    blind nil, look                ``blind_nil``
+    keep, discard                  two-player draw
+    exchange done                  two-player with ``blind_nil``
+    no, little, big Bemo           ``bemo``
+    redeal                         ``misdeal_weak_hand``
 
-The game does not shuffle: each hand's deal is given from outside (the first one to
-the constructor, every later one to ``start_hand`` while ``phase == "deal"``), so
-that it can play exactly the deals of another engine.
+The game draws no randomness. Everything random comes from outside, so that it can
+play exactly the games of another engine: each hand's deal (or two-player draw pile)
+and face-up cards (the first to the constructor, every later one to ``start_hand``
+while ``phase`` is ``"deal"`` or ``"redeal"``), and the card a two-player blind-nil
+player draws from the discards (an argument of ``step``, checked to be a discard).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
-from spades_env.cards import N_RANKS, N_STANDARD_CARDS, SPADES
+from spades_env.cards import BIG_JOKER, CLUBS, LITTLE_JOKER, N_RANKS, N_STANDARD_CARDS, SPADES
 from spades_env.rules import BIG_BID_THRESHOLD, Rules
 
-N_CARD_ACTIONS = N_STANDARD_CARDS
-BID_OFFSET = N_CARD_ACTIONS
-
 BLIND = "blind"  #: the seat to move decides: blind nil, or look at the hand
-BID = "bid"  #: the seat to move bids
+BID = "bid"  #: the seat to move bids (or shows a weak hand)
+DRAW = "draw"  #: two-player: the seat to move keeps or discards the card the pile shows
+EXCHANGE = "exchange"  #: two-player blind nil: give up a card for a random discard, or stop
+BEMO = "bemo"  #: the seat to move declares its side's Bemo
 PLAY = "play"  #: the seat to move plays a card
 DEAL = "deal"  #: a hand was scored and the match goes on: waiting for the next deal
+REDEAL = "redeal"  #: a weak hand was shown: waiting for a new deal by the same dealer
 OVER = "over"  #: the match is over
+
+#: Bemo declarations: tricks from the first that the side must take, and their points [RULES 6].
+BEMO_TRICKS = {1: (6, 60), 2: (9, 90)}
 
 
 def suit(card: int) -> int:
-    """Suit of a card id."""
-    return card // N_RANKS
+    """Suit of a card id; the jokers are spades."""
+    return SPADES if card >= N_STANDARD_CARDS else card // N_RANKS
 
 
 def rank(card: int) -> int:
-    """Rank of a card id (0 = two .. 12 = ace)."""
-    return card % N_RANKS
+    """Rank of a card id: 0 = two .. 12 = ace, 13 = little joker, 14 = big joker."""
+    return {LITTLE_JOKER: 13, BIG_JOKER: 14}.get(card, card % N_RANKS)
+
+
+def is_weak(hand: Iterable[int]) -> bool:
+    """No spade (jokers included) and no J, Q or K: the hand may be shown for a redeal [RULES 6]."""
+    return all(suit(c) != SPADES and rank(c) not in (9, 10, 11) for c in hand)
 
 
 class ReferenceGame:
@@ -50,25 +67,49 @@ class ReferenceGame:
     def __init__(
         self,
         rules: Rules,
-        hands: Sequence[Sequence[int]],
-        dealer: int,
+        hands: Sequence[Sequence[int]] | None = None,
+        dealer: int = 0,
         scores: Sequence[int] | None = None,
         bags: Sequence[int] | None = None,
+        *,
+        pile: Sequence[int] | None = None,
+        face_up: Sequence[Iterable[int]] | None = None,
     ) -> None:
         self.rules = rules
         self.n = rules.n_players
         self.n_sides = 2 if rules.partnership else rules.n_players
         self.hand_size = rules.hand_size
-        self.blind_nil_action = BID_OFFSET + self.hand_size + 1
-        self.look_action = BID_OFFSET + self.hand_size + 2
-        self.n_actions = self.look_action + 1
+        self.two_player = rules.n_players == 2
+        self._layout()
         self.scores = list(scores) if scores is not None else [0] * self.n_sides
         self.bags = list(bags) if bags is not None else [0] * self.n_sides
         self.hand_number = 0  # hands completed
         self.winner = -1
         self.dealer = dealer
         self.last_points = [0] * self.n_sides  # points of the last scored hand
-        self.start_hand(hands, dealer)
+        self.start_hand(hands, dealer, pile=pile, face_up=face_up)
+
+    def _layout(self) -> None:
+        """Action ids of this rule set (see the module docstring)."""
+        r = self.rules
+        self.n_card_ids = N_STANDARD_CARDS + (2 if r.jokers else 0)
+        self.bid_offset = self.n_card_ids
+        specials = []
+        if r.blind_nil:
+            specials += ["blind_nil", "look"]
+        if self.two_player:
+            specials += ["keep", "discard"] + (["exchange_done"] if r.blind_nil else [])
+        if r.bemo:
+            specials += ["no_bemo", "little_bemo", "big_bemo"]
+        if r.misdeal_weak_hand:
+            specials += ["redeal"]
+        first = self.bid_offset + self.hand_size + 1
+        self.special = {name: first + k for k, name in enumerate(specials)}
+        self.blind_nil_action = self.special.get("blind_nil")
+        self.look_action = self.special.get("look")
+        self.n_actions = first + len(specials)
+        clubs = [c for c in r.deck if suit(c) == CLUBS]
+        self.lowest_club = min(clubs)
 
     # ------------------------------------------------------------- seating
     def side(self, seat: int) -> int:
@@ -84,28 +125,67 @@ class ReferenceGame:
         return [s for s in range(self.n) if self.side(s) == side]
 
     # ----------------------------------------------------------- a new hand
-    def start_hand(self, hands: Sequence[Sequence[int]], dealer: int | None = None) -> None:
-        """Deal a hand: ``hands[seat]`` are card ids. The dealer rotates unless given."""
+    def start_hand(
+        self,
+        hands: Sequence[Sequence[int]] | None = None,
+        dealer: int | None = None,
+        *,
+        pile: Sequence[int] | None = None,
+        face_up: Sequence[Iterable[int]] | None = None,
+    ) -> None:
+        """Deal a hand: ``hands[seat]`` are card ids (two-player: ``pile``, top card first).
+
+        ``face_up[seat]`` are the four cards of each hand dealt face up (``face_up_deal``).
+        The dealer is the one of the hand before (rotated after a scored hand) unless given.
+        """
+        r = self.rules
         if dealer is not None:
             self.dealer = dealer
-        assert len(hands) == self.n and all(len(h) == self.hand_size for h in hands), "bad deal shape"
-        self.hands = [set(int(c) for c in h) for h in hands]
-        assert set().union(*self.hands) == set(self.rules.deck), "the deal must hold every card of the deck once"
+        if self.two_player:
+            # No deal: a shuffled pile that the players draw from [RULES 4].
+            assert pile is not None and sorted(pile) == sorted(r.deck), "two-player needs the pile: the whole deck"
+            self.pile = [int(c) for c in pile]
+            self.pile_pos = 0
+            self.hands: list[set[int]] = [set() for _ in range(self.n)]
+        else:
+            assert hands is not None and len(hands) == self.n, "bad deal shape"
+            assert all(len(h) == self.hand_size for h in hands), "bad deal shape"
+            self.hands = [set(int(c) for c in h) for h in hands]
+            assert set().union(*self.hands) == set(r.deck), "the deal must hold every card of the deck once"
+        self.discards: list[set[int]] = [set() for _ in range(self.n)]
+        self.seen: list[set[int]] = [set() for _ in range(self.n)]
+        self.given: list[set[int]] = [set() for _ in range(self.n)]  # exchanged away
+        self.received: list[set[int]] = [set() for _ in range(self.n)]  # drawn from the discards
+        if r.face_up_deal:
+            assert face_up is not None, "face_up_deal needs the face-up cards of each hand"
+            self.face_up = [set(int(c) for c in f) for f in face_up]
+            assert all(len(f) == 4 and f <= h for f, h in zip(self.face_up, self.hands, strict=True))
+        else:
+            self.face_up = [set() for _ in range(self.n)]
         self.dealt = [sorted(h) for h in self.hands]
         self.bids: list[int | None] = [None] * self.n
         self.blind = [False] * self.n
+        self.bemo: list[int | None] = [None] * self.n_sides
         # The blind-nil choice is made before looking, by players whose side may bid it.
-        may_blind = [self.side_may_bid_blind_nil(self.side(s)) for s in range(self.n)]
-        self.looked = [not may_blind[s] for s in range(self.n)]
+        self.looked = [not self.side_may_bid_blind_nil(self.side(s)) for s in range(self.n)]
         self.trick: list[tuple[int, int]] = []  # (seat, card) in play order
         self.tricks_won = [0] * self.n
         self.trick_winners: list[int] = []
         self.history: list[list[tuple[int, int]]] = []
         self.spades_broken = False
-        # Dealer+1 bids first and leads the first trick.
-        self.to_move = (self.dealer + 1) % self.n
-        self.leader = self.to_move
-        self.phase = BID if self.looked[self.to_move] else BLIND
+        # Dealer+1 bids first (the non-dealer in two-player) and, as a rule, leads the first trick.
+        first = (self.dealer + 1) % self.n
+        self.leader = first
+        if self.two_player:
+            # Both blind-nil choices come before the draw, the non-dealer's first [RULES 4].
+            if all(self.looked):
+                self._begin_draw()
+            else:
+                self.phase = BLIND
+                self.to_move = first if not self.looked[first] else self.dealer
+        else:
+            self.to_move = first
+            self.phase = BID if self.looked[first] else BLIND
 
     def side_may_bid_blind_nil(self, side: int) -> bool:
         """Blind nil is on, and (house rule) the side is far enough behind the best other side."""
@@ -118,12 +198,19 @@ class ReferenceGame:
         return self.scores[side] <= best_other - behind
 
     # ---------------------------------------------------------- legal moves
-    def min_bid(self, seat: int) -> int:
-        """Lowest bid allowed: a partnership's combined bid must reach ``min_team_bid``."""
+    def bid_range(self, seat: int) -> tuple[int, int]:
+        """Lowest and highest bid allowed [RULES 2, 6]."""
+        r = self.rules
+        if r.mirror:  # the bid is the number of spades held, jokers included
+            spades = sum(1 for c in self.hands[seat] if suit(c) == SPADES)
+            return spades, spades
         partner = self.partner(seat)
-        if partner is None or self.bids[partner] is None:
-            return 0
-        return max(0, self.rules.min_team_bid - self.bids[partner])
+        partner_bid = None if partner is None else self.bids[partner]
+        if r.fourteen:  # at least 2 each, 7 for the team: the second partner's bid is forced
+            return (7 - partner_bid, 7 - partner_bid) if partner_bid is not None else (2, 5)
+        if partner_bid is None:
+            return 0, self.hand_size
+        return max(0, r.min_team_bid - partner_bid), self.hand_size
 
     def legal_cards(self) -> list[int]:
         """Cards the player to move may play."""
@@ -132,6 +219,8 @@ class ReferenceGame:
             led = suit(self.trick[0][1])
             same_suit = [c for c in hand if suit(c) == led]
             return same_suit or hand  # follow suit if able, else anything
+        if self.rules.lowest_club_leads and not self.history and self.lowest_club in hand:
+            return [self.lowest_club]  # its holder leads the lowest club to the first trick
         if self.spades_broken or self.rules.spades_lead_anytime:
             return hand
         non_spades = [c for c in hand if suit(c) != SPADES]
@@ -139,49 +228,165 @@ class ReferenceGame:
 
     def legal_actions(self) -> list[int]:
         """Sorted legal action ids of the player to move (empty when nobody moves)."""
+        seat, special = self.to_move, self.special
         if self.phase == BLIND:
             options = [self.look_action]
-            if self.min_bid(self.to_move) == 0:  # blind nil is a bid of 0
+            if self.bid_range(seat)[0] == 0:  # blind nil is a bid of 0
                 options.insert(0, self.blind_nil_action)
             return options
         if self.phase == BID:
-            return [BID_OFFSET + b for b in range(self.min_bid(self.to_move), self.hand_size + 1)]
+            lo, hi = self.bid_range(seat)
+            options = [self.bid_offset + b for b in range(lo, hi + 1)]
+            if self.rules.misdeal_weak_hand and is_weak(self.hands[seat]):
+                options.append(special["redeal"])
+            return options
+        if self.phase == DRAW:
+            return [special["keep"], special["discard"]]
+        if self.phase == EXCHANGE:
+            return sorted(self.hands[seat] - self.received[seat]) + [special["exchange_done"]]
+        if self.phase == BEMO:
+            return [special["no_bemo"], special["little_bemo"], special["big_bemo"]]
         if self.phase == PLAY:
             return self.legal_cards()
         return []
 
     def current_player(self) -> int:
         """Seat to move, -1 when nobody moves (match over or waiting for a deal)."""
-        return self.to_move if self.phase in (BLIND, BID, PLAY) else -1
+        return self.to_move if self.phase in (BLIND, BID, DRAW, EXCHANGE, BEMO, PLAY) else -1
+
+    @property
+    def shown(self) -> int:
+        """Two-player: the card the pile shows the drawer, -1 outside the draw."""
+        return self.pile[self.pile_pos] if self.phase == DRAW else -1
+
+    def exchange_pool(self, seat: int) -> set[int]:
+        """Cards a blind-nil player may draw in exchange: the discards, less what was drawn back
+        and what the player itself gave up [RULES 4]."""
+        pool = set().union(*self.discards, *self.given) - set().union(*self.received)
+        return pool - self.given[seat]
 
     # ----------------------------------------------------------------- step
-    def step(self, action: int) -> None:
-        """Apply the action of the player to move; raises ValueError if it is illegal."""
+    def step(self, action: int, replacement: int | None = None) -> None:
+        """Apply the action of the player to move; raises ValueError if it is illegal.
+
+        ``replacement``: in the two-player exchange, the card drawn at random from the
+        discards for the card given up.
+        """
         action = int(action)
         legal = self.legal_actions()
         if action not in legal:
             raise ValueError(f"illegal action {action} for seat {self.to_move} in phase {self.phase}; legal: {legal}")
         seat = self.to_move
-        if self.phase == BLIND:
-            self.looked[seat] = True
-            if action == self.blind_nil_action:
-                self.blind[seat] = True
-                self._record_bid(seat, 0)
-            else:
-                self.phase = BID  # the same seat now bids, having seen its cards
-        elif self.phase == BID:
-            self._record_bid(seat, action - BID_OFFSET)
-        else:
-            self._play_card(seat, action)
+        {
+            BLIND: self._blind,
+            BID: self._bid,
+            DRAW: self._draw,
+            EXCHANGE: lambda s, a: self._exchange(s, a, replacement),
+            BEMO: self._declare_bemo,
+            PLAY: self._play_card,
+        }[self.phase](seat, action)
 
-    def _record_bid(self, seat: int, bid: int) -> None:
-        self.bids[seat] = bid
+    def _blind(self, seat: int, action: int) -> None:
+        self.looked[seat] = True
+        declared = action == self.blind_nil_action
+        if declared:
+            self.blind[seat] = True
+            self.bids[seat] = 0
+        if self.two_player:
+            if seat != self.dealer and not self.looked[self.dealer]:
+                self.to_move = self.dealer  # the dealer's blind-nil choice, then the draw
+            else:
+                self._begin_draw()
+        elif declared:
+            self._next_bidder(seat)
+        else:
+            self.phase = BID  # the same seat now bids, having seen its cards
+
+    def _bid(self, seat: int, action: int) -> None:
+        if action == self.special.get("redeal"):
+            self.phase = REDEAL  # the same dealer deals again
+            return
+        self.bids[seat] = action - self.bid_offset
+        self._next_bidder(seat)
+
+    def _next_bidder(self, seat: int) -> None:
         if all(b is not None for b in self.bids):
-            self.phase = PLAY
-            self.to_move = self.leader = (self.dealer + 1) % self.n
+            self._end_bidding()
         else:
             self.to_move = (seat + 1) % self.n
             self.phase = BID if self.looked[self.to_move] else BLIND
+
+    def _begin_draw(self) -> None:
+        """Two-player: the dealer draws first; the players alternate [RULES 4]."""
+        self.phase = DRAW
+        self.to_move = self.dealer
+
+    def _draw(self, seat: int, action: int) -> None:
+        """Keep the shown card and discard the next, or discard it and keep the next."""
+        first, second = self.pile[self.pile_pos], self.pile[self.pile_pos + 1]
+        kept, dropped = (first, second) if action == self.special["keep"] else (second, first)
+        self.hands[seat].add(kept)
+        self.discards[seat].add(dropped)
+        self.seen[seat] |= {first, second}
+        self.pile_pos += 2
+        self.to_move = (seat + 1) % self.n
+        if self.pile_pos < len(self.pile):
+            return
+        non_dealer = (self.dealer + 1) % self.n
+        if any(self.blind):  # blind-nil players exchange, the non-dealer first
+            self.phase = EXCHANGE
+            self.to_move = non_dealer if self.blind[non_dealer] else self.dealer
+        else:
+            self._begin_bidding()
+
+    def _exchange(self, seat: int, action: int, replacement: int | None) -> None:
+        """Give a card up for one drawn at random from the discards (at most 3), or stop."""
+        if action != self.special["exchange_done"]:
+            assert replacement in self.exchange_pool(seat), f"{replacement} is not a card of the discards"
+            self.hands[seat].remove(action)
+            self.hands[seat].add(replacement)
+            self.seen[seat].add(replacement)
+            self.received[seat].add(replacement)
+            self.given[seat].add(action)
+            if len(self.given[seat]) < 3:
+                return  # the same player may give up another card
+        if seat != self.dealer and self.blind[self.dealer]:
+            self.to_move = self.dealer
+        else:
+            self._begin_bidding()
+
+    def _begin_bidding(self) -> None:
+        """Two-player: the hands are complete; the non-dealer bids first (unless blind nil)."""
+        self.dealt = [sorted(h) for h in self.hands]
+        non_dealer = (self.dealer + 1) % self.n
+        self.phase = BID
+        self.to_move = non_dealer if self.bids[non_dealer] is None else self.dealer
+        if all(b is not None for b in self.bids):
+            self._end_bidding()
+
+    def first_leader(self) -> int:
+        """Dealer+1, or the holder of the lowest club under ``lowest_club_leads``."""
+        if self.rules.lowest_club_leads:
+            return next(s for s in range(self.n) if self.lowest_club in self.hands[s])
+        return (self.dealer + 1) % self.n
+
+    def _end_bidding(self) -> None:
+        """After the last bid: the sides' Bemo declarations from the first leader on, or the first lead."""
+        self.to_move = self.first_leader()
+        if self.rules.bemo:
+            self.phase = BEMO
+        else:
+            self._start_play()
+
+    def _declare_bemo(self, seat: int, action: int) -> None:
+        self.bemo[self.side(seat)] = action - self.special["no_bemo"]
+        self.to_move = (seat + 1) % self.n
+        if all(b is not None for b in self.bemo):
+            self._start_play()
+
+    def _start_play(self) -> None:
+        self.phase = PLAY
+        self.to_move = self.leader = self.first_leader()
 
     def _play_card(self, seat: int, card: int) -> None:
         self.hands[seat].remove(card)
@@ -204,7 +409,8 @@ class ReferenceGame:
 
     @staticmethod
     def trick_winner(trick: list[tuple[int, int]]) -> int:
-        """The highest spade wins; with no spade, the highest card of the led suit."""
+        """The highest spade (big joker, little joker, ace ...) wins; with no spade, the highest
+        card of the led suit."""
         spades = [(rank(c), s) for s, c in trick if suit(c) == SPADES]
         if spades:
             return max(spades)[1]
@@ -212,8 +418,8 @@ class ReferenceGame:
         return max((rank(c), s) for s, c in trick if suit(c) == led)[1]
 
     # -------------------------------------------------------------- scoring
-    def side_points(self, side: int) -> tuple[int, int]:
-        """Points and new bags of one side for the hand just played [RULES 3, 5]."""
+    def side_points(self, side: int) -> tuple[int, int, bool]:
+        """Points, new bags and a made Boston of one side for the hand just played [RULES 3, 5, 6]."""
         r = self.rules
         points = 0
         new_bags = 0
@@ -229,27 +435,38 @@ class ReferenceGame:
             else:
                 contract += bid
                 taken += won
-        if taken >= contract:
-            points += 10 * contract + (taken - contract)
+        made = taken >= contract
+        # 10 for 200 (a contract of 10 or more) and Boston (every trick) are worth +/-200 [RULES 6].
+        big = (r.ten_for_two_hundred and contract >= 10) or (r.boston and contract == self.hand_size)
+        if made:
+            points += (200 if big else 10 * contract) + (taken - contract)
             new_bags += taken - contract
-            threshold = BIG_BID_THRESHOLD[self.n]
+            threshold = BIG_BID_THRESHOLD.get(self.n)
             if r.big_bid_bonus and contract > threshold:
                 points += 10 * (contract - threshold)
-            if r.exact_small_bid_bonus and contract in (1, 2) and taken == contract:
-                points += 20
+        elif big:
+            points -= 200
         elif r.set_penalty == "bid":
             points -= 10 * contract
         elif r.set_penalty == "short":
             points -= 10 * (contract - taken)
         # set_penalty "zero": a set scores nothing
-        return points, new_bags
+        if r.exact_small_bid_bonus and contract in (1, 2) and taken == contract:
+            points += 20
+        if r.bemo and self.bemo[side]:
+            n_tricks, value = BEMO_TRICKS[self.bemo[side]]
+            took_all = all(self.side(w) == side for w in self.trick_winners[:n_tricks])
+            points += value if took_all else -value
+        boston = r.boston and made and contract == self.hand_size
+        return points, new_bags, boston
 
     def score_hand(self) -> None:
         """Score the hand just played, then end the match or wait for the next deal."""
         r = self.rules
         self.last_points = []
+        bostons = []
         for side in range(self.n_sides):
-            points, new_bags = self.side_points(side)
+            points, new_bags, boston = self.side_points(side)
             if r.bags:
                 self.bags[side] += new_bags
                 while self.bags[side] >= r.bag_limit:
@@ -257,8 +474,11 @@ class ReferenceGame:
                     points -= r.bag_penalty
             self.scores[side] += points
             self.last_points.append(points)
+            bostons.append(boston)
         self.hand_number += 1
         self.winner = self.match_winner()
+        if r.boston_wins_match and any(bostons):
+            self.winner = bostons.index(True)  # a made Boston wins the match at once
         if self.winner >= 0:
             self.phase = OVER
         else:

@@ -23,7 +23,21 @@ NEGATIVE_TARGET = "-target"
 #: Cutthroat big-bid thresholds by player count [RULES 5].
 BIG_BID_THRESHOLD = {3: 10, 4: 8, 5: 7, 6: 6}
 #: Twos removed so the deck divides evenly, by player count [RULES 5].
-REMOVED_TWOS = {3: (cards.CLUBS,), 4: (), 5: (cards.CLUBS, cards.DIAMONDS), 6: (0, 1, 2, 3)}
+REMOVED_TWOS = {2: (), 3: (cards.CLUBS,), 4: (), 5: (cards.CLUBS, cards.DIAMONDS), 6: (0, 1, 2, 3)}
+#: The twos the ``jokers`` variant removes to make room for the two jokers [RULES 6].
+JOKER_REMOVED_TWOS = (cards.CLUBS, cards.DIAMONDS)
+#: Boolean variant options of RULES section 6 (all off by default).
+HOUSE_VARIANTS = (
+    "face_up_deal",
+    "ten_for_two_hundred",
+    "mirror",
+    "jokers",
+    "fourteen",
+    "lowest_club_leads",
+    "boston",
+    "bemo",
+    "misdeal_weak_hand",
+)
 
 
 class RulesError(ValueError):
@@ -37,7 +51,7 @@ class Rules:
     name: str = "custom"
     """Free-form label, e.g. the preset name; not a rule."""
     n_players: int = 4
-    """Seats at the table [1, 5]: 4 for partnership; 3..6 for cutthroat."""
+    """Seats at the table [1, 4, 5]: 4 for partnership; 2 for two-player (draw pile) [4]; 3..6 for cutthroat."""
     partnership: bool = True
     """Partners sit opposite (seats 0+2 vs 1+3) and score together [1]; False = cutthroat [5]."""
     target_score: int = 500
@@ -70,6 +84,28 @@ class Rules:
     """Cutthroat with 3 or 4 players: bid 1 or 2 and take exactly that: +20 [5]."""
     big_bid_bonus: bool = False
     """Cutthroat: +10 per trick bid beyond the player-count threshold, when made [5]."""
+    face_up_deal: bool = False
+    """The first four cards dealt to each player are face up until played [6]."""
+    ten_for_two_hundred: bool = False
+    """A contract of 10 or more tricks scores +200 if made, -200 if set (instead of 10 x bid) [6]."""
+    mirror: bool = False
+    """Every bid is forced to the number of spades held (jokers included) [6]."""
+    jokers: bool = False
+    """Deck without 2C and 2D, plus little and big joker as the highest trumps (BJ > LJ > AS) [6]."""
+    fourteen: bool = False
+    """Partnership: no bid below 2; each team's combined bid is exactly 7 (second partner forced) [6]."""
+    lowest_club_leads: bool = False
+    """The holder of the lowest club in the deck leads it to the first trick [6]."""
+    boston: bool = False
+    """A side that bids all the tricks of the hand scores +200 if it takes them all, -200 if not [6]."""
+    boston_wins_match: bool = False
+    """A made Boston wins the match at once (needs ``boston``) [6]."""
+    bemo: bool = False
+    """Before the first lead each side may declare little Bemo (first 6 tricks, +/-60) or big Bemo
+    (first 9 tricks, +/-90) [6]."""
+    misdeal_weak_hand: bool = False
+    """A player whose hand has no spade and no J, Q or K may show it before bidding to force a redeal
+    by the same dealer [6]."""
 
     def __post_init__(self) -> None:
         _validate(self)
@@ -85,15 +121,55 @@ class Rules:
         return seat % 2 if self.partnership else seat
 
     @property
+    def two_player(self) -> bool:
+        """Two-player Spades: no deal, the hands are drawn from a pile [4]."""
+        return self.n_players == 2
+
+    @property
+    def forced_bids(self) -> bool:
+        """Some bids are forced by a variant (``mirror`` or ``fourteen``) [2, 6]."""
+        return self.mirror or self.fourteen
+
+    @property
     def deck(self) -> tuple[int, ...]:
         """Card ids in play, in id order."""
-        removed = {suit * cards.N_RANKS for suit in REMOVED_TWOS[self.n_players]}
-        return tuple(c for c in range(cards.N_STANDARD_CARDS) if c not in removed)
+        twos = JOKER_REMOVED_TWOS if self.jokers else REMOVED_TWOS[self.n_players]
+        removed = {suit * cards.N_RANKS for suit in twos}
+        jokers = (cards.LITTLE_JOKER, cards.BIG_JOKER) if self.jokers else ()
+        return tuple(c for c in range(cards.N_STANDARD_CARDS) if c not in removed) + jokers
+
+    @property
+    def n_card_ids(self) -> int:
+        """Card actions in the action space: 52, or 54 with the jokers."""
+        return cards.N_CARD_IDS if self.jokers else cards.N_STANDARD_CARDS
+
+    @property
+    def cards_drawn(self) -> int:
+        """Cards each player takes off the pile in two-player (13 kept + 13 discarded), else 0 [4]."""
+        return len(self.deck) // 2 if self.two_player else 0
 
     @property
     def hand_size(self) -> int:
-        """Cards dealt to each player."""
+        """Cards in each player's hand when play starts (dealt, or kept from the draw)."""
+        if self.two_player:
+            return self.cards_drawn // 2
         return len(self.deck) // self.n_players
+
+    @property
+    def special_actions(self) -> tuple[str, ...]:
+        """Names of the special (non-card, non-bid) actions these rules enable, in layout order."""
+        names: list[str] = []
+        if self.blind_nil:
+            names += ["blind_nil", "look"]
+        if self.two_player:
+            names += ["keep", "discard"]
+            if self.blind_nil:
+                names += ["exchange_done"]
+        if self.bemo:
+            names += ["no_bemo", "little_bemo", "big_bemo"]
+        if self.misdeal_weak_hand:
+            names += ["redeal"]
+        return tuple(names)
 
     @property
     def mercy_score(self) -> int | None:
@@ -179,9 +255,10 @@ def _check_bool(rules: Rules, name: str) -> None:
 def _validate(rules: Rules) -> None:
     if not isinstance(rules.name, str):
         raise RulesError(f"rules field 'name' must be a string, got {rules.name!r}")
-    for name in ("partnership", "blind_nil", "bags", "spades_lead_anytime", "exact_small_bid_bonus", "big_bid_bonus"):
+    bools = ("partnership", "blind_nil", "bags", "spades_lead_anytime", "exact_small_bid_bonus", "big_bid_bonus")
+    for name in bools + HOUSE_VARIANTS + ("boston_wins_match",):
         _check_bool(rules, name)
-    _check_int(rules, "n_players", 3, 6)
+    _check_int(rules, "n_players", 2, 6)
     if rules.partnership and rules.n_players != 4:
         raise RulesError(f"rules field 'n_players' must be 4 when 'partnership' is true, got {rules.n_players}")
     _check_int(rules, "target_score", 1)
@@ -205,5 +282,39 @@ def _validate(rules: Rules) -> None:
     _check_int(rules, "blind_nil_bonus", 0)
     if rules.exact_small_bid_bonus and (rules.partnership or rules.n_players not in (3, 4)):
         raise RulesError("rules field 'exact_small_bid_bonus' applies only to cutthroat with 3 or 4 players")
-    if rules.big_bid_bonus and rules.partnership:
-        raise RulesError("rules field 'big_bid_bonus' applies only to cutthroat ('partnership': false)")
+    if rules.big_bid_bonus and (rules.partnership or rules.two_player):
+        raise RulesError("rules field 'big_bid_bonus' applies only to cutthroat with 3 to 6 players")
+    _validate_variants(rules)
+
+
+def _conflict(rules: Rules, fields: tuple[str, ...], why: str) -> None:
+    """Reject a combination of options that are all on, naming every field."""
+    if all(getattr(rules, f) for f in fields):
+        raise RulesError(f"rules fields {' and '.join(repr(f) for f in fields)} cannot be combined: {why}")
+
+
+def _validate_variants(rules: Rules) -> None:
+    """The section 4 and 6 combinations that make no sense [RULES 4, 6]."""
+    if rules.two_player:
+        for name, why in (
+            ("face_up_deal", "two-player Spades has no deal, the hands are drawn from a pile"),
+            ("misdeal_weak_hand", "two-player Spades has no deal to redo, the hands are drawn from a pile"),
+            ("lowest_club_leads", "in two-player Spades the non-dealer leads [RULES 4]"),
+        ):
+            if getattr(rules, name):
+                raise RulesError(f"rules field {name!r} cannot be used with 'n_players': 2: {why}")
+    if rules.jokers and rules.n_players not in (2, 4):
+        raise RulesError(
+            f"rules field 'jokers' needs 'n_players' 2 or 4 (a 52-card deck that divides evenly), got {rules.n_players}"
+        )
+    if rules.fourteen and not rules.partnership:
+        raise RulesError("rules field 'fourteen' needs 'partnership': true (a team's combined bid is 7)")
+    _conflict(rules, ("mirror", "fourteen"), "both force the bids")
+    _conflict(rules, ("mirror", "blind_nil"), "mirror forces every bid, so there is no blind nil to choose")
+    _conflict(rules, ("fourteen", "blind_nil"), "fourteen forbids bids below 2, blind nil included")
+    if rules.forced_bids and rules.min_team_bid:
+        raise RulesError(
+            "rules fields 'min_team_bid' and 'mirror'/'fourteen' cannot be combined: the bids are already forced"
+        )
+    if rules.boston_wins_match and not rules.boston:
+        raise RulesError("rules field 'boston_wins_match' needs 'boston': true")

@@ -72,7 +72,7 @@ def test_rules_accept_a_preset_a_rules_object_and_a_yaml_path(tmp_path):
     assert env.unwrapped.rules.target_score == 100 and env.unwrapped.rules.name == "short"
 
 
-@pytest.mark.parametrize("rules", ["partnership", "cutthroat-3"])
+@pytest.mark.parametrize("rules", ["partnership", "cutthroat-3", "two-player", "partnership-house", "jokers"])
 def test_match_rewards_add_up_to_the_final_scores(rules):
     env = spades_env.env(rules=rules)
     env.reset(seed=4)
@@ -109,7 +109,7 @@ def test_hand_episode_ends_after_one_hand_and_shows_the_finished_hand():
     obs = raw.observe("player_0")
     enc = raw.encoder
     assert not enc.view(obs["observation"], "hand").any()
-    assert enc.view(obs["observation"], "phase").tolist() == [0, 0, 0, 1]
+    assert enc.view(obs["observation"], "phase").tolist() == [0, 0, 0, 1, 0, 0, 0]
     assert enc.view(obs["observation"], "tricks_won").sum() * raw.engine.hand_size == pytest.approx(13)
     assert enc.view(obs["observation"], "played").sum() == 52
     assert not obs["action_mask"].any()
@@ -124,6 +124,21 @@ def test_reset_options_fix_the_deal_dealer_and_scores():
     assert raw.state.scores[0].tolist() == [120, 80]
     hand = raw.encoder.view(env.observe("player_3")["observation"], "hand")
     assert set(np.flatnonzero(hand)) == set(range(39, 52))
+
+
+def test_reset_option_pile_fixes_the_two_player_draw():
+    pile = list(range(52))[::-1]  # the big cards come off first
+    env = spades_env.env(rules="two-player")
+    env.reset(seed=0, options={"pile": pile, "dealer": 1})
+    raw = env.unwrapped
+    assert raw.state.pile[0].tolist() == pile
+    assert env.agent_selection == "player_0"  # the non-dealer decides blind nil first
+    env.step(raw.engine.layout.look)
+    env.step(raw.engine.layout.look)
+    assert env.agent_selection == "player_1"  # then the dealer draws
+    shown = raw.encoder.view(env.observe("player_1")["observation"], "shown")
+    assert np.flatnonzero(shown).tolist() == [51]
+    assert not raw.encoder.view(env.observe("player_0")["observation"], "shown").any()
 
 
 def test_illegal_action_raises_the_engine_error_by_default():

@@ -4,6 +4,9 @@ Random games (biased toward nil, blind nil and low bids) are played through a
 ``SpadesEngine`` batch of B games and through B ``ReferenceGame``s fed the same deals;
 at every step the legal masks, the player to move, phases, bids, tricks, trick
 winners, scores, bags and the match winner must agree, and ``check_state`` must pass.
+What the fast engine draws at random (deals, two-player piles, face-up cards, redeals,
+the cards drawn in the two-player exchange) is read from its state and handed to the
+reference, so that both play exactly the same games.
 """
 
 from __future__ import annotations
@@ -17,11 +20,19 @@ from hypothesis import strategies as st
 
 from spades_env import Rules, SpadesEngine, list_presets
 from spades_env.cards import mask_to_cards
-from spades_env.engine import BID, BLIND, OVER, PLAY
+from spades_env.engine import BEMO, BID, BLIND, DRAW, EXCHANGE, OVER, PLAY
 from spades_env.engine.check import check_state
 from spades_env.reference import ReferenceGame
 
-PHASE_OF = {BLIND: "blind", BID: "bid", PLAY: "play", OVER: "over"}
+PHASE_OF = {
+    BLIND: "blind",
+    BID: "bid",
+    PLAY: "play",
+    OVER: "over",
+    DRAW: "draw",
+    EXCHANGE: "exchange",
+    BEMO: "bemo",
+}
 
 
 def _cutthroat(n: int, bonuses: bool) -> Rules:
@@ -50,6 +61,15 @@ RULE_SETS += [
     _base.replace(lose_score="-target", target_score=200, bag_limit=5, bag_penalty=50),
     _cutthroat(3, True).replace(spades_lead_anytime=True, set_penalty="short", blind_nil_requires_behind_by=30),
     _cutthroat(5, True).replace(bags=False, lose_score=None, max_hands=2),
+    # Variants of RULES 4 and 6 beyond the presets, and combinations of them.
+    Rules(name="two-player-jokers", n_players=2, partnership=False, jokers=True, spades_lead_anytime=True),
+    Rules(name="two-player-plain", n_players=2, partnership=False, blind_nil=False, bemo=True, boston=True),
+    _base.replace(name="jokers-lowest-club", jokers=True, lowest_club_leads=True, misdeal_weak_hand=True),
+    _base.replace(name="face-up-bemo", face_up_deal=True, bemo=True, min_team_bid=4, ten_for_two_hundred=True),
+    _base.replace(name="mirror-jokers", mirror=True, jokers=True, blind_nil=False, boston=True),
+    _base.replace(name="fourteen-boston", fourteen=True, blind_nil=False, boston=True, set_penalty="short"),
+    _cutthroat(3, True).replace(name="cutthroat-3-house", face_up_deal=True, bemo=True, lowest_club_leads=True),
+    _cutthroat(5, False).replace(name="cutthroat-5-house", misdeal_weak_hand=True, ten_for_two_hundred=True),
 ]
 RULE_IDS = [f"{i}-{r.name}" for i, r in enumerate(RULE_SETS)]
 
@@ -61,7 +81,9 @@ def choose(legal: list[int], ref: ReferenceGame, rng: np.random.Generator, style
             return ref.blind_nil_action
         return ref.look_action
     if ref.phase == "bid":
-        if legal[0] == 52 and rng.random() < style["nil"]:
+        if legal[-1] == ref.special.get("redeal") and rng.random() < 0.5:
+            return legal[-1]  # show a weak hand
+        if legal[0] == ref.bid_offset and rng.random() < style["nil"]:
             return legal[0]
         if rng.random() < style["low"]:
             return legal[min(int(rng.integers(0, 3)), len(legal) - 1)]
@@ -69,11 +91,23 @@ def choose(legal: list[int], ref: ReferenceGame, rng: np.random.Generator, style
     return int(rng.choice(legal))
 
 
+def deal_of(state, g: int) -> dict:
+    """What the reference needs of the fast engine's random draws for game g's hand."""
+    face_up = [mask_to_cards(int(f)) for f in state.face_up[g]]
+    if state.pile.shape[1]:
+        return {"pile": state.pile[g].tolist(), "face_up": face_up}
+    return {"hands": [mask_to_cards(int(h)) for h in state.deal[g]], "face_up": face_up}
+
+
+def _cards(masks) -> list[list[int]]:
+    return [sorted(mask_to_cards(int(m))) for m in masks]
+
+
 def compare(engine: SpadesEngine, state, refs: list[ReferenceGame], mask: np.ndarray | None = None) -> None:
     """Assert that every game of the batch agrees with its reference game."""
     player = engine.current_player(state)
     for g, ref in enumerate(refs):
-        where = f"game {g} (rules {engine.rules.name}, hand {ref.hand_number})"
+        where = f"game {g} (rules {engine.rules.name}, hand {ref.hand_number}, phase {ref.phase})"
         assert PHASE_OF[int(state.phase[g])] == ref.phase, where
         assert int(player[g]) == ref.current_player(), where
         assert int(state.dealer[g]) == ref.dealer or ref.phase == "over", where
@@ -84,13 +118,23 @@ def compare(engine: SpadesEngine, state, refs: list[ReferenceGame], mask: np.nda
         assert state.bids[g].tolist() == [-1 if b is None else b for b in ref.bids], where
         assert state.blind[g].tolist() == ref.blind, where
         assert state.looked[g].tolist() == ref.looked, where
+        assert state.bemo[g].tolist() == [-1 if b is None else b for b in ref.bemo], where
         if ref.phase == "over":
             continue
         assert state.tricks_won[g].tolist() == ref.tricks_won, where
         winners = state.trick_winners[g]
         assert winners[winners >= 0].tolist() == ref.trick_winners, where
         assert bool(state.spades_broken[g]) == ref.spades_broken, where
-        assert [sorted(mask_to_cards(int(h))) for h in state.hands[g]] == [sorted(h) for h in ref.hands], where
+        assert _cards(state.hands[g]) == [sorted(h) for h in ref.hands], where
+        assert _cards(state.deal[g]) == ref.dealt, where
+        visible = [sorted(f & h) for f, h in zip(ref.face_up, ref.hands, strict=True)]
+        assert _cards(state.face_up[g] & state.hands[g]) == visible, where
+        if ref.two_player:
+            assert int(state.pile_pos[g]) == ref.pile_pos and int(state.shown[g]) == ref.shown, where
+            assert _cards(state.discards[g]) == [sorted(d) for d in ref.discards], where
+            assert _cards(state.seen[g]) == [sorted(x) for x in ref.seen], where
+            assert _cards(state.exchanged_out[g]) == [sorted(x) for x in ref.given], where
+            assert _cards(state.exchanged_in[g]) == [sorted(x) for x in ref.received], where
         if mask is not None:
             assert np.flatnonzero(mask[g]).tolist() == ref.legal_actions(), where
 
@@ -102,24 +146,25 @@ def play_and_compare(
     style: dict,
     max_steps: int,
     start: dict | None = None,
-) -> int:
-    """Play B games in both engines, comparing every step; returns the hands completed."""
+) -> dict[str, int]:
+    """Play B games in both engines, comparing every step; returns counts of the hands
+    completed, the weak-hand redeals and the cards exchanged."""
     engine = SpadesEngine(rules)
-    assert engine.layout.n_actions == ReferenceGame(rules, _any_deal(rules), 0).n_actions
     state = engine.reset(seeds, **(start or {}))
     b = state.batch_size
     refs = [
         ReferenceGame(
             rules,
-            [mask_to_cards(int(h)) for h in state.deal[g]],
-            int(state.dealer[g]),
+            dealer=int(state.dealer[g]),
             scores=state.scores[g].tolist(),
             bags=state.bags[g].tolist(),
+            **deal_of(state, g),
         )
         for g in range(b)
     ]
+    assert engine.layout.n_actions == refs[0].n_actions
     rng = np.random.default_rng(policy_seed)
-    hands_done = 0
+    stats = {"hands": 0, "redeals": 0, "exchanges": 0}
     for _ in range(max_steps):
         check_state(engine, state)
         mask = engine.legal_action_mask(state)
@@ -130,14 +175,19 @@ def play_and_compare(
         actions = np.zeros(b, dtype=np.int64)
         for g in live:
             actions[g] = choose(refs[g].legal_actions(), refs[g], rng, style)
+        received = state.exchanged_in.copy()
         result = engine.step(state, actions, validate=len(live) == b)
         for g in live:
-            refs[g].step(int(actions[g]))
+            seat = refs[g].to_move
+            # A card given up in the exchange: the reference draws the card the fast engine drew.
+            new = mask_to_cards(int(state.exchanged_in[g, seat] & ~received[g, seat]))
+            refs[g].step(int(actions[g]), replacement=new[0] if new else None)
+            stats["exchanges"] += len(new)
         assert np.flatnonzero(result.hand_done).tolist() == [g for g in live if refs[g].phase in ("deal", "over")]
         for fin in result.finished:
             for i, g in enumerate(fin.games.tolist()):
                 ref = refs[g]
-                hands_done += 1
+                stats["hands"] += 1
                 assert fin.tricks_won[i].tolist() == ref.tricks_won
                 assert fin.trick_winners[i].tolist() == ref.trick_winners
                 assert fin.delta[i].tolist() == ref.last_points
@@ -149,16 +199,13 @@ def play_and_compare(
                 for t in range(ref.hand_size):
                     assert [int(fin.history[i, t, s]) for s in seats[t]] == played[t]
                 assert bool(result.match_done[g]) == (ref.phase == "over")
-                if ref.phase == "deal":  # the next deal comes from the fast engine
-                    ref.start_hand([mask_to_cards(int(h)) for h in state.deal[g]])
+        for g in live:
+            stats["redeals"] += refs[g].phase == "redeal"
+            if refs[g].phase in ("deal", "redeal"):  # the next deal (or a redeal) comes from the fast engine
+                refs[g].start_hand(**deal_of(state, g))
     check_state(engine, state)
     compare(engine, state, refs)
-    return hands_done
-
-
-def _any_deal(rules: Rules) -> list[list[int]]:
-    deck, k = list(rules.deck), rules.hand_size
-    return [deck[i * k : (i + 1) * k] for i in range(rules.n_players)]
+    return stats
 
 
 styles = st.fixed_dictionaries(
@@ -173,7 +220,7 @@ styles = st.fixed_dictionaries(
 @pytest.mark.parametrize("rules", RULE_SETS, ids=RULE_IDS)
 @settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    batch=st.integers(1, 12),
+    batch=st.integers(1, 8),
     first_seed=st.integers(0, 2**31),
     policy_seed=st.integers(0, 2**31),
     style=styles,
@@ -212,8 +259,26 @@ def test_matches_near_their_end_agree(rules_index, batch, first_seed, policy_see
 def test_long_low_bidding_matches_overflow_bags(rules):
     """Low bids give many bags: whole matches with repeated bag penalties agree."""
     rules = rules.replace(lose_score=None, target_score=250, max_hands=12)
-    hands = play_and_compare(rules, list(range(6)), 1, {"blind": 0.0, "nil": 0.1, "low": 1.0}, max_steps=10_000)
-    assert hands >= 6
+    stats = play_and_compare(rules, list(range(6)), 1, {"blind": 0.0, "nil": 0.1, "low": 1.0}, max_steps=10_000)
+    assert stats["hands"] >= 6
+
+
+def test_weak_hand_redeals_agree():
+    """Weak hands are rare in random deals: start from one (seat 0: clubs 2-10, diamonds 2-5)."""
+    rules = _base.replace(name="weak", misdeal_weak_hand=True, blind_nil=False, face_up_deal=True, bemo=True)
+    weak = list(range(9)) + list(range(13, 17))
+    rest = [c for c in range(52) if c not in weak]
+    deal = [weak, rest[:13], rest[13:26], rest[26:]]
+    stats = play_and_compare(
+        rules, list(range(6)), 3, {"blind": 0, "nil": 0.2, "low": 0.5}, 120, {"deals": [deal] * 6, "dealers": 3}
+    )
+    assert stats["redeals"] >= 1
+
+
+def test_two_player_exchanges_agree():
+    rules = Rules.preset("two-player")
+    stats = play_and_compare(rules, list(range(8)), 5, {"blind": 0.9, "nil": 0.2, "low": 0.5}, 120)
+    assert stats["exchanges"] >= 3
 
 
 def test_batched_seeds_equal_single_resets():

@@ -9,10 +9,10 @@ from gymnasium.utils.env_checker import check_env
 
 import spades_env  # noqa: F401 - registers spades_env/Spades-v0
 from agents import RandomAgent
-from spades_env import IllegalActionError, Rules
+from spades_env import IllegalActionError, Rules, list_presets
 from spades_env.envs import DecisionContext, SpadesGymEnv
 
-RULE_SETS = ["partnership", "partnership-tournament", "cutthroat-3", Rules(partnership=False, n_players=6)]
+RULE_SETS = list_presets() + [Rules(partnership=False, n_players=6)]
 
 
 def _id(rules):

@@ -46,7 +46,7 @@ def test_tournament_preset_values():
 @pytest.mark.parametrize(
     "field, value, allowed",
     [
-        ("n_players", 7, "3..6"),
+        ("n_players", 7, "2..6"),
         ("n_players", 3, "must be 4 when 'partnership' is true"),
         ("target_score", 0, "1..inf"),
         ("lose_score", 600, "-inf..499"),

@@ -2,11 +2,14 @@
 
 from spades_env.engine.actions import ActionLayout
 from spades_env.engine.core import FinishedHands, IllegalActionError, SpadesEngine, StepResult
-from spades_env.engine.state import BID, BLIND, OVER, PHASE_NAMES, PLAY, GameState
+from spades_env.engine.state import BEMO, BID, BLIND, DRAW, EXCHANGE, OVER, PHASE_NAMES, PLAY, GameState
 
 __all__ = [
+    "BEMO",
     "BID",
     "BLIND",
+    "DRAW",
+    "EXCHANGE",
     "OVER",
     "PHASE_NAMES",
     "PLAY",

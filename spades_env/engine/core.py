@@ -17,9 +17,13 @@ from spades_env.engine import bits, dealing
 from spades_env.engine.actions import ActionLayout
 from spades_env.engine.scoring import match_winner, score_hand
 from spades_env.engine.state import (
+    BEMO,
     BID,
     BLIND,
+    DRAW,
+    EXCHANGE,
     FREE_LEAD,
+    LOWEST_CLUB_LEAD,
     OVER,
     PHASE_NAMES,
     PLAY,
@@ -29,6 +33,12 @@ from spades_env.engine.state import (
 from spades_env.rules import Rules, resolve_rules
 
 I64 = np.int64
+#: Cards a two-player blind-nil bidder may exchange with the discards [RULES 4].
+MAX_EXCHANGE = 3
+#: A weak hand (``misdeal_weak_hand``) holds none of these: trumps (jokers included), J, Q, K.
+WEAK_HAND_MASK = np.uint64(
+    int(cards.TRUMP_MASK) | cards.cards_to_mask(s * cards.N_RANKS + r for s in range(4) for r in (9, 10, 11))
+)
 
 
 class IllegalActionError(ValueError):
@@ -67,6 +77,16 @@ class FinishedHands:
     """(G, S) int64: bags after the hand."""
     made: np.ndarray
     """(G, S) bool: contract made."""
+    bemo: np.ndarray
+    """(G, S) int64: Bemo declared by each side (0 none, 1 little, 2 big; -1 without ``bemo``)."""
+    pile: np.ndarray
+    """(G, P) int64: two-player draw pile (empty otherwise)."""
+    discards: np.ndarray
+    """(G, N) uint64: two-player draw discards of each player."""
+    exchanged_out: np.ndarray
+    """(G, N) uint64: cards given up in the two-player blind-nil exchange."""
+    key: np.ndarray
+    """(G,) uint64: the games' random keys (they seed the exchange draws and face-up cards)."""
 
 
 @dataclass
@@ -110,11 +130,31 @@ class SpadesEngine:
         self._power_flat = self._power.reshape(-1)
         # PREFERRED[led_suit]: the cards a player must play if holding any (else any card).
         # Row -1 (FREE_LEAD) is empty; row -2 (RESTRICTED_LEAD) holds the non-spades.
-        self._preferred = np.zeros(6, dtype=np.uint64)
+        # Row -3 (LOWEST_CLUB_LEAD) is the lowest club of the deck, which its holder must lead.
+        self._preferred = np.zeros(7, dtype=np.uint64)
         self._preferred[: cards.SPADES] = cards.SUIT_MASK[: cards.SPADES]
         self._preferred[cards.SPADES] = cards.TRUMP_MASK
         self._preferred[RESTRICTED_LEAD] = ~cards.TRUMP_MASK
+        self.lowest_club = min(c for c in self.deck if cards.card_suit(c) == cards.CLUBS)
+        self._preferred[LOWEST_CLUB_LEAD] = bits.BIT[self.lowest_club]
+        self.pile_size = len(self.deck) if r.two_player else 0
+        self._bid_values = np.arange(self.layout.max_bid + 1, dtype=I64)
+        # No min_team_bid, mirror or fourteen: every bid 0..hand size is open (the usual case).
+        self._every_bid_open = not (r.forced_bids or (r.partnership and r.min_team_bid))
         self._base: dict[int, np.ndarray] = {}
+        self._handlers = {
+            BLIND: (self._check_mask, self._blind),
+            BID: (self._check_bid, self._bid),
+            DRAW: (self._check_mask, self._draw),
+            EXCHANGE: (self._check_mask, self._exchange),
+            BEMO: (self._check_mask, self._bemo),
+            PLAY: (self._check_play, None),
+        }
+        # Only the phases these rules can reach, so that a mixed-phase step looks at no more.
+        reachable = {BID, PLAY} | ({BLIND} if r.blind_nil else set())
+        reachable |= ({DRAW} | ({EXCHANGE} if r.blind_nil else set())) if r.two_player else set()
+        reachable |= {BEMO} if r.bemo else set()
+        self._handlers = {p: h for p, h in self._handlers.items() if p in reachable}
 
     # ------------------------------------------------------------------ reset
     def reset(
@@ -125,16 +165,20 @@ class SpadesEngine:
         dealers: np.ndarray | list[int] | int | None = None,
         scores: np.ndarray | list | None = None,
         bags: np.ndarray | list | None = None,
+        piles: np.ndarray | list | None = None,
     ) -> GameState:
         """Start one new match per seed (``seeds`` is an int for one game, or B ints).
 
         Optional per-game overrides: ``deals`` (B, N) card masks or lists of card ids
-        for the first hand, ``dealers`` (B,), starting ``scores`` and ``bags`` (B, S).
+        for the first hand (``piles`` (B, 52) card ids, top first, in two-player),
+        ``dealers`` (B,), starting ``scores`` and ``bags`` (B, S).
         Game i of a batch plays exactly the match a single reset with seed i plays.
         """
         keys = dealing.game_keys(np.atleast_1d(seeds))
         state = self._empty(len(keys))
-        self.start_matches(state, np.arange(len(keys)), keys, deals=deals, dealers=dealers, scores=scores, bags=bags)
+        self.start_matches(
+            state, np.arange(len(keys)), keys, deals=deals, dealers=dealers, scores=scores, bags=bags, piles=piles
+        )
         return state
 
     def start_matches(
@@ -147,10 +191,15 @@ class SpadesEngine:
         dealers=None,
         scores=None,
         bags=None,
+        piles=None,
     ) -> None:
         """Start new matches in the given games of an existing state (auto-reset)."""
         g = np.asarray(games, dtype=I64)
         n = len(g)
+        if self.rules.two_player and deals is not None:
+            raise ValueError("two-player Spades has no deal: give the draw pile order with 'piles' instead of 'deals'")
+        if piles is not None and not self.rules.two_player:
+            raise ValueError("'piles' is only for two-player Spades (n_players 2); give 'deals' instead")
         state.key[g] = keys
         state.dealer[g] = (
             dealing.first_dealer(keys, self.n_players) if dealers is None else self._per_game(dealers, n, "dealers")
@@ -161,7 +210,11 @@ class SpadesEngine:
         state.bags[g] = 0 if bags is None else self._sides_array(bags, n, "bags")
         state.hand_number[g] = 0
         state.winner[g] = -1
-        self._start_hand(state, g, None if deals is None else self._deal_array(deals, n))
+        state.n_redeals[g] = 0
+        if piles is not None:
+            self._start_hand(state, g, pile=self._pile_array(piles, n))
+        else:
+            self._start_hand(state, g, None if deals is None else self._deal_array(deals, n))
 
     def _empty(self, b: int) -> GameState:
         n, s, t = self.n_players, self.n_sides, self.hand_size
@@ -193,15 +246,42 @@ class SpadesEngine:
             history=np.full((b, t, n), -1, I64),
             hand_start_scores=z(b, s),
             hand_start_bags=z(b, s),
+            face_up=np.zeros((b, n), np.uint64),
+            bemo=np.full((b, s), -1, I64),
+            n_redeals=z(b),
+            pile=np.full((b, self.pile_size), -1, I64),
+            pile_pos=z(b),
+            shown=np.full(b, -1, I64),
+            discards=np.zeros((b, n), np.uint64),
+            seen=np.zeros((b, n), np.uint64),
+            exchanged_out=np.zeros((b, n), np.uint64),
+            exchanged_in=np.zeros((b, n), np.uint64),
         )
 
-    def _start_hand(self, state: GameState, g: np.ndarray, deals: np.ndarray | None = None) -> None:
+    def _start_hand(
+        self, state: GameState, g: np.ndarray, deals: np.ndarray | None = None, pile: np.ndarray | None = None
+    ) -> None:
         if len(g) == 0:
             return
-        if deals is None:
-            deals = dealing.deal(state.key[g], state.hand_number[g], self.deck, self.n_players)
+        r = self.rules
+        counter = dealing.deal_counter(state.hand_number[g], state.n_redeals[g])
+        if r.two_player:
+            pile = dealing.shuffle(state.key[g], counter, self.deck) if pile is None else pile
+            state.pile[g] = pile
+            state.pile_pos[g] = 0
+            deals = np.zeros((len(g), self.n_players), np.uint64)
+            state.discards[g] = 0
+            state.seen[g] = 0
+            state.exchanged_out[g] = 0
+            state.exchanged_in[g] = 0
+        elif deals is None:
+            deals = dealing.deal(state.key[g], counter, self.deck, self.n_players)
         state.hands[g] = deals
         state.deal[g] = deals
+        if r.face_up_deal:
+            state.face_up[g] = dealing.pick_cards(state.key[g], counter, deals, 4)
+        state.bemo[g] = -1
+        state.shown[g] = -1
         state.trick[g] = -1
         state.n_in_trick[g] = 0
         state.led_suit[g] = self._lead_state(np.zeros(len(g), bool))
@@ -221,6 +301,19 @@ class SpadesEngine:
         state.to_move[g] = first
         state.leader[g] = first
         state.phase[g] = np.where(state.looked[g, first], BID, BLIND)
+        if r.two_player:
+            # Blind nil is declared before the draw, the non-dealer first; then the dealer draws [RULES 4].
+            dealer = state.dealer[g]
+            dealer_blind = state.looked[g, first] & ~state.looked[g, dealer]
+            state.to_move[g] = np.where(dealer_blind, dealer, first)
+            state.phase[g] = np.where(state.looked[g, first] & state.looked[g, dealer], DRAW, BLIND)
+            self._begin_draw(state, g[state.phase[g] == DRAW])
+
+    def _begin_draw(self, state: GameState, g: np.ndarray) -> None:
+        """Two-player: the dealer takes the first card off the pile [RULES 4]."""
+        state.phase[g] = DRAW
+        state.to_move[g] = state.dealer[g]
+        state.shown[g] = state.pile[g, 0]
 
     def _blind_nil_allowed(self, scores: np.ndarray) -> np.ndarray:
         """(G, S) bool: may a side's players bid blind nil this hand [RULES 2]."""
@@ -256,31 +349,132 @@ class SpadesEngine:
         return rows
 
     def min_bid(self, state: GameState, games: np.ndarray | None = None) -> np.ndarray:
-        """(G,) int64: lowest legal bid of the player to move (``min_team_bid``)."""
-        g = self._rows(state.batch_size) if games is None else np.asarray(games, dtype=I64)
-        if not (self.rules.partnership and self.rules.min_team_bid):
-            return np.zeros(len(g), I64)
-        partner_bid = state.bids.reshape(-1)[g * self.n_players + self.partner[state.to_move[g]]]
-        return np.where(partner_bid >= 0, np.maximum(0, self.rules.min_team_bid - partner_bid), 0)
+        """(G,) int64: lowest legal bid of the player to move (``min_team_bid``, ``mirror``, ``fourteen``)."""
+        return self.bid_range(state, games)[0]
 
-    def legal_action_mask(self, state: GameState, games: np.ndarray | None = None) -> np.ndarray:
-        """(G, n_actions) bool: legal actions of the player to move in each game (all, or ``games``)."""
+    def bid_range(self, state: GameState, games: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(G,) int64 lowest and highest legal bid of the player to move [RULES 2, 6]."""
         g = self._rows(state.batch_size) if games is None else np.asarray(games, dtype=I64)
-        lay = self.layout
-        mask = np.zeros((len(g), lay.n_actions), dtype=bool)
-        phase = state.phase[g]
+        r = self.rules
+        hi = np.full(len(g), self.hand_size, I64)
+        if r.mirror:
+            hand = state.hands.reshape(-1)[g * self.n_players + state.to_move[g]]
+            spades = bits.popcount(hand & cards.TRUMP_MASK)
+            return spades, spades
+        if not (r.partnership and (r.min_team_bid or r.fourteen)):
+            return np.zeros(len(g), I64), hi
+        partner_bid = state.bids.reshape(-1)[g * self.n_players + self.partner[state.to_move[g]]]
+        if r.fourteen:
+            # Bids of 2 or more; the partner who bids second completes the team's 7.
+            forced = 7 - partner_bid
+            return np.where(partner_bid >= 0, forced, 2), np.where(partner_bid >= 0, forced, 5)
+        return np.where(partner_bid >= 0, np.maximum(0, r.min_team_bid - partner_bid), 0), hi
+
+    def weak_hand(self, state: GameState, games: np.ndarray | None = None) -> np.ndarray:
+        """(G,) bool: the player to move may show a weak hand to force a redeal [RULES 6]."""
+        g = self._rows(state.batch_size) if games is None else np.asarray(games, dtype=I64)
+        if not self.rules.misdeal_weak_hand:
+            return np.zeros(len(g), bool)
         hand = state.hands.reshape(-1)[g * self.n_players + state.to_move[g]]
-        legal = self._legal_cards(hand, state.led_suit[g])
-        mask[:, : lay.n_card_ids] = bits.to_bool(legal, lay.n_card_ids) & (phase == PLAY)[:, None]
-        bid_values = np.arange(lay.max_bid + 1)
-        mask[:, lay.bid_offset : lay.blind_nil] = (phase == BID)[:, None] & (
-            bid_values >= self.min_bid(state, g)[:, None]
-        )
-        blind = phase == BLIND
-        # Blind nil is a bid of 0: not open to a seat that must still reach ``min_team_bid``.
-        mask[:, lay.blind_nil] = blind & (self.min_bid(state, g) == 0)
-        mask[:, lay.look] = blind
+        return (hand & WEAK_HAND_MASK) == 0
+
+    def legal_action_mask(
+        self, state: GameState, games: np.ndarray | None = None, out: np.ndarray | None = None
+    ) -> np.ndarray:
+        """(G, n_actions) bool: legal actions of the player to move in each game (all, or ``games``).
+
+        ``out`` (G, n_actions) bool, if given, is filled and returned (every entry is written).
+        """
+        lay = self.layout
+        if games is None:
+            g, phase, led, to_move = self._rows(state.batch_size), state.phase, state.led_suit, state.to_move
+        else:
+            g = np.asarray(games, dtype=I64)
+            phase, led, to_move = state.phase[g], state.led_suit[g], state.to_move[g]
+        b = len(g)
+        mask = np.empty((b, lay.n_actions), bool) if out is None else out
+        if b == 1:
+            return self._legal_action_mask_one(state, int(g[0]), mask)
+        hand = state.hands.reshape(-1)[g * self.n_players + to_move]
+        cards_open = phase == PLAY
+        legal = self._legal_cards(hand, led)
+        if self.rules.two_player:
+            # In the exchange any held card not just drawn may be given up (the phase ends after the third).
+            exchange = phase == EXCHANGE
+            received = state.exchanged_in.reshape(-1)[g * self.n_players + to_move]
+            legal = np.where(exchange, hand & ~received, legal)
+            cards_open = cards_open | exchange
+        legal = np.where(cards_open, legal, np.uint64(0))
+        # Each uint64 is 8 little-endian bytes: unpack them and keep the card bits.
+        card_bits = np.unpackbits(legal.view(np.uint8), bitorder="little").reshape(b, 64)
+        mask[:, : lay.n_card_ids] = card_bits[:, : lay.n_card_ids].view(bool)
+        bids = mask[:, lay.bid_offset : lay.bid_end]
+        if self._every_bid_open:
+            bids[:] = (phase == BID)[:, None]
+            lo = None
+        else:
+            lo, hi = self.bid_range(state, games)
+            np.greater_equal(self._bid_values, lo[:, None], out=bids)
+            if self.rules.forced_bids:
+                bids &= self._bid_values <= hi[:, None]
+            bids &= (phase == BID)[:, None]
+        if lay.specials:
+            self._special_mask(state, g, phase, lo, mask)
         return mask
+
+    def _special_mask(self, state: GameState, g: np.ndarray, phase: np.ndarray, lo, mask: np.ndarray) -> None:
+        """The special actions of ``mask`` (blind nil, draw, exchange, Bemo, redeal) [RULES 2, 4, 6].
+
+        ``lo`` (G,) int64 is the lowest legal bid, or None when every bid is open.
+        """
+        lay = self.layout
+        mask[:, lay.bid_end :] = False
+        if lay.blind_nil is not None:
+            blind = phase == BLIND
+            # Blind nil is a bid of 0: not open to a seat that must still reach ``min_team_bid``.
+            mask[:, lay.blind_nil] = blind if lo is None else blind & (lo == 0)
+            mask[:, lay.look] = blind
+        if lay.keep is not None:
+            mask[:, lay.keep] = phase == DRAW
+            mask[:, lay.discard] = phase == DRAW
+        if lay.exchange_done is not None:
+            mask[:, lay.exchange_done] = phase == EXCHANGE
+        if lay.no_bemo is not None:
+            mask[:, lay.no_bemo : lay.big_bemo + 1] = (phase == BEMO)[:, None]
+        if lay.redeal is not None:
+            mask[:, lay.redeal] = (phase == BID) & self.weak_hand(state, g)
+
+    def _legal_action_mask_one(self, state: GameState, g: int, out: np.ndarray) -> np.ndarray:
+        """``legal_action_mask`` of one game (the AEC and Gymnasium envs), with Python scalars."""
+        lay = self.layout
+        row = out[0]
+        row[:] = False
+        phase = int(state.phase[g])
+        seat = int(state.to_move[g])
+        if phase == PLAY or phase == EXCHANGE:
+            hand = state.hands[g, seat : seat + 1]
+            if phase == PLAY:
+                legal = self._legal_cards(hand, state.led_suit[g : g + 1])
+            else:
+                legal = hand & ~state.exchanged_in[g, seat : seat + 1]
+            row[: lay.n_card_ids] = np.unpackbits(legal.view(np.uint8), bitorder="little")[: lay.n_card_ids]
+            if phase == EXCHANGE:
+                row[lay.exchange_done] = True
+            return out
+        games = np.array([g])
+        if phase == BID:
+            lo, hi = (int(x[0]) for x in self.bid_range(state, games))
+            row[lay.bid_offset + lo : lay.bid_offset + hi + 1] = True
+            if lay.redeal is not None:
+                row[lay.redeal] = bool(self.weak_hand(state, games)[0])
+        elif phase == BLIND:
+            row[lay.look] = True
+            row[lay.blind_nil] = int(self.bid_range(state, games)[0][0]) == 0
+        elif phase == DRAW:
+            row[lay.keep] = row[lay.discard] = True
+        elif phase == BEMO:
+            row[lay.no_bemo : lay.big_bemo + 1] = True
+        return out
 
     def current_player(self, state: GameState) -> np.ndarray:
         """(B,) int64: seat to move, -1 where the match is over."""
@@ -308,24 +502,18 @@ class SpadesEngine:
         if np.count_nonzero(phase == PLAY) == b:
             self._play(state, slice(None), self._rows(b), actions, result, validate)
             return result
-        groups = [(p, np.flatnonzero(phase == p)) for p in (BLIND, BID, PLAY)]
+        groups = [(p, idx) for p in self._handlers if len(idx := np.flatnonzero(phase == p))]
         if validate:
             live = phase != OVER
             if not live.all():
                 self._raise_illegal(state, np.flatnonzero(~live)[:1], actions)
-            check = {BLIND: self._check_blind, BID: self._check_bid, PLAY: self._check_play}
             for p, idx in groups:
-                if len(idx):
-                    check[p](state, idx, actions[idx])
+                self._handlers[p][0](state, idx, actions[idx])
         for p, idx in groups:
-            if len(idx) == 0:
-                continue
-            if p == BLIND:
-                self._blind(state, idx, actions[idx])
-            elif p == BID:
-                self._bid(state, idx, actions[idx])
-            else:
+            if p == PLAY:
                 self._play(state, idx, idx, actions[idx], result, False)  # validated above
+            else:
+                self._handlers[p][1](state, idx, actions[idx])
         return result
 
     # -------------------------------------------------------------- validation
@@ -342,12 +530,18 @@ class SpadesEngine:
 
     def _check_bid(self, state: GameState, idx: np.ndarray, a: np.ndarray) -> None:
         bid = a - self.layout.bid_offset
-        ok = (bid >= self.min_bid(state, idx)) & (bid <= self.layout.max_bid)
+        lo, hi = self.bid_range(state, idx)
+        ok = (bid >= lo) & (bid <= hi)
+        if self.layout.redeal is not None:
+            ok |= (a == self.layout.redeal) & self.weak_hand(state, idx)
         if not ok.all():
             self._raise_illegal(state, idx[~ok][:1], None, a[~ok][:1])
 
-    def _check_blind(self, state: GameState, idx: np.ndarray, a: np.ndarray) -> None:
-        ok = ((a == self.layout.blind_nil) & (self.min_bid(state, idx) == 0)) | (a == self.layout.look)
+    def _check_mask(self, state: GameState, idx: np.ndarray, a: np.ndarray) -> None:
+        """Any phase but PLAY and BID: check against the legal-action mask (these steps are rare)."""
+        mask = self.legal_action_mask(state, idx)
+        in_range = (a >= 0) & (a < self.layout.n_actions)
+        ok = in_range & mask[np.arange(len(idx)), np.where(in_range, a, 0)]
         if not ok.all():
             self._raise_illegal(state, idx[~ok][:1], None, a[~ok][:1])
 
@@ -373,32 +567,125 @@ class SpadesEngine:
         state.looked[idx, seat] = True
         state.blind[idx, seat] = declared
         state.bids[idx, seat] = np.where(declared, 0, -1)
+        state.n_bids[idx] += declared
+        if self.rules.two_player:
+            # Both blind-nil choices come before the draw: the non-dealer's, then the dealer's.
+            dealer = state.dealer[idx]
+            dealer_next = (seat != dealer) & ~state.looked[idx, dealer]
+            state.to_move[idx] = dealer
+            self._begin_draw(state, idx[~dealer_next])
+            return
         state.phase[idx] = BID  # the same seat now bids, unless it declared
-        done = idx[declared]
-        state.n_bids[done] += 1
-        self._next_bidder(state, done)
+        self._next_bidder(state, idx[declared])
+
+    def _draw(self, state: GameState, idx: np.ndarray, a: np.ndarray) -> None:
+        """Two-player draw: keep the shown card and discard the next, or the other way round [RULES 4]."""
+        seat = state.to_move[idx]
+        pos = state.pile_pos[idx]
+        first, second = state.pile[idx, pos], state.pile[idx, pos + 1]
+        keep = a == self.layout.keep
+        state.hands[idx, seat] |= bits.BIT[np.where(keep, first, second)]
+        state.discards[idx, seat] |= bits.BIT[np.where(keep, second, first)]
+        state.seen[idx, seat] |= bits.BIT[first] | bits.BIT[second]
+        pos = pos + 2
+        state.pile_pos[idx] = pos
+        state.to_move[idx] = self.next_seat[seat]
+        over = pos >= self.pile_size
+        state.shown[idx] = np.where(over, -1, state.pile[idx, np.minimum(pos, self.pile_size - 1)])
+        g = idx[over]
+        first_seat = self.next_seat[state.dealer[g]]
+        # After the draw, blind-nil players exchange (non-dealer first), then the bidding starts.
+        state.to_move[g] = np.where(state.blind[g, first_seat], first_seat, state.dealer[g])
+        exchange = state.blind[g, first_seat] | state.blind[g, state.dealer[g]]
+        state.phase[g[exchange]] = EXCHANGE
+        self._begin_bidding(state, g[~exchange])
+
+    def _exchange(self, state: GameState, idx: np.ndarray, a: np.ndarray) -> None:
+        """Two-player blind nil: give up a card, draw one at random from the discards [RULES 4]."""
+        give = a != self.layout.exchange_done
+        g, card = idx[give], a[give]
+        seat = state.to_move[g]
+        n_out = bits.popcount(state.exchanged_out[g, seat])
+        pool = np.bitwise_or.reduce(state.discards[g] | state.exchanged_out[g], axis=1)
+        pool &= ~np.bitwise_or.reduce(state.exchanged_in[g], axis=1) & ~state.exchanged_out[g, seat]
+        draw = dealing.stream(state.key[g], state.hand_number[g] * 16 + n_out + 4 * seat, salt=29)
+        new = bits.select_kth(pool, (draw % bits.popcount(pool).astype(np.uint64)).astype(I64))
+        state.hands[g, seat] = (state.hands[g, seat] & ~bits.BIT[card]) | bits.BIT[new]
+        state.seen[g, seat] |= bits.BIT[new]
+        state.exchanged_in[g, seat] |= bits.BIT[new]
+        state.exchanged_out[g, seat] |= bits.BIT[card]
+        done = idx[~give | (bits.popcount(state.exchanged_out[idx, state.to_move[idx]]) >= MAX_EXCHANGE)]
+        seat = state.to_move[done]
+        dealer = state.dealer[done]
+        dealer_next = (seat != dealer) & state.blind[done, dealer]
+        state.to_move[done] = dealer
+        self._begin_bidding(state, done[~dealer_next])
+
+    def _begin_bidding(self, state: GameState, g: np.ndarray) -> None:
+        """Two-player: the kept hands become the hand's deal; the non-dealer bids first [RULES 4]."""
+        state.deal[g] = state.hands[g]
+        state.phase[g] = BID
+        first = self.next_seat[state.dealer[g]]
+        state.to_move[g] = np.where(state.bids[g, first] >= 0, state.dealer[g], first)
+        self._end_bidding(state, g[state.n_bids[g] == self.n_players])
 
     def _bid(self, state: GameState, idx: np.ndarray, a: np.ndarray) -> None:
+        if self.layout.redeal is not None:
+            redeal = a == self.layout.redeal
+            if redeal.any():
+                # A weak hand was shown: a new seeded deal by the same dealer [RULES 6].
+                g = idx[redeal]
+                state.n_redeals[g] += 1
+                self._start_hand(state, g)
+                idx, a = idx[~redeal], a[~redeal]
         seat = state.to_move[idx]
         state.bids[idx, seat] = a - self.layout.bid_offset
         state.n_bids[idx] += 1
         self._next_bidder(state, idx)
 
+    def _bemo(self, state: GameState, idx: np.ndarray, a: np.ndarray) -> None:
+        """One Bemo decision per side, from the first leader on (consecutive seats) [RULES 6]."""
+        seat = state.to_move[idx]
+        state.bemo[idx, self.side_of_seat[seat]] = a - self.layout.no_bemo
+        state.to_move[idx] = self.next_seat[seat]
+        self._start_play(state, idx[np.all(state.bemo[idx] >= 0, axis=1)])
+
+    def _end_bidding(self, state: GameState, g: np.ndarray) -> None:
+        """After the last bid: the Bemo declarations, or the first lead."""
+        if self.rules.bemo:
+            state.phase[g] = BEMO
+            state.to_move[g] = self._first_leader(state, g)
+        else:
+            self._start_play(state, g)
+
+    def _first_leader(self, state: GameState, g: np.ndarray) -> np.ndarray:
+        """Dealer+1, or the holder of the lowest club under ``lowest_club_leads`` [RULES 1, 6]."""
+        if self.rules.lowest_club_leads:
+            held = (state.hands[g] >> np.uint64(self.lowest_club)) & np.uint64(1)
+            return np.argmax(held, axis=1).astype(I64)
+        return self.next_seat[state.dealer[g]]
+
+    def _start_play(self, state: GameState, g: np.ndarray) -> None:
+        first = self._first_leader(state, g)
+        state.phase[g] = PLAY
+        state.leader[g] = first
+        state.to_move[g] = first
+        if self.rules.lowest_club_leads:
+            state.led_suit[g] = LOWEST_CLUB_LEAD
+
     def _next_bidder(self, state: GameState, idx: np.ndarray) -> None:
         if len(idx) == 0:
             return
         done = state.n_bids[idx] == self.n_players
-        start = idx[done]
-        first = self.next_seat[state.dealer[start]]
-        state.phase[start] = PLAY
-        state.leader[start] = first
-        state.to_move[start] = first
+        self._end_bidding(state, idx[done])
         more = idx[~done]
         nxt = self.next_seat[state.to_move[more]]
         state.to_move[more] = nxt
         state.phase[more] = np.where(state.looked[more, nxt], BID, BLIND)
 
-    def _play(self, state: GameState, sel, rows: np.ndarray, card: np.ndarray, result: StepResult, validate: bool) -> None:
+    def _play(
+        self, state: GameState, sel, rows: np.ndarray, card: np.ndarray, result: StepResult, validate: bool
+    ) -> None:
         """Play one card in each selected game (``sel`` is a slice or the index array ``rows``)."""
         seat = state.to_move[sel]
         at = rows * self.n_players + seat  # flat index of (game, seat)
@@ -448,12 +735,20 @@ class SpadesEngine:
             self._finish_hands(state, ended, result)
 
     def _finish_hands(self, state: GameState, g: np.ndarray, result: StepResult) -> None:
-        score = score_hand(self.rules, state.bids[g], state.blind[g], state.tricks_won[g], state.bags[g])
+        score = score_hand(
+            self.rules,
+            state.bids[g],
+            state.blind[g],
+            state.tricks_won[g],
+            state.bags[g],
+            trick_winners=state.trick_winners[g],
+            bemo=state.bemo[g],
+        )
         start_scores, start_bags = state.scores[g].copy(), state.bags[g].copy()
         state.scores[g] += score.delta
         state.bags[g] = score.bags
         state.hand_number[g] += 1
-        winner = match_winner(self.rules, state.scores[g], state.hand_number[g])
+        winner = match_winner(self.rules, state.scores[g], state.hand_number[g], boston=score.boston)
         state.winner[g] = winner
         result.hand_done[g] = True
         result.score_delta[g] = score.delta
@@ -474,12 +769,18 @@ class SpadesEngine:
                 scores=state.scores[g].copy(),
                 bags=state.bags[g].copy(),
                 made=score.made,
+                bemo=state.bemo[g].copy(),
+                pile=state.pile[g].copy(),
+                discards=state.discards[g].copy(),
+                exchanged_out=state.exchanged_out[g].copy(),
+                key=state.key[g].copy(),
             )
         )
         over = winner >= 0
         state.phase[g[over]] = OVER
         cont = g[~over]
         state.dealer[cont] = self.next_seat[state.dealer[cont]]
+        state.n_redeals[cont] = 0
         self._start_hand(state, cont)
 
     # ---------------------------------------------------------------- helpers
@@ -494,6 +795,13 @@ class SpadesEngine:
         if arr.shape != (n, self.n_sides):
             raise ValueError(f"{name} must have shape ({n}, {self.n_sides}) (games, sides), got {arr.shape}")
         return arr
+
+    def _pile_array(self, piles, n: int) -> np.ndarray:
+        """Two-player: (n, 52) card ids, top of the pile first; check it is the whole deck."""
+        arr = np.array([[c if isinstance(c, int | np.integer) else cards.parse_card(c) for c in p] for p in piles])
+        if arr.shape != (n, self.pile_size) or np.any(np.sort(arr, axis=1) != np.array(self.deck)):
+            raise ValueError(f"piles must be {n} orderings of the {self.pile_size} cards of the deck, got {arr.shape}")
+        return arr.astype(I64)
 
     def _deal_array(self, deals, n: int) -> np.ndarray:
         """Accept (n, N) uint64 masks or nested lists of card ids; check it is a legal deal."""

@@ -46,13 +46,45 @@ def first_dealer(keys: np.ndarray, n_players: int) -> np.ndarray:
     return (stream(keys, 0, salt=7) % np.uint64(n_players)).astype(np.int64)
 
 
-def deal(keys: np.ndarray, hand_number: np.ndarray, deck: tuple[int, ...], n_players: int) -> np.ndarray:
-    """Shuffle ``deck`` for each game and deal it out: (B, n_players) uint64 hands."""
-    base = stream(keys, hand_number, salt=11)
+#: Added to the deal counter per weak-hand redeal, so that redeal 0 is the plain deal of the hand.
+REDEAL_STRIDE = 1 << 20
+
+
+def deal_counter(hand_number: np.ndarray, n_redeals: np.ndarray | int = 0) -> np.ndarray:
+    """The counter that seeds the deal of a hand (and of its redeals)."""
+    return np.asarray(hand_number, dtype=np.int64) + REDEAL_STRIDE * np.asarray(n_redeals, dtype=np.int64)
+
+
+def shuffle(keys: np.ndarray, counter: np.ndarray, deck: tuple[int, ...]) -> np.ndarray:
+    """Each game's shuffled deck: (B, len(deck)) int64 card ids (the two-player draw pile)."""
+    base = stream(keys, counter, salt=11)
     positions = np.arange(len(deck), dtype=np.uint64)
     sort_keys = splitmix64(base[:, None] ^ (positions * _GOLDEN))
     order = np.argsort(sort_keys, axis=1, kind="stable")
-    shuffled = np.asarray(deck, dtype=np.int64)[order]
+    return np.asarray(deck, dtype=np.int64)[order]
+
+
+def pick_cards(keys: np.ndarray, counter: np.ndarray, masks: np.ndarray, k: int) -> np.ndarray:
+    """k seeded random cards of each (B, N) uint64 mask, as (B, N) uint64 masks (face-up cards)."""
+    b, n = masks.shape
+    left = masks.reshape(-1).copy()
+    picked = np.zeros_like(left)
+    base = np.repeat(stream(keys, counter, salt=13), n) ^ np.tile(np.arange(n, dtype=np.uint64), b)
+    for j in range(k):
+        count = np.maximum(bits.popcount(left), 1).astype(np.uint64)
+        card = bits.select_kth(left, (splitmix64(base + np.uint64(j)) % count).astype(np.int64))
+        card_bit = np.where(left != 0, bits.BIT[card], np.uint64(0))
+        picked |= card_bit
+        left &= ~card_bit
+    return picked.reshape(b, n)
+
+
+def deal(keys: np.ndarray, hand_number: np.ndarray, deck: tuple[int, ...], n_players: int) -> np.ndarray:
+    """Shuffle ``deck`` for each game and deal it out: (B, n_players) uint64 hands.
+
+    ``hand_number`` is the deal counter (see ``deal_counter``).
+    """
+    shuffled = shuffle(keys, hand_number, deck)
     hand_size = len(deck) // n_players
     card_bits = bits.BIT[shuffled[:, : hand_size * n_players]].reshape(len(keys), n_players, hand_size)
     return np.bitwise_or.reduce(card_bits, axis=2)

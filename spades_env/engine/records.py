@@ -28,18 +28,47 @@ def _record(engine: SpadesEngine, f: FinishedHands, i: int) -> dict[str, Any]:
     n = engine.n_players
     dealer = int(f.dealer[i])
     lay = engine.layout
+    rules = engine.rules
     blind_open = engine._blind_nil_allowed(f.start_scores[i : i + 1])[0][engine.side_of_seat]
     actions: list[dict[str, Any]] = []
-    for k in range(1, n + 1):
-        seat = (dealer + k) % n
-        if blind_open[seat]:
-            a = lay.blind_nil if f.blind[i, seat] else lay.look
-            actions.append({"seat": seat, "action": a, "name": lay.describe(a)})
-        if not f.blind[i, seat]:
-            a = lay.bid_action(int(f.bids[i, seat]))
-            actions.append({"seat": seat, "action": a, "name": lay.describe(a)})
-    tricks = []
+
+    def add(seat: int, a: int) -> None:
+        actions.append({"seat": int(seat), "action": int(a), "name": lay.describe(a)})
+
+    order = [(dealer + k) % n for k in range(1, n + 1)]
+    if rules.two_player:
+        # Blind-nil choices, the 26 draws, the exchanges, then the bids [RULES 4].
+        for seat in order:
+            if blind_open[seat]:
+                add(seat, lay.blind_nil if f.blind[i, seat] else lay.look)
+        for k in range(len(f.pile[i]) // 2):
+            seat = order[1] if k % 2 == 0 else order[0]
+            second = int(f.pile[i, 2 * k + 1])
+            add(seat, lay.keep if (int(f.discards[i, seat]) >> second) & 1 else lay.discard)
+        for seat in order:
+            if f.blind[i, seat]:
+                given = cards.mask_to_cards(int(f.exchanged_out[i, seat]))
+                for c in given:
+                    add(seat, c)
+                if len(given) < 3:
+                    add(seat, lay.exchange_done)
+        for seat in order:
+            if not f.blind[i, seat]:
+                add(seat, lay.bid_action(int(f.bids[i, seat])))
+    else:
+        for seat in order:
+            if blind_open[seat]:
+                add(seat, lay.blind_nil if f.blind[i, seat] else lay.look)
+            if not f.blind[i, seat]:
+                add(seat, lay.bid_action(int(f.bids[i, seat])))
     leader = (dealer + 1) % n
+    if rules.lowest_club_leads:
+        leader = next(s for s in range(n) if (int(f.deal[i, s]) >> engine.lowest_club) & 1)
+    if rules.bemo:
+        for k in range(engine.n_sides):
+            seat = (leader + k) % n
+            add(seat, lay.no_bemo + int(f.bemo[i, engine.side_of_seat[seat]]))
+    tricks = []
     for t in range(engine.hand_size):
         order = [(leader + k) % n for k in range(n)]
         played = [int(f.history[i, t, seat]) for seat in order]
@@ -48,10 +77,17 @@ def _record(engine: SpadesEngine, f: FinishedHands, i: int) -> dict[str, Any]:
         for seat, c in zip(order, played, strict=True):
             actions.append({"seat": seat, "action": c, "name": lay.describe(c)})
         leader = winner
+    extra: dict[str, Any] = {}
+    if rules.two_player:
+        extra["pile"] = [cards.card_name(int(c)) for c in f.pile[i]]
+    if rules.bemo:
+        extra["bemo"] = f.bemo[i].tolist()
     return {
         "version": RECORD_VERSION,
         "rules": engine.rules.to_dict(),
+        "key": int(f.key[i]),
         "dealer": dealer,
+        **extra,
         "hands": [[cards.card_name(c) for c in cards.mask_to_cards(int(h))] for h in f.deal[i]],
         "start_scores": f.start_scores[i].tolist(),
         "start_bags": f.start_bags[i].tolist(),
@@ -81,14 +117,14 @@ def replay(record: dict[str, Any], engine: SpadesEngine | None = None) -> dict[s
     from spades_env.rules import Rules
 
     engine = engine or SpadesEngine(Rules.from_dict(record["rules"]))
-    deal = [[cards.parse_card(c) for c in hand] for hand in record["hands"]]
-    state = engine.reset(
-        0,
-        deals=[deal],
-        dealers=[record["dealer"]],
-        scores=[record["start_scores"]],
-        bags=[record["start_bags"]],
-    )
+    state = engine._empty(1)
+    start = {"dealers": [record["dealer"]], "scores": [record["start_scores"]], "bags": [record["start_bags"]]}
+    if "pile" in record:
+        start["piles"] = [[cards.parse_card(c) for c in record["pile"]]]
+    else:
+        start["deals"] = [[[cards.parse_card(c) for c in hand] for hand in record["hands"]]]
+    # The game key seeds what the record does not list (the two-player exchange draws, face-up cards).
+    engine.start_matches(state, np.array([0]), np.array([record.get("key", 0)], dtype=np.uint64), **start)
     for k, step in enumerate(record["actions"]):
         if state.phase[0] == OVER or int(state.to_move[0]) != step["seat"]:
             raise ValueError(f"record action {k} is by seat {step['seat']}, but it is not that seat's turn")
@@ -103,6 +139,8 @@ def replay(record: dict[str, Any], engine: SpadesEngine | None = None) -> dict[s
 def verify(record: dict[str, Any]) -> None:
     """Replay a record and raise ``ValueError`` naming the first field that differs."""
     again = replay(record)
-    for key in ("bids", "blind_nil", "tricks", "tricks_won", "points", "scores", "bags"):
+    for key in ("bids", "blind_nil", "tricks", "tricks_won", "points", "scores", "bags", "bemo", "hands"):
+        if key not in record:
+            continue
         if again[key] != record[key]:
             raise ValueError(f"record field {key!r} differs on replay: recorded {record[key]}, replayed {again[key]}")

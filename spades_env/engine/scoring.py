@@ -33,13 +33,36 @@ class HandScore:
     """(G, n_sides) bool: the side's contract was made (a zero contract counts as made)."""
     bag_penalties: np.ndarray
     """(G, n_sides) int64: how many bag penalties were applied this hand."""
+    boston: np.ndarray
+    """(G, n_sides) bool: the side made a Boston (bid and took every trick; ``boston`` on)."""
 
 
-def score_hand(rules: Rules, bids: np.ndarray, blind: np.ndarray, tricks: np.ndarray, bags: np.ndarray) -> HandScore:
-    """Score a hand [RULES 3, 5].
+#: Bemo declarations: (tricks from the first that the side must take, points) by declared value.
+BEMO_TRICKS = {1: (6, 60), 2: (9, 90)}
+#: Points of a contract under ``ten_for_two_hundred`` and of a Boston, won or lost [RULES 6].
+BIG_CONTRACT_POINTS = 200
+
+
+def score_hand(
+    rules: Rules,
+    bids: np.ndarray,
+    blind: np.ndarray,
+    tricks: np.ndarray,
+    bags: np.ndarray,
+    trick_winners: np.ndarray | None = None,
+    bemo: np.ndarray | None = None,
+) -> HandScore:
+    """Score a hand [RULES 3, 4, 5, 6].
 
     bids, tricks: (G, n_players) int; blind: (G, n_players) bool (blind nil
-    declared); bags: (G, n_sides) int bag counts before the hand.
+    declared); bags: (G, n_sides) int bag counts before the hand. For ``bemo``:
+    trick_winners (G, hand size) int seats in trick order and bemo (G, n_sides)
+    int declarations (0 none, 1 little, 2 big, -1 undecided = none).
+
+    Under ``ten_for_two_hundred`` a contract of 10 or more, and under ``boston`` a
+    contract of every trick, is worth +200 made or -200 set in place of 10 x contract
+    (and of the set penalty); overtricks still score 1 each and count as bags.
+    A Bemo is scored on top of everything else.
     """
     bids = np.asarray(bids, dtype=np.int64)
     tricks = np.asarray(tricks, dtype=np.int64)
@@ -62,7 +85,19 @@ def score_hand(rules: Rules, bids: np.ndarray, blind: np.ndarray, tricks: np.nda
         set_points = -10 * (contract - taken)
     else:
         set_points = np.zeros_like(contract)
-    points = np.where(made, 10 * contract + over, set_points) + nil_points + failed_nil_tricks
+    made_points = 10 * contract
+    big = np.zeros(contract.shape, bool)
+    if rules.ten_for_two_hundred:
+        big |= contract >= 10
+    boston = np.zeros(contract.shape, bool)
+    if rules.boston:
+        big |= contract == rules.hand_size
+        boston = made & (contract == rules.hand_size)
+    made_points = np.where(big, BIG_CONTRACT_POINTS, made_points)
+    set_points = np.where(big, -BIG_CONTRACT_POINTS, set_points)
+    points = np.where(made, made_points + over, set_points) + nil_points + failed_nil_tricks
+    if rules.bemo and bemo is not None:
+        points += bemo_points(rules, np.asarray(trick_winners, dtype=np.int64), np.asarray(bemo, dtype=np.int64))
 
     if rules.exact_small_bid_bonus:
         points += np.where((contract >= 1) & (contract <= 2) & (taken == contract), 20, 0)
@@ -77,16 +112,31 @@ def score_hand(rules: Rules, bids: np.ndarray, blind: np.ndarray, tricks: np.nda
         penalties = new_bags // rules.bag_limit
         new_bags -= penalties * rules.bag_limit
         points -= penalties * rules.bag_penalty
-    return HandScore(delta=points, bags=new_bags, made=made, bag_penalties=penalties)
+    return HandScore(delta=points, bags=new_bags, made=made, bag_penalties=penalties, boston=boston)
 
 
-def match_winner(rules: Rules, scores: np.ndarray, hands_played: np.ndarray) -> np.ndarray:
-    """Winning side of each match after a hand, or -1 while it goes on [RULES 3].
+def bemo_points(rules: Rules, trick_winners: np.ndarray, bemo: np.ndarray) -> np.ndarray:
+    """(G, n_sides) int64: +/-60 for little Bemo (first 6 tricks), +/-90 for big (first 9) [RULES 6]."""
+    seat_side = np.array([rules.side_of_seat(s) for s in range(rules.n_players)], dtype=np.int64)
+    winner_side = seat_side[np.maximum(trick_winners, 0)]
+    points = np.zeros(bemo.shape, dtype=np.int64)
+    for level, (n_tricks, value) in BEMO_TRICKS.items():
+        for side in range(rules.n_sides):
+            took_all = np.all(winner_side[:, :n_tricks] == side, axis=1)
+            points[:, side] += np.where(bemo[:, side] == level, np.where(took_all, value, -value), 0)
+    return points
+
+
+def match_winner(
+    rules: Rules, scores: np.ndarray, hands_played: np.ndarray, boston: np.ndarray | None = None
+) -> np.ndarray:
+    """Winning side of each match after a hand, or -1 while it goes on [RULES 3, 6].
 
     The match ends when a side reaches ``target_score``, a side is at or below the
     mercy score, or ``max_hands`` hands were played; the highest score then wins,
-    and an exact tie at the top plays another hand. scores: (G, n_sides) int;
-    hands_played: (G,) int. Returns (G,) int64.
+    and an exact tie at the top plays another hand. Under ``boston_wins_match`` a
+    side that made a Boston (boston: (G, n_sides) bool) wins at once.
+    scores: (G, n_sides) int; hands_played: (G,) int. Returns (G,) int64.
     """
     scores = np.asarray(scores, dtype=np.int64)
     ends = np.any(scores >= rules.target_score, axis=1)
@@ -96,4 +146,8 @@ def match_winner(rules: Rules, scores: np.ndarray, hands_played: np.ndarray) -> 
         ends |= np.asarray(hands_played) >= rules.max_hands
     top = scores.max(axis=1, keepdims=True)
     unique_top = np.sum(scores == top, axis=1) == 1
-    return np.where(ends & unique_top, np.argmax(scores, axis=1), -1)
+    winner = np.where(ends & unique_top, np.argmax(scores, axis=1), -1)
+    if rules.boston_wins_match and boston is not None:
+        boston = np.asarray(boston, dtype=bool)
+        winner = np.where(boston.any(axis=1), np.argmax(boston, axis=1), winner)
+    return winner

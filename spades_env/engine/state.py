@@ -1,7 +1,7 @@
 """The batched game state: one dataclass of NumPy arrays with leading dimension B.
 
-Shapes use B = games, N = players, S = scoring sides, T = hand size, L = the
-action-log length. Cards in a ``uint64`` are bitmasks (see ``spades_env.cards``);
+Shapes use B = games, N = players, S = scoring sides, T = hand size, P = the
+two-player draw pile (52 cards, 0 in other games). Cards in a ``uint64`` are bitmasks (see ``spades_env.cards``);
 a card in an int field is a card id, -1 for none. The engine mutates a state in
 place; ``copy()`` gives an independent one.
 """
@@ -18,10 +18,14 @@ BLIND = 0  #: decide blind nil or look at the hand
 BID = 1  #: bid 0 (nil) .. hand size
 PLAY = 2  #: play a card to the trick
 OVER = 3  #: the match is over; no player moves
-PHASE_NAMES = ("blind", "bid", "play", "over")
+DRAW = 4  #: two-player: keep or discard the card shown from the pile [RULES 4]
+EXCHANGE = 5  #: two-player blind nil: give up a card for a random discard, or stop [RULES 4]
+BEMO = 6  #: before the first lead: a side declares no, little or big Bemo [RULES 6]
+PHASE_NAMES = ("blind", "bid", "play", "over", "draw", "exchange", "bemo")
 # ``led_suit`` before the lead of a trick.
 FREE_LEAD = -1
 RESTRICTED_LEAD = -2
+LOWEST_CLUB_LEAD = -3  #: first trick under ``lowest_club_leads``: the lowest club must be led
 
 N_PHASES = len(PHASE_NAMES)
 
@@ -48,7 +52,8 @@ class GameState:
     """(B,) int64: cards in the trick in progress."""
     led_suit: np.ndarray
     """(B,) int64: suit led to the trick in progress; before the lead FREE_LEAD (-1, any
-    card may be led) or RESTRICTED_LEAD (-2, spades unbroken: lead a non-spade if held)."""
+    card may be led), RESTRICTED_LEAD (-2, spades unbroken: lead a non-spade if held) or
+    LOWEST_CLUB_LEAD (-3, first trick under ``lowest_club_leads``)."""
     n_tricks: np.ndarray
     """(B,) int64: tricks completed this hand."""
     tricks_won: np.ndarray
@@ -83,6 +88,27 @@ class GameState:
     """(B, S) int64: scores before this hand (for records)."""
     hand_start_bags: np.ndarray
     """(B, S) int64: bags before this hand (for records)."""
+    face_up: np.ndarray
+    """(B, N) uint64: ``face_up_deal``: the four cards of each hand dealt face up (visible to
+    all while still held: ``face_up & hands``); 0 otherwise [RULES 6]."""
+    bemo: np.ndarray
+    """(B, S) int64: Bemo declared by each side: -1 not yet decided, 0 none, 1 little, 2 big."""
+    n_redeals: np.ndarray
+    """(B,) int64: weak-hand redeals in this hand (the deal is a function of key, hand, redeals)."""
+    pile: np.ndarray
+    """(B, P) int64: two-player draw pile, top card first (card ids) [RULES 4]."""
+    pile_pos: np.ndarray
+    """(B,) int64: index in ``pile`` of the next card to be shown (P when the draw is over)."""
+    shown: np.ndarray
+    """(B,) int64: card shown to the drawer in DRAW (``pile[pile_pos]``), -1 otherwise."""
+    discards: np.ndarray
+    """(B, N) uint64: cards each player discarded in the draw (known only to that player)."""
+    seen: np.ndarray
+    """(B, N) uint64: every card each player has seen come off the pile or out of the discards."""
+    exchanged_out: np.ndarray
+    """(B, N) uint64: cards a blind-nil player gave up in the exchange (at most 3)."""
+    exchanged_in: np.ndarray
+    """(B, N) uint64: cards a blind-nil player drew at random from the discards in exchange."""
 
     @property
     def played(self) -> np.ndarray:

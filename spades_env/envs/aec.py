@@ -9,10 +9,10 @@ A PettingZoo AEC environment for Spades on the batched NumPy engine (one game, B
 | Actions            | Discrete                                                              |
 | Parallel API       | No                                                                    |
 | Manual Control     | No                                                                    |
-| Agents             | `agents = ['player_0', ..., 'player_{N-1}']` (N = 4; cutthroat 3..6)  |
+| Agents             | `agents = ['player_0', ..., 'player_{N-1}']` (N = 4; 2; cutthroat 3..6) |
 | Action Shape       | (1,)                                                                  |
-| Action Values      | [0, A - 1]; A = 52 + (hand size + 1) + 2 (68 for 4 players)           |
-| Observation Shape  | {"observation": (D,), "action_mask": (A,)}; D = 582 for partnership   |
+| Action Values      | [0, A - 1]; A = C + (hand size + 1) + specials (68 for partnership)   |
+| Observation Shape  | {"observation": (D,), "action_mask": (A,)}; D = 585 for partnership   |
 | Observation Values | observation in [0, 1] except scores in [-4, 4]; action_mask 0/1 int8  |
 
 Seats play clockwise; in partnership games `player_0` + `player_2` (side 0) play against
@@ -43,30 +43,40 @@ One flat `Discrete(A)` space for every decision (`spades_env.engine.actions.Acti
 
 | Actions                     | Meaning                                            |
 |-----------------------------|----------------------------------------------------|
-| 0 .. 51                     | play card id (suit * 13 + rank; clubs, diamonds, hearts, spades; two .. ace) |
-| 52 .. 52 + hand size        | bid 0 (nil) .. hand size tricks                    |
-| 53 + hand size              | declare blind nil (before looking at the hand)     |
-| 54 + hand size              | look at the hand (decline blind nil)               |
+| 0 .. C - 1                  | play card id (suit * 13 + rank, jokers 52, 53); in the two-player exchange, give it up |
+| C .. C + hand size          | bid 0 (nil) .. hand size tricks                    |
+| then, only where the rules enable them, in this order: |                     |
+| blind nil, look             | declare blind nil / look at the hand (`blind_nil`) |
+| keep, discard               | two-player draw: keep or discard the shown card    |
+| done exchanging             | two-player blind nil: stop exchanging              |
+| no / little / big Bemo      | a side's Bemo declaration (`bemo`)                 |
+| redeal                      | show a weak hand and force a redeal (`misdeal_weak_hand`) |
+
+`env.unwrapped.engine.layout` names every id (`layout.describe(a)`).
 
 ### Observation space
 
 `{"observation": Box(D,) float32, "action_mask": Box(A,) int8}`. The observation is
 seat-relative (the observer is relative seat 0, the partner relative seat 2); its layout is
-that of `spades_env.observation.ObservationEncoder` (version 1), in order:
+that of `spades_env.observation.ObservationEncoder` (version 2), in order (C card ids;
+blocks marked (rule) exist only under that rule):
 
 | Block           | Size   | Meaning                                                        |
 |-----------------|--------|----------------------------------------------------------------|
-| hand            | 52     | own hand; all zeros while the seat has not looked (blind nil open) |
-| played          | N x 52 | cards each relative seat played this hand                      |
-| trick           | N x 52 | card each relative seat played to the current trick            |
-| all_hands       | N x 52 | only with `perfect_information=True`                           |
+| hand            | C      | own hand; all zeros while the seat has not looked (blind nil open) |
+| played          | N x C  | cards each relative seat played this hand                      |
+| trick           | N x C  | card each relative seat played to the current trick            |
+| all_hands       | N x C  | only with `perfect_information=True`                           |
+| face_up         | N x C  | (face_up_deal) face-up cards still in each relative seat's hand |
+| shown, discards, seen | C each | (two-player) card shown to the drawing observer, own discards, cards seen |
 | led_suit        | 4      | suit led to the current trick                                  |
 | leader          | N      | relative seat leading the current trick                        |
 | bid             | N x K  | one-hot bid of each relative seat (K = hand size + 1)          |
 | has_bid, nil, blind_nil | N each | bid flags                                          |
 | voids           | N x 4  | suits each relative seat has shown out of                      |
 | spades_broken   | 1      | a spade has been played                                        |
-| phase           | 4      | blind-nil decision, bid, play, over                            |
+| bemo            | S x 3  | (bemo) each relative side's Bemo: none, little, big           |
+| phase           | 7      | blind, bid, play, over, draw, exchange, bemo                   |
 | to_move, dealer | N each | one-hot relative seats                                         |
 | tricks_won      | N      | tricks taken / hand size                                       |
 | score, bags     | S each | relative sides' score / target (clipped to +-4), bags / bag limit |
@@ -77,8 +87,9 @@ that of `spades_env.observation.ObservationEncoder` (version 1), in order:
 ### Legal action mask
 
 The `action_mask` of the agent to move marks its legal actions (follow suit, no spade lead
-before spades are broken unless only spades are held, bids from the minimum team bid up,
-blind nil or look); it is all zeros for every other agent and after the game ends.
+before spades are broken unless only spades are held, bids from the minimum team bid up or
+the forced bid, blind nil or look, and the variants' special actions); it is all zeros for
+every other agent and after the game ends.
 
 ### Rewards
 
@@ -89,7 +100,8 @@ other agent -1 when the match ends, 0 otherwise.
 
 ### Version history
 
-* v0: initial release (observation layout version 1).
+* v0: initial release (observation layout version 1); observation layout version 2 adds
+  the variants of RULES sections 4 and 6 (every preset of `spades_env.list_presets()`).
 """
 
 from __future__ import annotations
@@ -106,7 +118,7 @@ from spades_env.engine import OVER, PLAY, IllegalActionError, SpadesEngine
 from spades_env.engine.state import FREE_LEAD, GameState
 from spades_env.envs.render import render_text
 from spades_env.envs.vector import check_options
-from spades_env.observation import ObservationEncoder, legal_action_mask
+from spades_env.observation import ObservationEncoder
 from spades_env.rules import Rules, resolve_rules
 
 ILLEGAL = ("raise", "penalty")
@@ -192,6 +204,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.state = self.engine.reset(
             int(seed),
             deals=None if opts.get("deal") is None else [opts["deal"]],
+            piles=None if opts.get("pile") is None else [opts["pile"]],
             dealers=None if opts.get("dealer") is None else [opts["dealer"]],
             scores=None if opts.get("scores") is None else [opts["scores"]],
             bags=None if opts.get("bags") is None else [opts["bags"]],
@@ -212,7 +225,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
     def legal_mask(self) -> np.ndarray:
         """(A,) bool legal actions of the agent to move (cached until the next step)."""
         if self._mask is None:
-            self._mask = legal_action_mask(self.engine, self.state)[0]
+            self._mask = self.engine.legal_action_mask(self.state)[0]
         return self._mask
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from spades_env import cards
 from spades_env.engine import PHASE_NAMES, SpadesEngine
-from spades_env.engine.state import OVER, GameState
+from spades_env.engine.state import DRAW, LOWEST_CLUB_LEAD, OVER, GameState
+
+BEMO_NAMES = ("no Bemo", "little Bemo", "big Bemo")
 
 
 def render_text(engine: SpadesEngine, state: GameState, game: int = 0) -> str:
@@ -34,6 +36,29 @@ def render_text(engine: SpadesEngine, state: GameState, game: int = 0) -> str:
         tricks = int(state.tricks_won[g, seat])
         hand = cards.format_hand(int(state.hands[g, seat]))
         lines.append(f"{mark} player_{seat} (side {side}): {bid_text:9s} tricks {tricks:2d}  {hand}{hidden}")
+        face_up = int(state.face_up[g, seat]) & int(state.hands[g, seat])
+        if face_up:
+            lines.append(f"      face up: {cards.format_hand(face_up)}")
+        if rules.two_player and (int(state.discards[g, seat]) or int(state.exchanged_out[g, seat])):
+            lines.append(
+                f"      discards: {cards.format_hand(int(state.discards[g, seat]))}"
+                + (
+                    f"; exchanged away: {cards.format_hand(int(state.exchanged_out[g, seat]))}"
+                    if int(state.exchanged_out[g, seat])
+                    else ""
+                )
+            )
+    if rules.two_player and phase != OVER:
+        left = engine.pile_size - int(state.pile_pos[g])
+        shown = f", showing {cards.card_name(int(state.shown[g]), symbols=True)}" if phase == DRAW else ""
+        lines.append(f"  pile: {left} cards left{shown}")
+    if rules.bemo and (state.bemo[g] >= 0).any():
+        declared = [f"side {s}: {BEMO_NAMES[b]}" for s, b in enumerate(state.bemo[g].tolist()) if b >= 0]
+        lines.append("  Bemo: " + ", ".join(declared))
+    if int(state.n_redeals[g]):
+        lines.append(f"  redeals this hand (weak hands shown): {int(state.n_redeals[g])}")
+    if phase != OVER and int(state.led_suit[g]) == LOWEST_CLUB_LEAD:
+        lines.append(f"  first lead: the {cards.card_name(engine.lowest_club, symbols=True)}")
     if int(state.n_in_trick[g]):
         leader = int(state.leader[g])
         played = [(leader + k) % n for k in range(int(state.n_in_trick[g]))]

@@ -41,7 +41,7 @@ import numpy as np
 from spades_env.engine import OVER, IllegalActionError, SpadesEngine, dealing
 from spades_env.engine.records import hand_records
 from spades_env.envs.context import DecisionContext
-from spades_env.observation import ObservationEncoder, legal_action_mask
+from spades_env.observation import ObservationEncoder
 from spades_env.rules import Rules, resolve_rules
 
 EPISODES = ("match", "hand")
@@ -187,7 +187,7 @@ class VectorSpades:
         state = self.state
         to_play = self.engine.current_player(state)
         seats = np.maximum(to_play, 0)
-        mask = self._current_mask = legal_action_mask(self.engine, state, out=self._mask)
+        mask = self._current_mask = self.engine.legal_action_mask(state, out=self._mask)
         obs = self.encoder.encode(state, self._rows, seats, out=self._obs)
         if self.copy:
             obs, mask = obs.copy(), mask.copy()
@@ -215,7 +215,7 @@ class VectorSpades:
 
     def action_masks(self) -> np.ndarray:
         """(B, A) bool legal actions of the current state (a fresh array)."""
-        return legal_action_mask(self.engine, self.state)
+        return self.engine.legal_action_mask(self.state)
 
     def hand_records(self) -> list[dict[str, Any]]:
         """JSON-ready records of the hands that finished in the last step."""
