@@ -333,3 +333,12 @@ def test_reference_engine_rejects_illegal_actions(suit_deal):
     for _ in range(4):
         game.step(52 + 1)
     assert game.phase == "play" and game.legal_actions() == whole_suit("D")
+
+
+def test_row_index_cache_stays_bounded_when_batch_sizes_vary():
+    from spades_env import SpadesEngine
+
+    engine = SpadesEngine("partnership")
+    for b in range(1, 200):
+        engine.legal_action_mask(engine.reset(np.arange(b)))
+    assert len(engine._base) <= 8

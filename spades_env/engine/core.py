@@ -343,9 +343,13 @@ class SpadesEngine:
         return np.where(broken, FREE_LEAD, RESTRICTED_LEAD)
 
     def _rows(self, b: int) -> np.ndarray:
+        """``arange(b)``, kept for the last few batch sizes (callers' batches may vary freely)."""
         rows = self._base.get(b)
         if rows is None:
+            if len(self._base) >= 8:
+                self._base.clear()
             rows = self._base[b] = np.arange(b, dtype=I64)
+            rows.flags.writeable = False
         return rows
 
     def min_bid(self, state: GameState, games: np.ndarray | None = None) -> np.ndarray:
