@@ -71,6 +71,30 @@ def tournament(
         write_csv(report, csv_out)
 
 
+@app.command("bid-bench")
+def bid_bench(
+    deals: int = typer.Option(500, help="Seeded deals; each is played in both seatings."),
+    rules: str = typer.Option("partnership", help="Rules preset name or YAML path (partnership)."),
+    seed: int = typer.Option(0, help="Benchmark seed (the deals derive from it)."),
+    checkpoint: str = typer.Option(None, help="NeuralAgent checkpoint whose bidding head is benchmarked too."),
+    oracle_width: int = typer.Option(2, help="The oracle tries each heuristic bid +- this many tricks, and nil."),
+    chunk: int = typer.Option(256, help="Deals per engine batch."),
+    out: str = typer.Option("bid_bench", help="Directory for bid_bench.json and bid_bench.png."),
+) -> None:
+    """Bidding strategies on the same deals under heuristic card play (train/bid_bench.py)."""
+    from pathlib import Path
+
+    from train.bid_bench import BidBenchConfig, plot_report, print_report, run_bid_bench, write_json
+
+    cfg = BidBenchConfig(
+        rules=rules, deals=deals, seed=seed, checkpoint=checkpoint, oracle_width=oracle_width, chunk=chunk
+    )
+    report = run_bid_bench(cfg, progress=True)
+    print_report(report)
+    typer.echo(f"json: {write_json(report, Path(out) / 'bid_bench.json')}")
+    typer.echo(f"plot: {plot_report(report, Path(out) / 'bid_bench.png')}")
+
+
 @app.command()
 def demo(
     boards: int = typer.Option(60, help="Boards per pair of bots."),

@@ -108,6 +108,13 @@ class PPOConfig:
     pool_size: int = 5
     """Snapshots kept (the oldest is dropped)."""
 
+    imitation_updates: int = 0
+    """Behaviour-cloning rounds of HeuristicAgent before PPO (``train/imitation.py``; 0 = none).
+    Each round collects ``num_envs * num_steps`` heuristic decisions and fits them for
+    ``update_epochs`` passes; the value head learns the heuristic's hand returns."""
+    imitation_learning_rate: float = 1e-3
+    """Adam learning rate of behaviour cloning (annealed linearly to 0 over its rounds)."""
+
     run_dir: str = "runs"
     """Where runs write TensorBoard logs and checkpoints."""
     checkpoint_every: int = 10
@@ -134,6 +141,7 @@ class PPOConfig:
             "pool_every": self.pool_every >= 1,
             "pool_size": self.pool_size >= 1,
             "checkpoint_every": self.checkpoint_every >= 1,
+            "imitation_updates": self.imitation_updates >= 0,
         }
         bad = [k for k, ok in checks.items() if not ok]
         if bad:
@@ -352,6 +360,29 @@ def train(
         table = "\n".join(f"|{k}|{v}|" for k, v in config.to_dict().items())
         writer.add_text("hyperparameters", f"|param|value|\n|-|-|\n{table}")
         writer.add_text("rules", "|field|value|\n|-|-|\n" + "\n".join(f"|{k}|{v}|" for k, v in rules.to_dict().items()))
+
+    if ckpt is None and config.imitation_updates > 0:
+        from train.imitation import ImitationConfig, behaviour_clone
+
+        imitation = ImitationConfig(
+            rules=config.rules,
+            updates=config.imitation_updates,
+            num_envs=config.num_envs,
+            num_steps=config.num_steps,
+            epochs=config.update_epochs,
+            minibatch=max(1, config.num_envs * config.num_steps // config.num_minibatches),
+            learning_rate=config.imitation_learning_rate,
+            reward_scale=config.reward_scale,
+            episode=config.episode,
+            seed=config.seed,
+        )
+        behaviour_clone(policy, imitation, device=device, writer=writer, quiet=quiet)
+        if config.eval_every and not quiet:
+            result = evaluate(policy, config)
+            if result is not None:
+                for key, value in result.items():
+                    writer.add_scalar(key, value, 0)
+                print("eval after imitation " + " ".join(f"{k[5:]} {v:.2f}" for k, v in result.items()), flush=True)
 
     def checkpoint(update: int) -> Path:
         return save_checkpoint(

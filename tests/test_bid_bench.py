@@ -1,0 +1,100 @@
+"""The bidding benchmark: counting rule, oracle bound, neural bidder, and the table/JSON/PNG outputs."""
+
+import json
+
+import numpy as np
+import pytest
+
+from spades_env import cards
+from spades_env.engine import SpadesEngine
+from train.bid_bench import (
+    BidBenchConfig,
+    HeuristicAgent,
+    count_bid,
+    deal_seeds,
+    heuristic_bidder,
+    oracle,
+    play_hands,
+    plot_report,
+    print_report,
+    run_bid_bench,
+    write_json,
+)
+
+
+def _mask(names: str) -> np.uint64:
+    return np.uint64(cards.cards_to_mask([cards.parse_card(c) for c in names.split()]))
+
+
+@pytest.mark.parametrize(
+    ("hand", "bid"),
+    [
+        ("AS KS 5S 4S 3S AH KH 2H AD 2D 3C 4C 5C", 7),  # 2 aces + 2 kings (spades) + AH KH + AD + 2 long spades
+        ("2S 3H 4H 5H 6D 7D 8D 9C 2C 3C 4C 5C 6C", 1),  # nothing to count: never nil
+        ("KS QS JS 10S 9S 2H 3H 4H 5D 6D 7D 8C 9C", 3),  # KS + two spades beyond three
+    ],
+)
+def test_count_bid_counts_aces_kings_and_spades_beyond_three(hand, bid):
+    assert count_bid(np.array([_mask(hand)]))[0] == bid
+
+
+@pytest.fixture(scope="module")
+def small_report():
+    return run_bid_bench(BidBenchConfig(deals=24, seed=3, chunk=16))
+
+
+def test_oracle_never_scores_less_than_the_heuristic_bidder_on_the_same_deals():
+    engine = SpadesEngine("partnership")
+    seeds = np.repeat(deal_seeds(BidBenchConfig(deals=12, seed=5)), 2)
+    side = np.tile(np.arange(2), 12)
+    heur = play_hands(engine, seeds, side, heuristic_bidder, HeuristicAgent())
+    best = oracle(engine, seeds, side, heur.bids, width=1)
+    rows = np.arange(len(seeds))
+    assert np.all(best.points[rows, side] >= heur.points[rows, side])
+
+
+def test_report_has_every_strategy_and_the_oracle_beats_the_heuristic(small_report):
+    s = small_report["strategies"]
+    assert list(s) == ["heuristic", "count", "oracle"]
+    assert s["oracle"]["points_per_hand"] >= s["heuristic"]["points_per_hand"]
+    assert s["oracle"]["diff_vs_heuristic"] >= 0
+    for r in s.values():
+        assert r["hands"] == 48 and r["ci95"] > 0
+        assert 0 <= r["bags_per_hand"] and r["mean_abs_bid_error"] >= 0
+    assert s["count"]["nil_bids"] == 0 and s["count"]["nil_success"] is None
+
+
+def test_table_json_and_png_are_written(small_report, tmp_path):
+    from rich.console import Console
+
+    console = Console(record=True, width=160)
+    print_report(small_report, console=console)
+    text = console.export_text()
+    assert "oracle" in text and "count" in text and "±" in text
+    data = json.loads(write_json(small_report, tmp_path / "b.json").read_text())
+    assert data["strategies"]["heuristic"]["diff_vs_heuristic"] == 0
+    png = plot_report(small_report, tmp_path / "b.png")
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_cli_bid_bench_with_a_neural_checkpoint(tmp_path):
+    torch = pytest.importorskip("torch")
+    from agents.neural import SpadesPolicy
+    from spades_env.observation import VERSION, ObservationEncoder
+
+    engine = SpadesEngine("partnership")
+    torch.manual_seed(0)
+    policy = SpadesPolicy.for_engine(engine, ObservationEncoder(engine).size, hidden=16, depth=1)
+    ckpt = tmp_path / "net.pt"
+    torch.save({"obs_version": VERSION, "model_hparams": policy.hyperparameters(), "model": policy.state_dict()}, ckpt)
+    from typer.testing import CliRunner
+
+    from train.cli import app
+
+    args = ["bid-bench", "--deals", "8", "--chunk", "8", "--oracle-width", "0"]
+    run = CliRunner().invoke(app, args + ["--checkpoint", str(ckpt), "--out", str(tmp_path / "out")])
+    assert run.exit_code == 0, run.output
+    assert "neural" in run.output
+    data = json.loads((tmp_path / "out" / "bid_bench.json").read_text())
+    assert list(data["strategies"]) == ["heuristic", "count", "neural", "oracle"]
+    assert (tmp_path / "out" / "bid_bench.png").stat().st_size > 0

@@ -1,0 +1,396 @@
+"""Bidding benchmark: bidding strategies compared on the same seeded deals under one fixed card play.
+
+Design
+------
+* A **deal** is one seed: one hand from a 0-0 score, with the deal and dealer the
+  engine draws from that seed (the tournament's hand mode).
+* Every seat plays its cards with ``HeuristicAgent.play``, so differences come from
+  the bids alone (bids change heuristic play only through its nil and contract logic).
+* The strategy under test bids for one side, HeuristicAgent bids for the other; each
+  deal is played in both **seatings** (tested side on seats 0+2, then on 1+3), as in a
+  duplicate tournament, so that the card luck of a deal cancels.
+* Everything runs as one engine batch per chunk of deals: every deal, seating (and, for
+  the oracle, every candidate bid pair) is a game of the batch.
+
+Strategies (``STRATEGIES``):
+
+``heuristic``  ``HeuristicAgent.bid`` (honours, spade length, shortness; nil with weak hands).
+``count``      ``count_bid``: aces + kings + spades beyond three (at least 1, never nil).
+``neural``     the bidding head of a ``NeuralAgent`` checkpoint (only with a checkpoint).
+``oracle``     ``oracle`` below: sees every hand; an upper reference, not a playable bidder.
+
+Reported per strategy, for the tested side, per hand: mean bag-adjusted points with a
+95% CI over deals (each deal's two seatings averaged), the paired difference to the
+heuristic bidder with its CI, set rate (sets per non-zero contract), bags, nil bids and
+their success, mean bid, and the mean |side contract - side tricks| (nil bidders count
+0 bid and their tricks count as taken by the side).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.base import DecisionContext
+from agents.heuristic import HeuristicAgent
+from spades_env import cards
+from spades_env.engine import BID, BLIND, PLAY, SpadesEngine, bits
+from spades_env.rules import resolve_rules
+from train.tournament import hand_bags, mean_ci
+
+#: Deal ``d`` of a benchmark with seed ``s`` is dealt from engine seed ``s * DEAL_STRIDE + d``.
+DEAL_STRIDE = 1_000_000
+#: A bidder: (context of the deciding seats, (G, A) legal masks) -> (G,) bid action ids.
+Bidder = Callable[[DecisionContext, np.ndarray], np.ndarray]
+
+
+@dataclass(frozen=True)
+class BidBenchConfig:
+    """Everything that decides a bidding benchmark's results."""
+
+    rules: str = "partnership"
+    """Rules preset name or YAML path (a partnership rule set)."""
+    deals: int = 500
+    """Seeded deals; each is played in both seatings."""
+    seed: int = 0
+    """Benchmark seed (the deals derive from it)."""
+    checkpoint: str | None = None
+    """NeuralAgent checkpoint whose bidding head is benchmarked (``neural``), if any."""
+    oracle_width: int = 2
+    """The oracle tries each side seat's heuristic bid +- this many tricks, and nil."""
+    chunk: int = 256
+    """Deals per engine batch."""
+
+
+# ---------------------------------------------------------------------- bidders
+def count_bid(hand: np.ndarray) -> np.ndarray:
+    """The counting rule: one trick per ace, one per king, one per spade beyond the third.
+
+    hand: (G,) uint64 card masks -> (G,) int64 bids, at least 1 (this rule never bids nil).
+    """
+    lanes = bits.lanes(np.asarray(hand, dtype=np.uint64), 4)  # (G, 4) 13-bit rank sets per suit
+    aces = ((lanes >> (cards.N_RANKS - 1)) & 1).sum(axis=1)
+    kings = ((lanes >> (cards.N_RANKS - 2)) & 1).sum(axis=1)
+    spades = bits.popcount(lanes[:, cards.SPADES].astype(np.uint64)).astype(np.int64)
+    return np.maximum(1, aces + kings + np.maximum(0, spades - 3)).astype(np.int64)
+
+
+def _legal_bid_action(engine: SpadesEngine, want: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """The legal bid action nearest to each wanted bid (HeuristicAgent's rounding)."""
+    lay = engine.layout
+    return HeuristicAgent._closest_legal(want, masks[:, lay.bid_offset : lay.blind_nil]) + lay.bid_offset
+
+
+def counting_bidder(ctx: DecisionContext, masks: np.ndarray) -> np.ndarray:
+    """``count_bid`` of each deciding seat's hand, as legal bid actions."""
+    hand = ctx.state.hands[ctx.games, ctx.seats]
+    return _legal_bid_action(ctx.engine, count_bid(hand), masks)
+
+
+def heuristic_bidder(ctx: DecisionContext, masks: np.ndarray) -> np.ndarray:
+    """HeuristicAgent's bid."""
+    return HeuristicAgent().bid(ctx, masks)
+
+
+def neural_bidder(checkpoint: str | Path) -> Bidder:
+    """The bidding head of a NeuralAgent checkpoint (greedy), reading the seat's observation."""
+    from agents.neural import NeuralAgent
+    from spades_env.observation import ObservationEncoder
+
+    agent = NeuralAgent.from_checkpoint(checkpoint)
+    encoders: dict = {}
+
+    def bid(ctx: DecisionContext, masks: np.ndarray) -> np.ndarray:
+        enc = encoders.setdefault(id(ctx.engine), ObservationEncoder(ctx.engine))
+        return agent.act(enc.encode(ctx.state, ctx.games, ctx.seats), masks, ctx)
+
+    return bid
+
+
+def fixed_bidder(bids: np.ndarray) -> Bidder:
+    """Bids given in advance: ``bids`` (G, N) int64 wanted bid of each seat of each game."""
+
+    def bid(ctx: DecisionContext, masks: np.ndarray) -> np.ndarray:
+        return _legal_bid_action(ctx.engine, bids[ctx.games, ctx.seats], masks)
+
+    return bid
+
+
+# ---------------------------------------------------------------------- play
+@dataclass
+class HandOutcome:
+    """One finished hand per game, seen from the tested side (G games)."""
+
+    bids: np.ndarray
+    """(G, N) int64 bids (0 = nil)."""
+    tricks: np.ndarray
+    """(G, N) int64 tricks taken per seat."""
+    points: np.ndarray
+    """(G, S) float64 bag-adjusted points per side (bag = bag_penalty / bag_limit points)."""
+    bags: np.ndarray
+    """(G, S) int64 bags taken per side."""
+    made: np.ndarray
+    """(G, S) bool contract made."""
+
+
+def play_hands(
+    engine: SpadesEngine, seeds: np.ndarray, tested_side: np.ndarray, bidder: Bidder, heuristic: HeuristicAgent
+) -> HandOutcome:
+    """Play one hand per seed (one batch): ``bidder`` bids for ``tested_side`` (G,), the heuristic
+    bids for the others, and the heuristic plays every card."""
+    g_all = len(seeds)
+    state = engine.reset(seeds)
+    rows = np.arange(g_all)
+    active = np.ones(g_all, bool)
+    out: dict[str, np.ndarray] = {}
+    rules = engine.rules
+    cost = rules.bag_penalty / rules.bag_limit if rules.bags else 0.0
+    while active.any():
+        masks = engine.legal_action_mask(state)
+        actions = np.argmax(masks, axis=1)  # a legal filler for finished games
+        phase, seats = state.phase, state.to_move
+        tested = engine.side_of_seat[seats] == tested_side
+        routes = (
+            (active & (phase == PLAY), heuristic.play),
+            (active & (phase == BLIND), heuristic.blind),
+            (active & (phase == BID) & tested, bidder),
+            (active & (phase == BID) & ~tested, heuristic.bid),
+        )
+        for sel, fn in routes:
+            idx = np.flatnonzero(sel)
+            if len(idx):
+                actions[idx] = fn(DecisionContext(engine, state, idx, seats[idx]), masks[idx])
+        if not masks[rows, actions][active].all():  # let the engine name the illegal action
+            bad = np.flatnonzero(active & ~masks[rows, actions])[:1]
+            engine.step(state.take(bad), actions[bad])
+        result = engine.step(state, actions, validate=False)
+        for f in result.finished:
+            keep = active[f.games]
+            if not keep.any():
+                continue
+            games = f.games[keep]
+            taken, penalties = hand_bags(engine, f.bids[keep], f.tricks_won[keep], f.start_bags[keep])
+            fields = {
+                "bids": f.bids[keep],
+                "tricks": f.tricks_won[keep],
+                "points": f.delta[keep] + penalties * rules.bag_penalty - taken * cost,
+                "bags": taken,
+                "made": f.made[keep],
+            }
+            for k, v in fields.items():
+                if k not in out:
+                    out[k] = np.zeros((g_all, *v.shape[1:]), v.dtype)
+                out[k][games] = v
+        active &= ~result.hand_done
+    return HandOutcome(**out)
+
+
+def oracle(
+    engine: SpadesEngine, seeds: np.ndarray, tested_side: np.ndarray, heuristic_bids: np.ndarray, width: int
+) -> HandOutcome:
+    """Hindsight-best bids of the tested side under heuristic play, searched around the heuristic's bids.
+
+    For each game, every pair (bid of the side's first bidder, bid of its partner) with each
+    bid in ``{nil} + {h - width .. h + width}`` (h: that seat's bid in the all-heuristic
+    hand ``heuristic_bids`` (G, N), clipped to 1..hand size) is played out with heuristic
+    card play for every seat (the opponents bid as the heuristic does, which does not
+    depend on this side's bids), and the pair with the most bag-adjusted points for the
+    side is kept. Heuristic play is deterministic, so this is the exact best over the
+    candidates: the oracle sees all four hands and how the hand will be played. Its pairs
+    include the heuristic's own, so per deal it never scores less than the heuristic
+    bidder; it bounds what better bidding alone could gain.
+    """
+    g = len(seeds)
+    n = engine.n_players
+    rows = np.arange(g)
+    options = np.arange(-width, width + 2)  # the last one stands for nil
+    k = len(options)
+    side_seats = np.nonzero(engine.side_of_seat[None, :] == np.arange(engine.n_sides)[:, None])[1].reshape(
+        engine.n_sides, -1
+    )
+    seat_a, seat_b = side_seats[tested_side, 0], side_seats[tested_side, 1]
+    # Candidate c = (i, j): seat_a bids option i, seat_b option j.
+    i, j = np.divmod(np.arange(k * k), k)
+    wanted = np.repeat(heuristic_bids[:, None, :], k * k, axis=1).copy()  # (G, K*K, N)
+
+    def value(seat: np.ndarray, opt: np.ndarray) -> np.ndarray:
+        h = heuristic_bids[rows, seat][:, None]
+        return np.where(opt == width + 1, 0, np.clip(h + opt, 1, engine.hand_size))
+
+    wanted[rows[:, None], np.arange(k * k)[None, :], seat_a[:, None]] = value(seat_a, options[i][None, :])
+    wanted[rows[:, None], np.arange(k * k)[None, :], seat_b[:, None]] = value(seat_b, options[j][None, :])
+    flat = wanted.reshape(g * k * k, n)
+    side = np.repeat(tested_side, k * k)
+    result = play_hands(engine, np.repeat(seeds, k * k), side, fixed_bidder(flat), HeuristicAgent())
+    own = result.points[np.arange(g * k * k), side].reshape(g, k * k)
+    best = rows * k * k + np.argmax(own, axis=1)
+    return HandOutcome(**{f: getattr(result, f)[best] for f in HandOutcome.__dataclass_fields__})
+
+
+# ---------------------------------------------------------------------- run
+def deal_seeds(config: BidBenchConfig) -> np.ndarray:
+    """Engine seed of each deal."""
+    return config.seed * DEAL_STRIDE + np.arange(config.deals, dtype=np.int64)
+
+
+def _side_stats(engine: SpadesEngine, out: HandOutcome, side: np.ndarray) -> dict[str, np.ndarray]:
+    """Per-game statistics of the tested side: each (G,)."""
+    g = np.arange(len(side))
+    mine = engine.side_of_seat[None, :] == side[:, None]  # (G, N)
+    nil = out.bids == 0
+    contract = np.where(mine & ~nil, out.bids, 0).sum(axis=1)
+    tricks = np.where(mine, out.tricks, 0).sum(axis=1)
+    return {
+        "points": out.points[g, side],
+        "contracts": (contract > 0).astype(float),
+        "sets": ((contract > 0) & ~out.made[g, side]).astype(float),
+        "bags": out.bags[g, side].astype(float),
+        "nil_bids": (mine & nil).sum(axis=1).astype(float),
+        "nil_made": (mine & nil & (out.tricks == 0)).sum(axis=1).astype(float),
+        "bid": contract.astype(float),
+        "abs_error": np.abs(contract - tricks).astype(float),
+    }
+
+
+def run_bid_bench(config: BidBenchConfig, progress: bool = False) -> dict[str, Any]:
+    """Play every strategy on the benchmark's deals and return the report (see ``summarize``)."""
+    rules = resolve_rules(config.rules)
+    if not rules.partnership:
+        raise ValueError(f"the bidding benchmark needs a partnership rule set, got {rules.name!r}")
+    engine = SpadesEngine(rules)
+    bidders: dict[str, Bidder | None] = {"heuristic": heuristic_bidder, "count": counting_bidder}
+    if config.checkpoint:
+        bidders["neural"] = neural_bidder(config.checkpoint)
+    bidders["oracle"] = None
+    seeds_all = deal_seeds(config)
+    per: dict[str, dict[str, list[np.ndarray]]] = {name: {} for name in bidders}
+    chunks = range(0, config.deals, config.chunk)
+    for lo in chunks:
+        seeds = np.repeat(seeds_all[lo : lo + config.chunk], 2)  # both seatings of each deal
+        side = np.tile(np.arange(2), len(seeds) // 2)
+        heur = None
+        for name, bidder in bidders.items():
+            if bidder is None:
+                out = oracle(engine, seeds, side, heur.bids, config.oracle_width)
+            else:
+                out = play_hands(engine, seeds, side, bidder, HeuristicAgent())
+            if name == "heuristic":
+                heur = out
+            for key, v in _side_stats(engine, out, side).items():
+                per[name].setdefault(key, []).append(v)
+        if progress:
+            print(f"bid-bench: {min(lo + config.chunk, config.deals)}/{config.deals} deals", flush=True)
+    stats = {name: {k: np.concatenate(v) for k, v in d.items()} for name, d in per.items()}
+    return summarize(config, stats)
+
+
+def summarize(config: BidBenchConfig, stats: dict[str, dict[str, np.ndarray]]) -> dict[str, Any]:
+    """The report: per strategy, figures per hand of the tested side (see the module docstring)."""
+    base = stats["heuristic"]["points"].reshape(-1, 2).mean(axis=1)
+    out = {}
+    for name, s in stats.items():
+        per_deal = s["points"].reshape(-1, 2).mean(axis=1)
+        mean, half = mean_ci(per_deal)
+        diff, diff_half = mean_ci(per_deal - base)
+        hands = len(s["points"])
+        contracts, nils = s["contracts"].sum(), s["nil_bids"].sum()
+        out[name] = {
+            "points_per_hand": mean,
+            "ci95": half,
+            "diff_vs_heuristic": diff,
+            "diff_ci95": diff_half if name != "heuristic" else 0.0,
+            "set_rate": float(s["sets"].sum() / contracts) if contracts else None,
+            "bags_per_hand": float(s["bags"].mean()),
+            "nil_bids": int(nils),
+            "nil_bids_per_hand": float(nils / hands),
+            "nil_success": float(s["nil_made"].sum() / nils) if nils else None,
+            "mean_contract": float(s["bid"].mean()),
+            "mean_abs_bid_error": float(s["abs_error"].mean()),
+            "hands": hands,
+        }
+    cfg = asdict(config)
+    return {"config": cfg, "strategies": out}
+
+
+# ---------------------------------------------------------------------- output
+def print_report(report: dict[str, Any], console=None) -> None:
+    """Print the report as a rich table."""
+    from rich.console import Console
+    from rich.table import Table
+
+    if console is None:
+        console = Console()
+        if not console.is_terminal:  # logs and pipes: wide enough that no column is cut
+            console = Console(width=160)
+    cfg = report["config"]
+    table = Table(
+        title=f"Bidding benchmark: {cfg['deals']} deals x 2 seatings, {cfg['rules']}, heuristic card play",
+        caption="Points: bag-adjusted, tested side, per hand, 95% CI over deals. "
+        "Abs err: |side contract - side tricks|.",
+    )
+    for col in ("bidder", "points/hand", "Δ vs heuristic", "set rate", "bags/hand", "nil bids", "nil made", "contract"):
+        table.add_column(col, justify="left" if col == "bidder" else "right")
+    table.add_column("abs err", justify="right")
+    for name, r in report["strategies"].items():
+        pct = lambda x: "-" if x is None else f"{100 * x:.1f}%"  # noqa: E731
+        table.add_row(
+            name,
+            f"{r['points_per_hand']:+.1f} ± {r['ci95']:.1f}",
+            "-" if name == "heuristic" else f"{r['diff_vs_heuristic']:+.1f} ± {r['diff_ci95']:.1f}",
+            pct(r["set_rate"]),
+            f"{r['bags_per_hand']:.2f}",
+            str(r["nil_bids"]),
+            pct(r["nil_success"]),
+            f"{r['mean_contract']:.2f}",
+            f"{r['mean_abs_bid_error']:.2f}",
+        )
+    console.print(table)
+
+
+def write_json(report: dict[str, Any], path: str | Path) -> Path:
+    """Write the report as JSON (NaN and infinity as null)."""
+
+    def clean(x):
+        if isinstance(x, dict):
+            return {k: clean(v) for k, v in x.items()}
+        if isinstance(x, float) and not math.isfinite(x):
+            return None
+        return x
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(clean(report), indent=2) + "\n")
+    return path
+
+
+def plot_report(report: dict[str, Any], path: str | Path) -> Path:
+    """A PNG of points per hand with 95% CIs, one bar per strategy (matplotlib, Agg backend)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = list(report["strategies"])
+    means = [report["strategies"][n]["points_per_hand"] for n in names]
+    cis = [report["strategies"][n]["ci95"] for n in names]
+    cis = [c if math.isfinite(c) else 0.0 for c in cis]
+    fig, ax = plt.subplots(figsize=(6, 0.6 * len(names) + 1.6))
+    colors = ["tab:gray" if n == "heuristic" else "tab:orange" if n == "oracle" else "tab:blue" for n in names]
+    ax.barh(names, means, xerr=cis, color=colors, capsize=4)
+    ax.axvline(means[names.index("heuristic")] if "heuristic" in names else 0, color="k", lw=0.8, ls="--")
+    ax.invert_yaxis()
+    ax.set_xlabel("points per hand of the bidding side (bag-adjusted, 95% CI)")
+    cfg = report["config"]
+    ax.set_title(f"Bidding benchmark, {cfg['deals']} deals x 2 seatings, heuristic card play", fontsize=9)
+    fig.tight_layout()
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
