@@ -12,7 +12,7 @@ setup:
 	$(PIP) install -e '.[train,dev,bench]'
 
 test:
-	$(PY) -m pytest -n 2 tests
+	$(PY) -m pytest -n 2 --nbmake tests notebooks
 
 lint:
 	$(VENV)/bin/ruff check spades_env agents train tests bench

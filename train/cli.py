@@ -23,5 +23,65 @@ def presets() -> None:
         typer.echo(f"{name:28s} {kind}, to {rules.target_score}")
 
 
+@app.command()
+def train(
+    config: str = typer.Option("configs/train/default.yaml", help="Training config YAML (configs/train/)."),
+    device: str = typer.Option(None, help="cpu or cuda (default: the config's device)."),
+    resume: str = typer.Option(None, help="Checkpoint to resume from (its config is used)."),
+    run_dir: str = typer.Option(None, help="Directory for runs (default: the config's run_dir)."),
+    stop_at: int = typer.Option(None, help="Stop after this many updates in total (resume later)."),
+) -> None:
+    """PPO self-play training (train/ppo.py); logs to TensorBoard, saves checkpoints."""
+    import dataclasses
+
+    from train.ppo import PPOConfig
+    from train.ppo import train as run_training
+
+    cfg = PPOConfig.from_yaml(config)
+    overrides = {k: v for k, v in {"device": device, "run_dir": run_dir}.items() if v is not None}
+    path = run_training(dataclasses.replace(cfg, **overrides), resume=resume, stop_at=stop_at)
+    typer.echo(f"checkpoint: {path}")
+
+
+@app.command()
+def tournament(
+    bots: str = typer.Option("heuristic,random", help="Comma-separated bot specs (name or name:key=value;...)."),
+    rules: str = typer.Option("partnership", help="Rules preset name or YAML path."),
+    boards: int = typer.Option(200, help="Seeded boards (deals) per pair of bots."),
+    mode: str = typer.Option("hand", help="hand: one hand per board; match: a whole match per board."),
+    seed: int = typer.Option(0, help="Tournament seed (boards and bots derive from it)."),
+    chunk: int = typer.Option(512, help="Boards per engine batch."),
+    log: str = typer.Option(None, help="JSONL game log; an existing log of the same config is resumed."),
+    fresh: bool = typer.Option(False, help="Start the log afresh instead of resuming it."),
+    json_out: str = typer.Option(None, "--json", help="Write the report as JSON here."),
+    csv_out: str = typer.Option(None, "--csv", help="Write per-pair CSV here (and <stem>_bots.csv)."),
+    progress: bool = typer.Option(True, help="Show a progress bar."),
+) -> None:
+    """Duplicate tournament between bots: fixed deals, seats swapped, resumable JSONL log."""
+    from train.tournament import TournamentConfig, print_report, run_tournament, write_csv, write_json
+
+    # Bot options use ';' on the command line, since ',' separates bots.
+    specs = tuple(s.strip().replace(";", ",") for s in bots.split(",") if s.strip())
+    config = TournamentConfig(bots=specs, rules=rules, boards=boards, mode=mode, seed=seed, chunk=chunk)
+    report = run_tournament(config, log, fresh=fresh, progress=progress)
+    print_report(report)
+    if json_out:
+        write_json(report, json_out)
+    if csv_out:
+        write_csv(report, csv_out)
+
+
+@app.command()
+def demo(
+    boards: int = typer.Option(60, help="Boards per pair of bots."),
+    seed: int = typer.Option(0, help="Tournament seed."),
+) -> None:
+    """A short duplicate tournament of the built-in bots (random, heuristic, search)."""
+    from train.tournament import demo_config, print_report, run_tournament
+
+    report = run_tournament(demo_config(boards=boards, seed=seed), None, progress=True)
+    print_report(report)
+
+
 if __name__ == "__main__":
     app()

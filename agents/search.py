@@ -1,0 +1,220 @@
+"""Determinized Monte Carlo search: sample the hidden hands, roll every card out, keep the best.
+
+For every card-play decision with more than one legal card the agent
+
+1. samples ``samples`` layouts of the cards it has not seen, consistent with what
+   the seat observed: its own hand, every card played, every revealed void and
+   every other seat's number of cards left;
+2. for every (decision, legal card, sample) triple copies the game with the
+   sampled hands, plays the card, and finishes the hand with the rollout policy
+   (the heuristic by default): all triples of a batch run as one engine batch;
+3. plays the card with the best mean outcome: the own side's bag-adjusted hand
+   score minus the opponents' (the mean over the others in cutthroat). Ties keep
+   the rollout policy's own choice.
+
+Blind-nil and bidding decisions are left to the heuristic.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from agents.base import Agent, DecisionContext
+from agents.heuristic import HeuristicAgent
+from spades_env import cards
+from spades_env.engine import PLAY, GameState, SpadesEngine, bits
+
+SUIT = np.arange(cards.N_STANDARD_CARDS) // cards.N_RANKS
+
+
+def sample_hidden_hands(
+    engine: SpadesEngine, state: GameState, games: np.ndarray, seats: np.ndarray, samples: int, rng: np.random.Generator
+) -> np.ndarray:
+    """(D, samples, N) uint64: full hands per seat, the deciding seat's own and sampled others.
+
+    Each unseen card goes to a seat that has room and has not shown out of its
+    suit; cards of suits with more void seats are placed first, and a seat is
+    drawn with probability proportional to its free room. If the constraints
+    leave a card nowhere to go (rare), it goes to any seat with room.
+    """
+    d, n = len(games), engine.n_players
+    rows = np.arange(d)
+    deck = np.uint64(cards.cards_to_mask(engine.deck))
+    hands = state.hands[games]
+    own = hands[rows, seats]
+    played = np.bitwise_or.reduce(state.deal[games] & ~hands, axis=1)
+    unseen = deck & ~(played | own)  # (D,)
+    # Cards still held by each seat: public (hand size minus cards played).
+    held = bits.popcount(hands)  # equals hand_size - plays, which every seat can count
+    room = np.where(np.arange(n)[None, :] == seats[:, None], 0, held)  # (D, N)
+    voids = ((state.voids[games][:, None] >> np.arange(4 * n)) & 1).astype(bool).reshape(d, n, 4)
+    allowed = ~voids & (room[:, :, None] > 0)  # (D, N, 4)
+
+    r = d * samples
+    unseen_r = np.repeat(unseen, samples)
+    flags = bits.to_bool(unseen_r)  # (R, 52)
+    allowed_r = np.repeat(allowed, samples, axis=0)  # (R, N, 4)
+    n_allowed = allowed_r.sum(axis=1)  # (R, 4) seats that may hold each suit
+    # Sort key: unseen cards first, the most constrained suits first, random within.
+    key = np.where(flags, n_allowed[:, SUIT] + rng.random(flags.shape), np.inf)
+    order = np.argsort(key, axis=1)
+    n_cards = flags.sum(axis=1)
+    out = np.zeros((r, n), dtype=np.uint64)
+    out[np.arange(r), np.repeat(seats, samples)] = np.repeat(own, samples)
+    room_r = np.repeat(room, samples, axis=0).astype(np.float64)
+    rr = np.arange(r)
+    for k in range(int(n_cards.max(initial=0))):
+        live = k < n_cards
+        card = order[:, k]
+        ok = allowed_r[rr, :, SUIT[card]] & (room_r > 0)
+        weight = np.where(ok, room_r, 0.0)
+        stuck = weight.sum(axis=1) == 0
+        weight = np.where(stuck[:, None], room_r, weight)
+        cum = np.cumsum(weight, axis=1)
+        pick = (rng.random(r) * cum[:, -1])[:, None] < cum
+        seat = np.argmax(pick, axis=1)
+        seat = np.where(live, seat, 0)
+        out[rr[live], seat[live]] |= bits.BIT[card[live]]
+        room_r[rr[live], seat[live]] -= 1
+    return out.reshape(d, samples, n)
+
+
+def _granularity(m: int) -> int:
+    """Batch-size step for m rollouts: the next power of two up to 512, then 512."""
+    return min(512, 1 << max(0, int(m - 1).bit_length()))
+
+
+class SearchAgent(Agent):
+    """Sampling + heuristic rollouts in the batched engine; bids like the heuristic."""
+
+    name = "search"
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        samples: int = 16,
+        rollout_policy: type[Agent] | Agent = HeuristicAgent,
+        max_rollouts: int = 65536,
+    ) -> None:
+        super().__init__(seed)
+        self.samples = int(samples)
+        """Sampled layouts of the hidden cards per decision."""
+        self.rollout = rollout_policy() if isinstance(rollout_policy, type) else rollout_policy
+        self.bidder = HeuristicAgent()
+        self.max_rollouts = int(max_rollouts)
+        """Most rollout games in one engine batch (memory bound)."""
+        self.decisions = 0
+        """Card decisions searched so far (for decisions per second)."""
+        self.search_seconds = 0.0
+        """Time spent searching them."""
+
+    def act(self, observations, masks: np.ndarray, context: DecisionContext | None = None) -> np.ndarray:
+        if context is None:
+            raise ValueError("SearchAgent needs a DecisionContext (engine, state, games, seats)")
+        masks = np.asarray(masks, dtype=bool)
+        out = self.bidder.act(observations, masks, context)
+        play = context.state.phase[context.games] == PLAY
+        n_legal = masks[:, : cards.N_STANDARD_CARDS].sum(axis=1)
+        todo = np.flatnonzero(play & (n_legal > 1))
+        if len(todo):
+            start = time.perf_counter()
+            sub = DecisionContext(context.engine, context.state, context.games[todo], context.seats[todo])
+            out[todo] = self._search(sub, masks[todo], out[todo])
+            self.search_seconds += time.perf_counter() - start
+            self.decisions += len(todo)
+        return out
+
+    # ------------------------------------------------------------------ search
+    def _search(self, ctx: DecisionContext, masks: np.ndarray, default: np.ndarray) -> np.ndarray:
+        """Best card per decision by mean rollout value; ``default`` wins ties."""
+        legal = masks[:, : cards.N_STANDARD_CARDS]
+        per_decision = legal.sum(axis=1) * self.samples
+        out = default.copy()
+        start = 0
+        while start < len(legal):  # groups of decisions that fit in max_rollouts
+            stop = start + 1
+            total = per_decision[start]
+            while stop < len(legal) and total + per_decision[stop] <= self.max_rollouts:
+                total += per_decision[stop]
+                stop += 1
+            sel = np.arange(start, stop)
+            sub = DecisionContext(ctx.engine, ctx.state, ctx.games[sel], ctx.seats[sel])
+            out[sel] = self._search_group(sub, legal[sel], default[sel])
+            start = stop
+        return out
+
+    def _search_group(self, ctx: DecisionContext, legal: np.ndarray, default: np.ndarray) -> np.ndarray:
+        engine, state, games, seats = ctx.engine, ctx.state, ctx.games, ctx.seats
+        s, n = self.samples, engine.n_players
+        hands = sample_hidden_hands(engine, state, games, seats, s, self.rng)  # (D, S, N)
+        dec, card = np.nonzero(legal)  # one (decision, card) per candidate
+        trip_dec = np.repeat(dec, s)
+        trip_card = np.repeat(card, s)
+        trip_sample = np.tile(np.arange(s), len(dec))
+        plays_left = engine.hand_size * n - (state.n_tricks[games] * n + state.n_in_trick[games])
+        order = np.argsort(-plays_left[trip_dec], kind="stable")  # longest rollouts first
+        # Pad to a multiple of the granularity (copies of the last, dropped below): batch
+        # sizes then take few distinct values, which keeps the engine's per-size caches small.
+        m = len(order)
+        order = np.concatenate([order, np.full(-m % _granularity(m), order[-1])])
+        trip_dec, trip_card, trip_sample = trip_dec[order], trip_card[order], trip_sample[order]
+
+        roll = state.take(games[trip_dec])
+        played = roll.deal & ~roll.hands
+        roll.hands = hands[trip_dec, trip_sample]
+        roll.deal = roll.hands | played
+        values = self._rollout(engine, roll, trip_card, seats[trip_dec], plays_left[trip_dec])
+        trip_dec, trip_card, values = trip_dec[:m], trip_card[:m], values[:m]
+
+        total = np.zeros(legal.shape)
+        np.add.at(total, (trip_dec, trip_card), values)
+        mean = np.where(legal, total / s, -np.inf)
+        mean[np.arange(len(default)), default] += 1e-6  # ties keep the policy's card
+        return np.argmax(mean, axis=1)
+
+    def _rollout(
+        self, engine: SpadesEngine, roll: GameState, first: np.ndarray, seats: np.ndarray, plays_left: np.ndarray
+    ) -> np.ndarray:
+        """Play ``first`` then finish each hand with the rollout policy; (M,) values for ``seats``' side.
+
+        Rollouts are sorted longest first, so the live ones are a prefix of the
+        batch; the prefix is rounded up to a multiple of ``_granularity`` (games past
+        their hand's end play on harmlessly) to keep the engine's per-size caches small.
+        """
+        m = len(first)
+        gran = _granularity(m)
+        values = np.zeros(m)
+        recorded = np.zeros(m, dtype=bool)
+        rules = engine.rules
+        cost = rules.bag_penalty / rules.bag_limit if rules.bags else 0.0
+        side = engine.side_of_seat[seats]
+        sides = np.eye(engine.n_sides, dtype=np.int64)[engine.side_of_seat]
+        for step in range(int(plays_left.max(initial=0))):
+            live = int(np.count_nonzero(plays_left > step))
+            size = min(m, -(-live // gran) * gran)
+            view = GameState(**{f: getattr(roll, f)[:size] for f in roll.__dataclass_fields__})
+            if step == 0:
+                actions = first[:size]
+            else:
+                masks = engine.legal_action_mask(view)
+                ctx = DecisionContext(engine, view, np.arange(size), view.to_move)
+                actions = self.rollout.act(None, masks, ctx)
+            result = engine.step(view, actions, validate=False)
+            for f in result.finished:
+                g = f.games
+                new = ~recorded[g]
+                g = g[new]
+                nil = f.bids[new] == 0
+                tricks = f.tricks_won[new]
+                contract = np.where(nil, 0, f.bids[new]) @ sides
+                made_tricks = np.where(nil, 0, tricks) @ sides
+                taken = np.where(made_tricks >= contract, made_tricks - contract, 0) + np.where(nil, tricks, 0) @ sides
+                penalties = (f.start_bags[new] + taken) // rules.bag_limit if rules.bags else 0
+                adjusted = f.delta[new] + penalties * rules.bag_penalty - taken * cost
+                mine = adjusted[np.arange(len(g)), side[g]]
+                others = (adjusted.sum(axis=1) - mine) / (engine.n_sides - 1)
+                values[g] = mine - others
+                recorded[g] = True
+        return values

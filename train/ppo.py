@@ -1,0 +1,547 @@
+"""PPO self-play for Spades, in the CleanRL style: read it top to bottom.
+
+One network (``agents.neural.SpadesPolicy``: shared torso, card and bidding heads)
+plays every seat of ``num_envs`` games in lockstep (``spades_env.VectorSpades``).
+Each decision is a transition of the seat that took it; a seat's transitions are
+chained per game (``train.ppo_core.TurnBuffer``), and the reward of a hand (the
+change of the seat's side score, times ``reward_scale``) is credited to each seat's
+last decision of that hand. Optionally a hand's opponents are a past snapshot of
+the network (an opponent pool) or HeuristicAgent; their decisions are not trained on.
+
+Run it with ``spades train --config configs/train/smoke.yaml`` (see ``train/cli.py``)
+or call ``train(PPOConfig.from_yaml(path))``. TensorBoard logs go to
+``{run_dir}/{run_name}``, checkpoints to ``{run_dir}/{run_name}/checkpoints/``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import pickle
+import random
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+import yaml
+
+from agents.base import DecisionContext
+from agents.heuristic import HeuristicAgent
+from agents.neural import NeuralAgent, SpadesPolicy
+from train.checkpoint import CHECKPOINT_FORMAT, load_checkpoint, save_checkpoint
+from train.ppo_core import MaskedCategorical, TurnBuffer, explained_variance, ppo_loss
+
+#: ``opponent`` codes of a game besides pool indices 0, 1, ...
+SELF_PLAY, HEURISTIC = -1, -2
+
+
+@dataclass(frozen=True)
+class PPOConfig:
+    """Every setting of a training run; loaded from ``configs/train/*.yaml``."""
+
+    exp_name: str = "ppo"
+    """Name of the experiment, part of the run name ``{rules}__{exp_name}__{seed}__{time}``."""
+    rules: str = "partnership"
+    """Rules preset name (``configs/rules/``) or path to a rules YAML file."""
+    seed: int = 1
+    """Seed of everything: network init, deals, action sampling, minibatches, the opponent pool."""
+    torch_deterministic: bool = True
+    """Deterministic cuDNN kernels on GPU (CPU runs are deterministic for a fixed ``threads``)."""
+    device: str = "cpu"
+    """``cpu`` or ``cuda`` (the network and the update; the games always run in NumPy)."""
+    threads: int = 1
+    """torch CPU threads (keep it small on a shared machine; results depend on it)."""
+
+    num_envs: int = 64
+    """Games played in lockstep."""
+    num_steps: int = 64
+    """Steps per rollout; each step is one decision in every game (num_envs * num_steps per update)."""
+    total_updates: int = 100
+    """PPO updates in the whole run (learning-rate annealing runs over this many)."""
+    episode: str = "match"
+    """What a game of the vector env is: ``match`` (scores and bags carry over) or ``hand``."""
+    credit: str = "hand"
+    """Where a seat's return stops: ``hand`` (each hand is an episode for GAE) or ``match``."""
+    reward_scale: float = 0.01
+    """Points of a hand are multiplied by this to give the reward."""
+
+    learning_rate: float = 3e-4
+    """Adam learning rate."""
+    anneal_lr: bool = True
+    """Decay the learning rate linearly to 0 over ``total_updates``."""
+    gamma: float = 1.0
+    """Discount per decision of the same seat."""
+    gae_lambda: float = 0.95
+    """GAE lambda."""
+    num_minibatches: int = 4
+    """Minibatches per epoch (the batch is every trainable decision of the rollout)."""
+    update_epochs: int = 4
+    """Passes over the batch per update."""
+    norm_adv: bool = True
+    """Normalize advantages per minibatch."""
+    clip_coef: float = 0.2
+    """PPO clipping of the probability ratio (and of the value change, with ``clip_vloss``)."""
+    clip_vloss: bool = True
+    """Clip the value loss as in PPO2."""
+    ent_coef: float = 0.01
+    """Entropy bonus weight."""
+    vf_coef: float = 0.5
+    """Value loss weight."""
+    max_grad_norm: float = 0.5
+    """Gradient clipping norm."""
+    target_kl: float | None = None
+    """Stop an update's epochs early once the approximate KL exceeds this (None = never)."""
+
+    hidden: int = 256
+    """Width of the torso layers."""
+    depth: int = 2
+    """Number of torso layers."""
+
+    pool_prob: float = 0.0
+    """Probability that a hand's opponents are a past snapshot instead of the current network."""
+    heuristic_prob: float = 0.0
+    """Probability that a hand's opponents are HeuristicAgent (checked before ``pool_prob``)."""
+    pool_every: int = 10
+    """Add a snapshot of the network to the pool every this many updates."""
+    pool_size: int = 5
+    """Snapshots kept (the oldest is dropped)."""
+
+    run_dir: str = "runs"
+    """Where runs write TensorBoard logs and checkpoints."""
+    checkpoint_every: int = 10
+    """Save ``checkpoints/latest.pt`` every this many updates (and at the end)."""
+    eval_every: int = 0
+    """Duplicate evaluation against HeuristicAgent every this many updates (0 = only at the end)."""
+    eval_deals: int = 64
+    """Boards (deals) per evaluation; each is played in both seatings (duplicate)."""
+    eval_final: bool = True
+    """Evaluate at the end of the run."""
+    eval_seed: int = 1_000_003
+    """Seed of the evaluation deals (fixed, so evaluations compare like with like)."""
+
+    def __post_init__(self) -> None:
+        checks = {
+            "episode": self.episode in ("match", "hand"),
+            "credit": self.credit in ("hand", "match"),
+            "device": self.device == "cpu" or self.device.startswith("cuda"),
+            "num_envs": self.num_envs >= 1,
+            "num_steps": self.num_steps >= 1,
+            "num_minibatches": self.num_minibatches >= 1,
+            "pool_prob": 0.0 <= self.pool_prob <= 1.0,
+            "heuristic_prob": 0.0 <= self.heuristic_prob <= 1.0,
+            "pool_every": self.pool_every >= 1,
+            "pool_size": self.pool_size >= 1,
+            "checkpoint_every": self.checkpoint_every >= 1,
+        }
+        bad = [k for k, ok in checks.items() if not ok]
+        if bad:
+            raise ValueError(f"bad training config value(s): {', '.join(f'{k}={getattr(self, k)!r}' for k in bad)}")
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], source: str = "config") -> PPOConfig:
+        """Build from a mapping; unknown keys fail with the list of known ones."""
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ValueError(f"{source}: unknown training config key(s) {unknown}; known keys: {sorted(known)}")
+        return cls(**data)
+
+    @classmethod
+    def from_yaml(cls, path: str | Path) -> PPOConfig:
+        """Load a YAML file of config keys."""
+        return cls.from_dict(yaml.safe_load(Path(path).read_text()) or {}, source=str(path))
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain mapping of every field."""
+        return dataclasses.asdict(self)
+
+
+@dataclass
+class HandStats:
+    """Bidding statistics of the hands finished since the last log (partnership or cutthroat)."""
+
+    hands: int = 0
+    bids: float = 0.0
+    bid_count: int = 0
+    sides: int = 0
+    contracts: int = 0
+    sets: int = 0
+    bags: float = 0.0
+    nils: int = 0
+    nils_made: int = 0
+    blind_nils: int = 0
+    seat_bids: int = 0
+    points: float = 0.0
+
+    def add(self, finished: Any, side_of_seat: np.ndarray, n_sides: int) -> None:
+        """Count the hands of an ``engine.FinishedHands``."""
+        bids, blind, tricks = finished.bids, finished.blind, finished.tricks_won
+        nil = bids == 0
+        onehot = np.eye(n_sides, dtype=np.int64)[side_of_seat]  # (N, S)
+        contract = np.where(nil, 0, bids) @ onehot
+        made_tricks = np.where(nil, 0, tricks) @ onehot
+        failed_nil_tricks = np.where(nil, tricks, 0) @ onehot
+        has_contract = contract > 0
+        made = made_tricks >= contract
+        self.hands += len(bids)
+        self.bids += float(bids[~nil].sum())
+        self.bid_count += int((~nil).sum())
+        self.sides += bids.shape[0] * n_sides
+        self.contracts += int(has_contract.sum())
+        self.sets += int((has_contract & ~made).sum())
+        self.bags += float((np.where(made, made_tricks - contract, 0) + failed_nil_tricks).sum())
+        self.seat_bids += bids.size
+        self.nils += int(nil.sum())
+        self.nils_made += int((nil & (tricks == 0)).sum())
+        self.blind_nils += int(blind.sum())
+        self.points += float(finished.delta.sum())
+
+    def scalars(self) -> dict[str, float]:
+        """``bidding/*`` scalars (empty when no hand finished)."""
+        if not self.hands:
+            return {}
+        return {
+            "bidding/mean_bid": self.bids / max(1, self.bid_count),
+            "bidding/set_rate": self.sets / max(1, self.contracts),
+            "bidding/bags_per_hand": self.bags / self.sides,
+            "bidding/nil_rate": self.nils / self.seat_bids,
+            "bidding/nil_success": self.nils_made / self.nils if self.nils else float("nan"),
+            "bidding/blind_nil_rate": self.blind_nils / self.seat_bids,
+            "bidding/points_per_side_hand": self.points / self.sides,
+            "bidding/hands": float(self.hands),
+        }
+
+
+def make_run_name(config: PPOConfig, rules_name: str) -> str:
+    """``{rules}__{exp_name}__{seed}__{unix time}``."""
+    return f"{rules_name}__{config.exp_name}__{config.seed}__{int(time.time())}"
+
+
+def evaluate_against_heuristic(agent: Any, rules: str, boards: int, seed: int) -> dict[str, float]:
+    """Duplicate tournament (``train/tournament.py``, hand mode) of ``agent`` against HeuristicAgent.
+
+    ``rules`` is a preset name or rules YAML path.
+    Returns ``points_per_hand`` of each bot (bag-adjusted), ``diff`` (agent - heuristic,
+    mean per board) with ``diff_ci95`` (half-width of its 95% interval) and ``board_win_rate``.
+    """
+    from agents import make_agent
+    from train.tournament import TournamentConfig, run_tournament
+
+    config = TournamentConfig(bots=("ppo", "heuristic"), rules=rules, boards=boards, mode="hand", seed=seed)
+    factory = lambda spec, s: agent if spec == "ppo" else make_agent(spec, seed=s)  # noqa: E731
+    report = run_tournament(config, None, progress=False, agent_factory=factory)
+    pair = report["pairs"][0]
+    return {
+        "points_per_hand": pair["points_per_hand"]["ppo"],
+        "heuristic_points_per_hand": pair["points_per_hand"]["heuristic"],
+        "diff": pair["diff"],
+        "diff_ci95": pair["diff_ci95"],
+        "board_win_rate": pair["board_wins"]["ppo"] / max(1, pair["boards"]),
+    }
+
+
+def evaluate(policy: SpadesPolicy, config: PPOConfig) -> dict[str, float] | None:
+    """``eval/*`` scalars of the greedy policy against HeuristicAgent, or None if the tournament is missing."""
+    try:
+        import train.tournament  # noqa: F401
+    except ImportError:
+        return None
+    agent = NeuralAgent(_clone(policy, torch.device("cpu")), greedy=True, name="ppo")
+    result = evaluate_against_heuristic(agent, config.rules, config.eval_deals, config.eval_seed)
+    return {f"eval/{k}": v for k, v in result.items()}
+
+
+def _clone(policy: SpadesPolicy, device: torch.device) -> SpadesPolicy:
+    copy = SpadesPolicy(**policy.hyperparameters())
+    copy.load_state_dict({k: v.detach().to("cpu").clone() for k, v in policy.state_dict().items()})
+    return copy.to(device).eval()
+
+
+def _rng_states(rngs: dict[str, np.random.Generator]) -> dict[str, Any]:
+    states: dict[str, Any] = {k: g.bit_generator.state for k, g in rngs.items()}
+    states["torch"] = torch.get_rng_state()
+    if torch.cuda.is_available():
+        states["torch_cuda"] = torch.cuda.get_rng_state_all()
+    return states
+
+
+def train(
+    config: PPOConfig, *, resume: str | Path | None = None, stop_at: int | None = None, quiet: bool = False
+) -> Path:
+    """Run (or resume) PPO self-play; return the path of the last checkpoint written.
+
+    ``resume``: a checkpoint to continue from (its config is used; ``config`` only supplies
+    ``device``); logs and checkpoints go on in the run directory that holds it.
+    ``stop_at``: stop after this many updates in total, as if the run had been killed
+    right after a checkpoint (used to test that resuming reproduces a full run).
+    """
+    from torch.utils.tensorboard import SummaryWriter
+
+    from spades_env.envs.vector import VectorSpades
+    from spades_env.observation import VERSION as OBS_VERSION
+    from spades_env.rules import resolve_rules
+
+    ckpt = load_checkpoint(resume) if resume is not None else None
+    if ckpt is not None:
+        config = dataclasses.replace(PPOConfig.from_dict(ckpt["config"]), device=config.device)
+        if ckpt["obs_version"] != OBS_VERSION:
+            raise ValueError(f"{resume}: observation VERSION {ckpt['obs_version']} != current {OBS_VERSION}")
+    rules = resolve_rules(ckpt["rules"] if ckpt else config.rules)
+    if config.device.startswith("cuda") and not torch.cuda.is_available():
+        raise RuntimeError("device 'cuda' requested but torch sees no GPU; use --device cpu")
+    device = torch.device(config.device)
+    run_name = ckpt["run_name"] if ckpt else make_run_name(config, rules.name)
+    run_path = Path(config.run_dir) / run_name
+    if resume is not None and Path(resume).resolve().parent.name == "checkpoints":
+        run_path = Path(resume).resolve().parent.parent  # go on writing beside the checkpoint
+    ckpt_dir = run_path / "checkpoints"
+
+    # ---- seeding, in one block
+    random.seed(config.seed)
+    np.random.seed(config.seed)
+    torch.manual_seed(config.seed)
+    torch.set_num_threads(config.threads)
+    torch.backends.cudnn.deterministic = config.torch_deterministic
+    rngs = {
+        "actions": np.random.default_rng([config.seed, 1]),
+        "minibatches": np.random.default_rng([config.seed, 2]),
+        "pool": np.random.default_rng([config.seed, 3]),
+    }
+
+    # ---- environment, network, optimizer, buffer
+    if ckpt is not None:
+        envs = pickle.loads(ckpt["env"])
+        next_obs, next_mask, next_seat = ckpt["next_obs"], ckpt["next_mask"], ckpt["next_seat"]
+    else:
+        envs = VectorSpades(rules, config.num_envs, seed=config.seed, episode=config.episode, reward="points")
+        next_obs, info = envs.reset(seed=config.seed)
+        next_mask, next_seat = info["action_mask"], info["to_play"]
+    engine = envs.engine
+    side_of_seat = engine.side_of_seat
+    n_players, n_sides = engine.n_players, engine.n_sides
+    obs_dim, n_actions = next_obs.shape[1], next_mask.shape[1]
+    policy = SpadesPolicy.for_engine(engine, obs_dim, hidden=config.hidden, depth=config.depth).to(device)
+    optimizer = torch.optim.Adam(policy.parameters(), lr=config.learning_rate, eps=1e-5)
+    buffer = TurnBuffer(config.num_envs, n_players, config.num_steps, obs_dim, n_actions)
+    pool: list[dict[str, torch.Tensor]] = []
+    pool_nets: list[SpadesPolicy] = []
+    # Per game: the side the learner plays, and who plays the others: SELF_PLAY, HEURISTIC or a pool index.
+    learner_side = np.zeros(config.num_envs, np.int64)
+    opponent = np.full(config.num_envs, SELF_PLAY, np.int64)
+    heuristic = HeuristicAgent(seed=config.seed)
+    global_step, start_update = 0, 0
+    if ckpt is not None:
+        policy.load_state_dict(ckpt["model"])
+        optimizer.load_state_dict(ckpt["optimizer"])
+        buffer.load_state_dict(ckpt["buffer"])
+        pool = ckpt["pool"]
+        learner_side, opponent = ckpt["learner_side"].copy(), ckpt["opponent"].copy()
+        global_step, start_update = ckpt["global_step"], ckpt["update"]
+        for name, g in rngs.items():
+            g.bit_generator.state = ckpt["rng"][name]
+        torch.set_rng_state(ckpt["rng"]["torch"])
+        if "torch_cuda" in ckpt["rng"] and torch.cuda.is_available():
+            torch.cuda.set_rng_state_all(ckpt["rng"]["torch_cuda"])
+    for snapshot in pool:
+        pool_nets.append(_net_from(snapshot, policy, device))
+
+    writer = SummaryWriter(str(run_path), purge_step=global_step if ckpt else None)
+    if ckpt is None:
+        table = "\n".join(f"|{k}|{v}|" for k, v in config.to_dict().items())
+        writer.add_text("hyperparameters", f"|param|value|\n|-|-|\n{table}")
+        writer.add_text("rules", "|field|value|\n|-|-|\n" + "\n".join(f"|{k}|{v}|" for k, v in rules.to_dict().items()))
+
+    def checkpoint(update: int) -> Path:
+        return save_checkpoint(
+            ckpt_dir / "latest.pt",
+            {
+                "format": CHECKPOINT_FORMAT,
+                "rules": rules.to_dict(),
+                "obs_version": OBS_VERSION,
+                "config": config.to_dict(),
+                "model_hparams": policy.hyperparameters(),
+                "model": {k: v.detach().cpu() for k, v in policy.state_dict().items()},
+                "optimizer": optimizer.state_dict(),
+                "rng": _rng_states(rngs),
+                "global_step": global_step,
+                "update": update,
+                "run_name": run_name,
+                "env": pickle.dumps(envs),
+                "next_obs": next_obs,
+                "next_mask": next_mask,
+                "next_seat": next_seat,
+                "buffer": buffer.state_dict(),
+                "pool": pool,
+                "learner_side": learner_side,
+                "opponent": opponent,
+            },
+        )
+
+    def draw_opponents(games: np.ndarray) -> None:
+        """New learner side and opponents for the given games (at hand ends)."""
+        if len(games) == 0 or (config.heuristic_prob == 0 and (config.pool_prob == 0 or not pool)):
+            return
+        g = rngs["pool"]
+        learner_side[games] = g.integers(n_sides, size=len(games))
+        use_bot = g.random(len(games)) < config.heuristic_prob
+        use_pool = (g.random(len(games)) < config.pool_prob) & (len(pool) > 0)
+        snapshot = g.integers(max(1, len(pool)), size=len(games))
+        opponent[games] = np.where(use_bot, HEURISTIC, np.where(use_pool, snapshot, SELF_PLAY))
+
+    stop = config.total_updates if stop_at is None else min(stop_at, config.total_updates)
+    last_path = ckpt_dir / "latest.pt"
+    stats = HandStats()
+    start_time, start_step = time.time(), global_step
+    for update in range(start_update, stop):
+        if config.anneal_lr:
+            optimizer.param_groups[0]["lr"] = config.learning_rate * (1.0 - update / config.total_updates)
+        rollout_start = time.time()
+
+        # ---- rollout: num_steps decisions in every game
+        policy.eval()
+        for _ in range(config.num_steps):
+            obs_t = torch.as_tensor(next_obs, device=device)
+            mask_t = torch.as_tensor(next_mask, device=device)
+            with torch.no_grad():
+                logits, value = policy(obs_t)
+                dist = MaskedCategorical(logits, mask_t)
+                action = dist.sample(rngs["actions"])
+                learn = (opponent == SELF_PLAY) | (side_of_seat[next_seat] == learner_side)
+                for k in np.unique(opponent[~learn]):
+                    rows = np.flatnonzero(~learn & (opponent == k))
+                    if k == HEURISTIC:
+                        ctx = DecisionContext(engine, envs.state, rows, next_seat[rows])
+                        action[rows] = heuristic.act(None, next_mask[rows], ctx)
+                        continue
+                    opp_logits, _ = pool_nets[k](obs_t[rows])
+                    action[rows] = MaskedCategorical(opp_logits, mask_t[rows]).sample(rngs["actions"])
+                logprob = dist.log_prob(torch.as_tensor(action, device=device))
+            buffer.add(next_obs, next_mask, action, logprob.cpu().numpy(), value.cpu().numpy(), next_seat, learn)
+            next_obs, rewards, terminated, truncated, info = envs.step(action)
+            next_mask, next_seat = info["action_mask"], info["to_play"]
+            hand_done = np.asarray(info["hand_done"], bool)
+            episode_end = hand_done if config.credit == "hand" else (terminated | truncated)
+            buffer.add_rewards(
+                np.asarray(rewards, np.float32) * config.reward_scale, episode_end | terminated | truncated
+            )
+            for finished in info.get("finished_hands", ()):
+                stats.add(finished, side_of_seat, n_sides)
+            draw_opponents(np.flatnonzero(hand_done))
+        global_step += config.num_envs * config.num_steps
+        rollout_time = time.time() - rollout_start
+
+        # ---- advantages over each seat's chain of decisions
+        advantages, returns = buffer.advantages(config.gamma, config.gae_lambda)
+        flat = np.flatnonzero(buffer.trainable().reshape(-1))
+        b_obs = torch.as_tensor(buffer.obs.reshape(-1, obs_dim)[flat], device=device)
+        b_mask = torch.as_tensor(buffer.mask.reshape(-1, n_actions)[flat], device=device)
+        b_actions = torch.as_tensor(buffer.action.reshape(-1)[flat], device=device)
+        b_logprobs = torch.as_tensor(buffer.logprob.reshape(-1)[flat], device=device)
+        b_values = torch.as_tensor(buffer.value.reshape(-1)[flat], device=device)
+        b_adv = torch.as_tensor(advantages.reshape(-1)[flat], device=device)
+        b_returns = torch.as_tensor(returns.reshape(-1)[flat], device=device)
+        b_bidding = b_mask[:, engine.layout.bid_offset :].any(-1)
+
+        # ---- optimize the policy and value network
+        policy.train()
+        batch = len(flat)
+        mb_size = max(1, batch // config.num_minibatches)
+        clipfracs, last_stats, bid_entropy = [], {}, []
+        for _epoch in range(config.update_epochs):
+            order = rngs["minibatches"].permutation(batch)
+            for start in range(0, batch - mb_size + 1, mb_size):
+                mb = torch.as_tensor(order[start : start + mb_size], device=device)
+                logits, new_value = policy(b_obs[mb])
+                dist = MaskedCategorical(logits, b_mask[mb])
+                entropy = dist.entropy()
+                mb_adv = b_adv[mb]
+                if config.norm_adv and len(mb) > 1:
+                    mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
+                loss, last_stats = ppo_loss(
+                    dist.log_prob(b_actions[mb]),
+                    b_logprobs[mb],
+                    mb_adv,
+                    new_value,
+                    b_values[mb],
+                    b_returns[mb],
+                    entropy,
+                    clip_coef=config.clip_coef,
+                    vf_coef=config.vf_coef,
+                    ent_coef=config.ent_coef,
+                    clip_vloss=config.clip_vloss,
+                )
+                optimizer.zero_grad()
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(policy.parameters(), config.max_grad_norm)
+                optimizer.step()
+                clipfracs.append(last_stats["clipfrac"])
+                bids = b_bidding[mb]
+                if bids.any():
+                    bid_entropy.append(entropy[bids].mean().item())
+            if config.target_kl is not None and last_stats.get("approx_kl", 0.0) > config.target_kl:
+                break
+        buffer.start_rollout()
+
+        # ---- snapshots for the opponent pool
+        if config.pool_prob > 0 and (update + 1) % config.pool_every == 0:
+            snapshot = {k: v.detach().cpu().clone() for k, v in policy.state_dict().items()}
+            if len(pool) >= config.pool_size:
+                pool.pop(0)
+                pool_nets.pop(0)
+                opponent[opponent == 0] = SELF_PLAY
+                opponent[opponent > 0] -= 1
+            pool.append(snapshot)
+            pool_nets.append(_net_from(snapshot, policy, device))
+
+        # ---- logging
+        elapsed = time.time() - start_time
+        y_pred, y_true = b_values.cpu().numpy(), b_returns.cpu().numpy()
+        scalars = {
+            "charts/learning_rate": optimizer.param_groups[0]["lr"],
+            "charts/decisions_per_s": (global_step - start_step) / max(elapsed, 1e-9),
+            "charts/rollout_decisions_per_s": config.num_envs * config.num_steps / max(rollout_time, 1e-9),
+            "charts/trained_decisions": float(batch),
+            "charts/pool_size": float(len(pool)),
+            "losses/value_loss": last_stats.get("value_loss", float("nan")),
+            "losses/policy_loss": last_stats.get("policy_loss", float("nan")),
+            "losses/entropy": last_stats.get("entropy", float("nan")),
+            "losses/bid_entropy": float(np.mean(bid_entropy)) if bid_entropy else float("nan"),
+            "losses/old_approx_kl": last_stats.get("old_approx_kl", float("nan")),
+            "losses/approx_kl": last_stats.get("approx_kl", float("nan")),
+            "losses/clipfrac": float(np.mean(clipfracs)) if clipfracs else float("nan"),
+            "losses/explained_variance": explained_variance(y_pred, y_true),
+        } | stats.scalars()
+        for key, value in scalars.items():
+            writer.add_scalar(key, value, global_step)
+        if not quiet:
+            bid = scalars.get("bidding/mean_bid", float("nan"))
+            pts = scalars.get("bidding/points_per_side_hand", float("nan"))
+            print(
+                f"update {update + 1}/{config.total_updates} step {global_step} "
+                f"dps {scalars['charts/decisions_per_s']:.0f} ev {scalars['losses/explained_variance']:.3f} "
+                f"ent {scalars['losses/entropy']:.3f} mean_bid {bid:.2f} pts/side-hand {pts:.1f}",
+                flush=True,
+            )
+        stats = HandStats()
+
+        done = update + 1
+        if done % config.checkpoint_every == 0 or done == stop:
+            last_path = checkpoint(done)
+        final = done == config.total_updates
+        if (config.eval_every and done % config.eval_every == 0) or (final and config.eval_final):
+            result = evaluate(policy, config)
+            if result is not None:
+                for key, value in result.items():
+                    writer.add_scalar(key, value, global_step)
+                if not quiet:
+                    print("eval " + " ".join(f"{k[5:]} {v:.2f}" for k, v in result.items()), flush=True)
+    writer.close()
+    return last_path
+
+
+def _net_from(snapshot: dict[str, torch.Tensor], like: SpadesPolicy, device: torch.device) -> SpadesPolicy:
+    net = SpadesPolicy(**like.hyperparameters())
+    net.load_state_dict(snapshot)
+    return net.to(device).eval()
