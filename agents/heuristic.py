@@ -1,7 +1,7 @@
 """A rule-based Spades player, vectorized over the batch.
 
 Every decision of a batch is answered by the same short list of rules written
-over (B,) and (B, 52) arrays; nothing loops over games. The bot reads only what
+over (B,) and (B, 4) suit-lane arrays; nothing loops over games. The bot reads only what
 the deciding seat can see (its own hand and the public state), and it is
 deterministic, so duplicate tournaments compare bots and not dice.
 
@@ -9,6 +9,17 @@ Bidding counts sure and likely tricks (aces, protected kings, spade length and
 honours, short suits with spare trumps), bids nil with a weak hand and no
 dangerous high cards, adjusts for the partner's bid and the bag count, and
 bids blind nil only when far behind late in the match.
+
+Jokers (card ids 52, 53) are the two highest spades: rank 13 and 14 of a
+15-bit spade lane, so every rule below treats them as trumps. The variant
+decisions are short rules of their own: the two-player draw keeps a shown
+card that is a likely trick (a trump, an ace or king, a guarded queen, a card
+of the longest side suit); the two-player blind-nil exchange gives up high
+trumps, then aces and kings; Bemo is declared (little only) with a very
+strong hand and a side contract of 10+; a weak hand is shown for a redeal
+when it is nearly worthless and nil is unattractive. Forced bids (mirror,
+fourteen, minimum team bids) and the forced lowest-club lead come through
+the legal-action mask: the bot picks the closest legal bid, the only card.
 
 Card play, in order of priority:
 
@@ -76,7 +87,12 @@ class HeuristicAgent(Agent):
     name = "heuristic"
 
     def __init__(
-        self, seed: int | None = None, nil_threshold: float = 1.6, bid_bias: float = 0.45, set_opponents: int = 0
+        self,
+        seed: int | None = None,
+        nil_threshold: float = 1.6,
+        bid_bias: float = 0.45,
+        set_opponents: int = 0,
+        two_player_bonus: float = 2.0,
     ) -> None:
         super().__init__(seed)
         self.nil_threshold = nil_threshold
@@ -85,10 +101,13 @@ class HeuristicAgent(Agent):
         """Added to the trick estimate before rounding down: 0.5 rounds to nearest."""
         self.set_opponents = bool(set_opponents)
         """After making the contract, keep winning tricks while the opponents can still be set."""
-        self.redeal_threshold = 1.0
+        self.redeal_threshold = 1.5
         """A weak hand estimated below this many tricks is shown for a redeal (when nil is not bid)."""
         self.bemo_threshold = 7.0
         """Own estimated tricks needed before declaring little Bemo."""
+        self.two_player_bonus = two_player_bonus
+        """Two-player: tricks added to the estimate before bidding (it counts tricks as if four
+        hands shared them; two players take 6.5 each on average). Tuned in duplicate self-play."""
         self._tables: dict = {}
 
     def supports(self, engine: SpadesEngine) -> bool:
@@ -203,11 +222,12 @@ class HeuristicAgent(Agent):
         b = len(g)
         hand = st.hands[g, seat]
         est = self.estimate_tricks(eng, hand)
+        bid_est = est + self.two_player_bonus if rules.two_player else est
         side = eng.side_of_seat[seat]
         bags = st.bags[g, side]
         near_limit = rules.bags & (bags >= rules.bag_limit - 3)
         # Near the bag limit round up (overtricks hurt); otherwise round to nearest.
-        want = np.floor(est + self.bid_bias + np.where(near_limit, 0.35, 0.0)).astype(np.int64)
+        want = np.floor(bid_est + self.bid_bias + np.where(near_limit, 0.35, 0.0)).astype(np.int64)
         want = np.clip(want, 1, lay.max_bid)
         partner_bid = np.full(b, -1, dtype=np.int64)
         if rules.partnership:
@@ -227,9 +247,9 @@ class HeuristicAgent(Agent):
         # Forced bids (mirror, fourteen, min_team_bid) come through the mask: the closest legal bid.
         out = self._closest_legal(choice, masks[:, lay.bid_offset : lay.bid_end]) + lay.bid_offset
         if lay.redeal is not None:
-            # A weak hand that may force a redeal: take it when the hand is nearly worthless
-            # and nil is unattractive; otherwise bid it.
-            redeal = masks[:, lay.redeal] & (est < self.redeal_threshold) & ~nil
+            # A weak hand that may force a redeal: take it when the hand is nearly worthless,
+            # nil is unattractive and the partner has not bid a good hand; otherwise bid it.
+            redeal = masks[:, lay.redeal] & (est < self.redeal_threshold) & ~nil & (partner_bid < 4)
             out = np.where(redeal, lay.redeal, out)
         return out
 
