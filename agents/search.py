@@ -12,7 +12,10 @@ For every card-play decision with more than one legal card the agent
    score minus the opponents' (the mean over the others in cutthroat). Ties keep
    the rollout policy's own choice.
 
-Blind-nil and bidding decisions are left to the heuristic.
+Blind-nil, bidding and the variant decisions (two-player draw and exchange,
+Bemo, weak-hand redeal) are left to the heuristic. Every preset is supported:
+jokers are trumps, face-up cards stay with their holders, and in two-player the
+seat's own discards are out of play (see ``sample_hidden_hands``).
 """
 
 from __future__ import annotations

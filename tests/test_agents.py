@@ -389,3 +389,15 @@ def test_sampled_hands_two_player_face_up_and_jokers():
             known = state.face_up & state.hands  # face-up cards still held stay with their holders
             assert ((hands & known[:, None, :]) == known[:, None, :]).all()
             assert known.any()
+
+
+def test_play_games_refuses_a_bot_that_does_not_support_the_rules():
+    class Picky(RandomAgent):
+        name = "picky"
+
+        def supports(self, engine):
+            return not engine.rules.two_player
+
+    engine = SpadesEngine("two-player")
+    with pytest.raises(ValueError, match="'picky' does not support the rules 'two-player'"):
+        play_games(engine, np.arange(2), np.zeros((2, 2), dtype=np.int64), [Picky(seed=0)], "hand")
