@@ -1,7 +1,7 @@
 """A rule-based Spades player, vectorized over the batch.
 
 Every decision of a batch is answered by the same short list of rules written
-over (B,) and (B, 52) arrays; nothing loops over games. The bot reads only what
+over (B,) and (B, 4) suit-lane arrays; nothing loops over games. The bot reads only what
 the deciding seat can see (its own hand and the public state), and it is
 deterministic, so duplicate tournaments compare bots and not dice.
 
@@ -9,6 +9,17 @@ Bidding counts sure and likely tricks (aces, protected kings, spade length and
 honours, short suits with spare trumps), bids nil with a weak hand and no
 dangerous high cards, adjusts for the partner's bid and the bag count, and
 bids blind nil only when far behind late in the match.
+
+Jokers (card ids 52, 53) are the two highest spades: rank 13 and 14 of a
+15-bit spade lane, so every rule below treats them as trumps. The variant
+decisions are short rules of their own: the two-player draw keeps a shown
+card that is a likely trick (a trump, an ace or king, a guarded queen, a card
+of the longest side suit); the two-player blind-nil exchange gives up high
+trumps, then aces and kings; Bemo is declared (little only) with a very
+strong hand and a side contract of 10+; a weak hand is shown for a redeal
+when it is nearly worthless and nil is unattractive. Forced bids (mirror,
+fourteen, minimum team bids) and the forced lowest-club lead come through
+the legal-action mask: the bot picks the closest legal bid, the only card.
 
 Card play, in order of priority:
 
@@ -28,11 +39,13 @@ import numpy as np
 
 from agents.base import Agent, DecisionContext
 from spades_env import cards
-from spades_env.engine import BID, BLIND, PLAY, SpadesEngine, bits
+from spades_env.engine import BEMO, BID, BLIND, DRAW, EXCHANGE, PLAY, SpadesEngine, bits
 
-N = cards.N_STANDARD_CARDS
-SUIT = np.arange(N) // cards.N_RANKS
-RANK = np.arange(N) % cards.N_RANKS
+N = cards.N_CARD_IDS
+#: Card ids 52 and 53 (little and big joker) are spades of rank 13 and 14, so that
+#: ``suit * 13 + rank`` stays the card id and the spade lane is 15 bits wide.
+SUIT = np.minimum(np.arange(N) // cards.N_RANKS, cards.SPADES)
+RANK = np.arange(N) - cards.N_RANKS * SUIT
 IS_SPADE = SUIT == cards.SPADES
 #: Preference key for "low"/"high" outside trick-winning: spades are worth more.
 VALUE = RANK + cards.N_RANKS * IS_SPADE
@@ -42,19 +55,24 @@ POWER = np.full((5, N + 1), -1, dtype=np.int64)
 for _led in range(4):
     POWER[_led, :N] = np.where(IS_SPADE, 100 + RANK, np.where(SUIT == _led, RANK, -1))
 POWER[4, :N] = VALUE
-#: ``HIGHEST[lane]`` rank of the highest set bit of a 13-bit lane, -1 for none.
-HIGHEST = np.full(1 << 13, -1, dtype=np.int64)
-for _r in range(13):
+LANE_BITS = 15  #: 13 ranks, plus the two jokers on top of the spade lane
+#: ``HIGHEST[lane]`` rank of the highest set bit of a lane, -1 for none.
+HIGHEST = np.full(1 << LANE_BITS, -1, dtype=np.int64)
+for _r in range(LANE_BITS):
     HIGHEST[1 << _r : 1 << (_r + 1)] = _r
-_values = np.arange(1 << 13)
+_values = np.arange(1 << LANE_BITS)
 #: ``LOWEST[lane]`` rank of the lowest set bit, -1 for none; ``POPCOUNT[lane]`` bits set.
 LOWEST = np.where(_values > 0, HIGHEST[_values & -_values], -1)
 POPCOUNT = np.bitwise_count(_values).astype(np.int64)
-#: ``ABOVE[r]`` the 13-bit set of ranks strictly above r (index -1: every rank).
-ABOVE = np.array([(0x1FFF << (r + 1)) & 0x1FFF for r in range(13)] + [0x1FFF], dtype=np.int64)
+_FULL = (1 << LANE_BITS) - 1
+#: ``ABOVE[r]`` the set of ranks strictly above r (index -1: every rank).
+ABOVE = np.array([(_FULL << (r + 1)) & _FULL for r in range(LANE_BITS)] + [_FULL], dtype=np.int64)
 IS_SPADE_LANE = (np.arange(4) == cards.SPADES).astype(np.int64)
 NEG = -(10**6)
 ACE, KING, QUEEN, JACK = 12, 11, 10, 9
+#: How dangerous a card is to a nil bidder (0: safe enough to keep): trumps from the
+#: jack up (jokers highest) first, then side aces and kings.
+RISK = np.where(IS_SPADE & (RANK >= JACK), 100 + RANK, np.where(~IS_SPADE & (RANK >= KING), 50 + RANK, 0))
 
 
 def _pick(score: np.ndarray, ok: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -69,7 +87,12 @@ class HeuristicAgent(Agent):
     name = "heuristic"
 
     def __init__(
-        self, seed: int | None = None, nil_threshold: float = 1.6, bid_bias: float = 0.45, set_opponents: int = 0
+        self,
+        seed: int | None = None,
+        nil_threshold: float = 1.6,
+        bid_bias: float = 0.45,
+        set_opponents: int = 0,
+        two_player_bonus: float = 2.0,
     ) -> None:
         super().__init__(seed)
         self.nil_threshold = nil_threshold
@@ -78,6 +101,13 @@ class HeuristicAgent(Agent):
         """Added to the trick estimate before rounding down: 0.5 rounds to nearest."""
         self.set_opponents = bool(set_opponents)
         """After making the contract, keep winning tricks while the opponents can still be set."""
+        self.redeal_threshold = 1.5
+        """A weak hand estimated below this many tricks is shown for a redeal (when nil is not bid)."""
+        self.bemo_threshold = 7.0
+        """Own estimated tricks needed before declaring little Bemo."""
+        self.two_player_bonus = two_player_bonus
+        """Two-player: tricks added to the estimate before bidding (it counts tricks as if four
+        hands shared them; two players take 6.5 each on average). Tuned in duplicate self-play."""
         self._tables: dict = {}
 
     def supports(self, engine: SpadesEngine) -> bool:
@@ -90,11 +120,18 @@ class HeuristicAgent(Agent):
         masks = np.asarray(masks, dtype=bool)
         phase = context.state.phase[context.games]
         out = np.zeros(len(masks), dtype=np.int64)
-        rows = {p: np.flatnonzero(phase == p) for p in (BLIND, BID, PLAY)}
-        if len(rows[PLAY]) == len(masks):
+        if np.count_nonzero(phase == PLAY) == len(masks):
             return self.play(context, masks)
-        for p, fn in ((BLIND, self.blind), (BID, self.bid), (PLAY, self.play)):
-            idx = rows[p]
+        handlers = (
+            (BLIND, self.blind),
+            (DRAW, self.draw),
+            (EXCHANGE, self.exchange),
+            (BID, self.bid),
+            (BEMO, self.bemo),
+            (PLAY, self.play),
+        )
+        for p, fn in handlers:
+            idx = np.flatnonzero(phase == p)
             if len(idx):
                 sub = DecisionContext(context.engine, context.state, context.games[idx], context.seats[idx])
                 out[idx] = fn(sub, masks[idx])
@@ -115,11 +152,43 @@ class HeuristicAgent(Agent):
         go = desperate & masks[:, lay.blind_nil]
         return np.where(go, lay.blind_nil, lay.look)
 
+    # ------------------------------------------------------- two-player draw
+    def draw(self, ctx: DecisionContext, masks: np.ndarray) -> np.ndarray:
+        """Keep the shown card when it is a likely trick, else discard it (and keep the next, unseen).
+
+        Likely tricks: a trump, an ace or king, a queen with a companion; or a card
+        of my longest side suit (4+ cards), which keeps the other suits short for
+        ruffing. A blind-nil drawer keeps low side cards and discards the rest.
+        Reads only the shown card and the drawer's own hand.
+        """
+        eng, st, g, seat = ctx.engine, ctx.state, ctx.games, ctx.seats
+        lay = eng.layout
+        rows = np.arange(len(g))
+        shown = np.maximum(st.shown[g], 0)
+        suit, rank, trump = SUIT[shown], RANK[shown], IS_SPADE[shown]
+        length = POPCOUNT[_lanes(st.hands[g, seat])]  # (B, 4)
+        suit_len = length[rows, suit]
+        side_len = np.where(IS_SPADE_LANE.astype(bool), -1, length)
+        longest_side = (suit_len >= 4) & (suit_len == side_len.max(axis=1))
+        keep = trump | (rank >= KING) | ((rank == QUEEN) & (suit_len >= 1)) | (~trump & longest_side)
+        nil = st.blind[g, seat]
+        keep = np.where(nil, ~trump & (rank <= 6), keep)
+        return np.where(keep, lay.keep, lay.discard)
+
+    def exchange(self, ctx: DecisionContext, masks: np.ndarray) -> np.ndarray:
+        """Blind nil: give up the riskiest card (high trumps, then aces and kings), up to 3, then stop."""
+        lay = ctx.engine.layout
+        risk = RISK[: lay.n_card_ids]
+        card, ok = _pick(
+            np.broadcast_to(risk, masks[:, : lay.n_card_ids].shape), masks[:, : lay.n_card_ids] & (risk > 0)
+        )
+        return np.where(ok, card, lay.exchange_done)
+
     # ---------------------------------------------------------------- bidding
     def estimate_tricks(self, engine: SpadesEngine, hand: np.ndarray) -> np.ndarray:
         """(B,) float: expected tricks of each uint64 hand, by counting honours, length and shortness."""
-        lanes = bits.lanes(hand, 4)  # (B, 4) int64
-        length = bits.popcount(lanes.astype(np.uint64))
+        lanes = _lanes(hand)  # (B, 4) int64; jokers are the top spades
+        length = POPCOUNT[lanes]
         has = lambda rank: ((lanes >> rank) & 1).astype(bool)  # noqa: E731
         ace, king, queen = has(ACE), has(KING), has(QUEEN)
         side = np.arange(4) != cards.SPADES
@@ -132,7 +201,9 @@ class HeuristicAgent(Agent):
         side_total = (side_tricks * side).sum(axis=1)
         # Spades: honours plus length beyond the average holding.
         s_len = length[:, cards.SPADES]
-        s_ace, s_king, s_queen = ace[:, cards.SPADES], king[:, cards.SPADES], queen[:, cards.SPADES]
+        # The three highest trumps (with jokers: big joker, little joker, ace of spades).
+        t = _top_trump(engine)
+        s_ace, s_king, s_queen = (((lanes[:, cards.SPADES] >> r) & 1).astype(bool) for r in (t, t - 1, t - 2))
         honours = s_ace * 1.0 + s_king * np.where(s_len >= 2, np.where(s_ace, 1.0, 0.8), 0.3)
         honours += s_queen * np.where(s_len >= 3, np.where(s_ace & s_king, 1.0, 0.6), 0.1)
         average = round(13 / n)
@@ -151,11 +222,12 @@ class HeuristicAgent(Agent):
         b = len(g)
         hand = st.hands[g, seat]
         est = self.estimate_tricks(eng, hand)
+        bid_est = est + self.two_player_bonus if rules.two_player else est
         side = eng.side_of_seat[seat]
         bags = st.bags[g, side]
         near_limit = rules.bags & (bags >= rules.bag_limit - 3)
         # Near the bag limit round up (overtricks hurt); otherwise round to nearest.
-        want = np.floor(est + self.bid_bias + np.where(near_limit, 0.35, 0.0)).astype(np.int64)
+        want = np.floor(bid_est + self.bid_bias + np.where(near_limit, 0.35, 0.0)).astype(np.int64)
         want = np.clip(want, 1, lay.max_bid)
         partner_bid = np.full(b, -1, dtype=np.int64)
         if rules.partnership:
@@ -163,16 +235,40 @@ class HeuristicAgent(Agent):
             room = lay.max_bid - np.maximum(partner_bid, 0)
             want = np.clip(want, 1, np.maximum(room, 1))
         # Nil: few tricks, no ace, no dangerous spades, high side cards guarded by length.
-        lanes = bits.lanes(hand, 4)
-        length = bits.popcount(lanes.astype(np.uint64))
+        lanes = _lanes(hand)
+        length = POPCOUNT[lanes]
         top = HIGHEST[lanes]
         s_len, s_top = length[:, cards.SPADES], top[:, cards.SPADES]
         exposed = ((top >= QUEEN) & (length <= 3) & (np.arange(4) != cards.SPADES)).any(axis=1)
-        nil = (est <= self.nil_threshold) & (s_len <= 3) & (s_top < QUEEN) & ~exposed
-        nil &= ~(top == ACE).any(axis=1)
+        nil = (est <= self.nil_threshold) & (s_len <= 3) & (s_top < _top_trump(eng) - 2) & ~exposed
+        nil &= ~(top >= ACE).any(axis=1)
         nil &= (partner_bid == -1) | (partner_bid >= 3)
         choice = np.where(nil, 0, want)
-        return self._closest_legal(choice, masks[:, lay.bid_offset : lay.blind_nil]) + lay.bid_offset
+        # Forced bids (mirror, fourteen, min_team_bid) come through the mask: the closest legal bid.
+        out = self._closest_legal(choice, masks[:, lay.bid_offset : lay.bid_end]) + lay.bid_offset
+        if lay.redeal is not None:
+            # A weak hand that may force a redeal: take it when the hand is nearly worthless,
+            # nil is unattractive and the partner has not bid a good hand; otherwise bid it.
+            redeal = masks[:, lay.redeal] & (est < self.redeal_threshold) & ~nil & (partner_bid < 4)
+            out = np.where(redeal, lay.redeal, out)
+        return out
+
+    # ------------------------------------------------------------------ Bemo
+    def bemo(self, ctx: DecisionContext, masks: np.ndarray) -> np.ndarray:
+        """Little Bemo only with a very strong hand and a side contract to match; never big Bemo.
+
+        The side must take the first 6 tricks, so the declarer's own hand must hold
+        about 7 tricks and the side must have bid 10 or more with no nil.
+        """
+        eng, st, g, seat = ctx.engine, ctx.state, ctx.games, ctx.seats
+        lay = eng.layout
+        est = self.estimate_tricks(eng, st.hands[g, seat])
+        mine = eng.side_of_seat[None, :] == eng.side_of_seat[seat][:, None]  # (B, N)
+        bids = st.bids[g]
+        contract = np.where(mine, np.maximum(bids, 0), 0).sum(axis=1)
+        nil = (mine & (bids == 0)).any(axis=1)
+        go = (est >= self.bemo_threshold) & (contract >= 10) & ~nil & masks[:, lay.little_bemo]
+        return np.where(go, lay.little_bemo, lay.no_bemo)
 
     @staticmethod
     def _closest_legal(bid: np.ndarray, legal: np.ndarray) -> np.ndarray:
@@ -196,7 +292,7 @@ class HeuristicAgent(Agent):
         rules = eng.rules
         b, n = len(g), eng.n_players
         rows = np.arange(b)
-        legal = _lanes(_pack(masks[:, :N]))  # (B, 4) int64 rank sets
+        legal = _lanes(_pack(masks[:, : eng.layout.n_card_ids]))  # (B, 4) int64 rank sets
         hand = st.hands[g, seat]
         trick = st.trick[g]
         n_in = st.n_in_trick[g]
@@ -207,6 +303,10 @@ class HeuristicAgent(Agent):
         # --- what the seat sees: unseen cards, the trick's winner, voids, contracts
         played = np.bitwise_or.reduce(st.deal[g] & ~st.hands[g], axis=1)
         unseen = self._tables_for(eng)[0] & ~(played | hand)
+        if rules.two_player:
+            # My own draw discards are out of play, unless a blind-nil opponent may have drawn them.
+            others_blind = (st.blind[g] & (np.arange(n)[None, :] != seat[:, None])).any(axis=1)
+            unseen &= np.where(others_blind, ~np.uint64(0), ~st.discards[g, seat])
         top_unseen = HIGHEST[_lanes(unseen)]  # (B, 4)
         boss = ABOVE[top_unseen]  # (B, 4): ranks that no unseen card of the suit beats
         trick_power = POWER[np.where(lead, 4, led)[:, None], trick]  # (B, N); empty slots are -1
@@ -322,16 +422,23 @@ class HeuristicAgent(Agent):
         return self._tables[key]
 
 
+def _top_trump(engine: SpadesEngine) -> int:
+    """Spade-lane rank of the highest trump: 14 (big joker) with jokers, else 12 (ace)."""
+    return ACE + 2 * int(engine.rules.jokers)
+
+
 def _pack(flags: np.ndarray) -> np.ndarray:
-    """(B, 52) bool card flags -> (B,) uint64 masks."""
+    """(B, 52 or 54) bool card flags -> (B,) uint64 masks."""
     out = np.zeros((len(flags), 8), dtype=np.uint8)
     out[:, :7] = np.packbits(flags, axis=1, bitorder="little")
     return out.view("<u8").reshape(-1)
 
 
 def _lanes(mask: np.ndarray) -> np.ndarray:
-    """(B,) uint64 masks -> (B, 4) int64 13-bit rank sets per suit."""
-    return bits.lanes(mask, 4)
+    """(B,) uint64 masks -> (B, 4) int64 rank sets per suit; the jokers are spade ranks 13 and 14."""
+    lanes = bits.lanes(mask, 4)
+    lanes[..., cards.SPADES] |= ((mask >> np.uint64(cards.LITTLE_JOKER)) & np.uint64(3)).astype(np.int64) << 13
+    return lanes
 
 
 def _by_suit(lanes: np.ndarray, rank: np.ndarray, score: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

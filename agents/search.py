@@ -12,7 +12,10 @@ For every card-play decision with more than one legal card the agent
    score minus the opponents' (the mean over the others in cutthroat). Ties keep
    the rollout policy's own choice.
 
-Blind-nil and bidding decisions are left to the heuristic.
+Blind-nil, bidding and the variant decisions (two-player draw and exchange,
+Bemo, weak-hand redeal) are left to the heuristic. Every preset is supported:
+jokers are trumps, face-up cards stay with their holders, and in two-player the
+seat's own discards are out of play (see ``sample_hidden_hands``).
 """
 
 from __future__ import annotations
@@ -26,7 +29,8 @@ from agents.heuristic import HeuristicAgent
 from spades_env import cards
 from spades_env.engine import PLAY, GameState, SpadesEngine, bits
 
-SUIT = np.arange(cards.N_STANDARD_CARDS) // cards.N_RANKS
+#: Suit of each card id; the jokers (52, 53) count as spades.
+SUIT = np.minimum(np.arange(cards.N_CARD_IDS) // cards.N_RANKS, cards.SPADES)
 
 
 def sample_hidden_hands(
@@ -38,30 +42,51 @@ def sample_hidden_hands(
     suit; cards of suits with more void seats are placed first, and a seat is
     drawn with probability proportional to its free room. If the constraints
     leave a card nowhere to go (rare), it goes to any seat with room.
+
+    Known cards of other seats (``face_up_deal``: face-up cards still held) stay
+    with their holders. In two-player the seat's own draw discards are out of play;
+    the unseen cards are more than the opponent holds (the opponent's discards are
+    unseen), so an extra "discard pile" seat without voids takes the rest. If an
+    opponent bid blind nil it may have drawn some of the seat's discards in the
+    exchange: the seat's discards then count as unseen too (an approximation: the
+    samples do not cap them at the 3 cards the opponent may have drawn).
     """
     d, n = len(games), engine.n_players
     rows = np.arange(d)
     deck = np.uint64(cards.cards_to_mask(engine.deck))
     hands = state.hands[games]
     own = hands[rows, seats]
+    others = np.arange(n)[None, :] != seats[:, None]  # (D, N)
     played = np.bitwise_or.reduce(state.deal[games] & ~hands, axis=1)
-    unseen = deck & ~(played | own)  # (D,)
+    # Face-up cards that other seats still hold are known to everyone.
+    known = np.where(others, state.face_up[games] & hands, np.uint64(0))  # (D, N)
+    unseen = deck & ~(played | own | np.bitwise_or.reduce(known, axis=1))  # (D,)
+    if engine.rules.two_player:
+        others_blind = (state.blind[games] & others).any(axis=1)
+        out_of_play = state.discards[games, seats] | state.exchanged_out[games, seats]
+        unseen &= np.where(others_blind, ~np.uint64(0), ~out_of_play)
     # Cards still held by each seat: public (hand size minus cards played).
     held = bits.popcount(hands)  # equals hand_size - plays, which every seat can count
-    room = np.where(np.arange(n)[None, :] == seats[:, None], 0, held)  # (D, N)
+    room = np.where(others, held - bits.popcount(known), 0)  # (D, N)
     voids = ((state.voids[games][:, None] >> np.arange(4 * n)) & 1).astype(bool).reshape(d, n, 4)
-    allowed = ~voids & (room[:, :, None] > 0)  # (D, N, 4)
+    # One more seat, the discard pile, takes the unseen cards that no player holds (two-player).
+    sink = np.maximum(bits.popcount(unseen) - room.sum(axis=1), 0)
+    room = np.concatenate([room, sink[:, None]], axis=1)  # (D, N + 1)
+    voids = np.concatenate([voids, np.zeros((d, 1, 4), bool)], axis=1)
+    allowed = ~voids & (room[:, :, None] > 0)  # (D, N + 1, 4)
 
     r = d * samples
     unseen_r = np.repeat(unseen, samples)
-    flags = bits.to_bool(unseen_r)  # (R, 52)
+    n_ids = engine.layout.n_card_ids
+    flags = bits.to_bool(unseen_r, n_ids)  # (R, 52 or 54)
     allowed_r = np.repeat(allowed, samples, axis=0)  # (R, N, 4)
     n_allowed = allowed_r.sum(axis=1)  # (R, 4) seats that may hold each suit
     # Sort key: unseen cards first, the most constrained suits first, random within.
-    key = np.where(flags, n_allowed[:, SUIT] + rng.random(flags.shape), np.inf)
+    key = np.where(flags, n_allowed[:, SUIT[:n_ids]] + rng.random(flags.shape), np.inf)
     order = np.argsort(key, axis=1)
     n_cards = flags.sum(axis=1)
-    out = np.zeros((r, n), dtype=np.uint64)
+    out = np.zeros((r, n + 1), dtype=np.uint64)
+    out[:, :n] = np.repeat(known, samples, axis=0)
     out[np.arange(r), np.repeat(seats, samples)] = np.repeat(own, samples)
     room_r = np.repeat(room, samples, axis=0).astype(np.float64)
     rr = np.arange(r)
@@ -78,7 +103,7 @@ def sample_hidden_hands(
         seat = np.where(live, seat, 0)
         out[rr[live], seat[live]] |= bits.BIT[card[live]]
         room_r[rr[live], seat[live]] -= 1
-    return out.reshape(d, samples, n)
+    return out[:, :n].reshape(d, samples, n)
 
 
 def _granularity(m: int) -> int:
@@ -116,7 +141,7 @@ class SearchAgent(Agent):
         masks = np.asarray(masks, dtype=bool)
         out = self.bidder.act(observations, masks, context)
         play = context.state.phase[context.games] == PLAY
-        n_legal = masks[:, : cards.N_STANDARD_CARDS].sum(axis=1)
+        n_legal = masks[:, : context.engine.layout.n_card_ids].sum(axis=1)
         todo = np.flatnonzero(play & (n_legal > 1))
         if len(todo):
             start = time.perf_counter()
@@ -129,7 +154,7 @@ class SearchAgent(Agent):
     # ------------------------------------------------------------------ search
     def _search(self, ctx: DecisionContext, masks: np.ndarray, default: np.ndarray) -> np.ndarray:
         """Best card per decision by mean rollout value; ``default`` wins ties."""
-        legal = masks[:, : cards.N_STANDARD_CARDS]
+        legal = masks[:, : ctx.engine.layout.n_card_ids]
         per_decision = legal.sum(axis=1) * self.samples
         out = default.copy()
         start = 0

@@ -198,6 +198,9 @@ def play_games(
     that finished in a step, in index order. Returns the tallies and the winners
     ((G,) int64 side, -1 in hand mode).
     """
+    for agent in agents:
+        if not agent.supports(engine):
+            raise ValueError(f"bot {agent.name!r} does not support the rules {engine.rules.name!r}")
     g_all = len(seeds)
     state = engine.reset(seeds)
     tally = _Tally(g_all, engine.n_sides)
