@@ -19,7 +19,7 @@ lint:
 	$(VENV)/bin/ruff format --check spades_env agents train tests bench
 
 bench:
-	$(PY) -m bench.run
+	$(PY) -m bench.run --seconds 3
 
 demo:
 	$(VENV)/bin/spades demo

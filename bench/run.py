@@ -170,6 +170,12 @@ def main(argv: list[str] | None = None) -> dict:
     rows.append(("reference engine (plain Python)", "1", reference_decisions(s), "decisions/s"))
     for b in args.batches:
         rows.append(("engine, random legal play", str(b), engine_card_plays("partnership", b, s), "card plays/s"))
+    # Without blind nil every hand takes the same number of steps, so the games stay in
+    # lockstep and every card play takes the full-batch fast path.
+    lockstep = engine_card_plays("partnership-no-blind-nil", 4096, s)
+    rows.append(("engine, lockstep (no blind nil)", "4096", lockstep, "card plays/s"))
+    for preset in ("cutthroat-4", "two-player"):
+        rows.append((f"engine, {preset}", "4096", engine_card_plays(preset, 4096, s), "card plays/s"))
     for b in args.batches:
         rows.append(("VectorSpades, obs + masks", str(b), vector_decisions(b, s), "decisions/s"))
     rows.append(("PettingZoo AEC env", "1", aec_steps(s), "steps/s"))

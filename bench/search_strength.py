@@ -1,6 +1,6 @@
 """Search vs heuristic in a duplicate hand tournament, with the search agent's decisions/s.
 
-    python -m bench.search_strength --boards 800 --spec search:samples=16
+python -m bench.search_strength --boards 800 --spec search:samples=16
 """
 
 from __future__ import annotations
