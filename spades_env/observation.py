@@ -65,7 +65,7 @@ from __future__ import annotations
 import numpy as np
 
 from spades_env.engine.core import SpadesEngine
-from spades_env.engine.state import DRAW, N_PHASES, OVER, PLAY, GameState
+from spades_env.engine.state import DRAW, N_SPADES_PHASES, OVER, PLAY, GameState
 
 VERSION = 2
 #: Scores are divided by the target score and clipped to this magnitude.
@@ -106,7 +106,7 @@ class ObservationEncoder:
             ("voids", (n, 4)),
             ("spades_broken", (1,)),
             *([("bemo", (s, 3))] if r.bemo else []),
-            ("phase", (N_PHASES,)),
+            ("phase", (N_SPADES_PHASES,)),
             ("to_move", (n,)),
             ("dealer", (n,)),
             # Real-valued blocks last (the encoder writes them after the 0/1 blocks).

@@ -1,0 +1,298 @@
+"""Hearts [RULES 7]: rules options, the pass, the first trick, hearts breaking, scoring, match end."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from spades_env import IllegalActionError, Rules, RulesError, SpadesEngine
+from spades_env.cards import cards_to_mask, mask_to_cards, parse_card
+from spades_env.engine import OVER, PLAY
+from spades_env.engine.check import check_state
+from spades_env.engine.hearts_scoring import hearts_match_winner, score_hearts_hand
+from spades_env.engine.records import hand_records, verify
+from spades_env.engine.state import PASS
+
+HEARTS = Rules(name="hearts", game="hearts")
+HEARTS_RULES = [HEARTS, HEARTS.replace(target_score=50), HEARTS.replace(partnership=True)]
+ALL_HEARTS = list(range(26, 39))
+QS, JD, TWO_CLUBS = parse_card("QS"), parse_card("JD"), parse_card("2C")
+
+# Seat 0 holds every club but the two, and the ace of hearts: it wins every trick whatever
+# anyone plays (nobody else has a club, and the ace of hearts is the top heart), so it
+# takes every card: a moon. Seat 1 holds the two of clubs (and the jack of diamonds).
+MOON_DEAL = [
+    list(range(1, 13)) + [parse_card("AH")],
+    [TWO_CLUBS] + list(range(13, 25)),
+    [parse_card("AD")] + list(range(26, 38)),
+    list(range(39, 52)),
+]
+
+
+def taken_masks(*seats: list[int]) -> np.ndarray:
+    return np.array([[cards_to_mask(s) for s in seats]], dtype=np.uint64)
+
+
+def cards(text: str) -> list[int]:
+    return [parse_card(t) for t in text.split()]
+
+
+# ------------------------------------------------------------------------ rules
+def test_hearts_defaults_and_presets():
+    rules = Rules(game="hearts")
+    assert (rules.partnership, rules.target_score, rules.blind_nil, rules.lose_score, rules.bags) == (
+        False,
+        100,
+        False,
+        None,
+        False,
+    )
+    assert Rules(game="hearts", partnership=True).n_sides == 2
+    assert Rules().game == "spades" and Rules().target_score == 500 and Rules().partnership
+
+
+@pytest.mark.parametrize(
+    "fields, message",
+    [
+        ({"game": "hearts", "bemo": True}, "'bemo' is a Spades variant"),
+        ({"game": "hearts", "blind_nil": True}, "'blind_nil' is a Spades option"),
+        ({"game": "hearts", "lose_score": -100}, "'lose_score' is a Spades option"),
+        ({"game": "hearts", "n_players": 3, "partnership": False}, "must be 4 for game 'hearts'"),
+        ({"moon_subtracts": True}, "'moon_subtracts' is a Hearts option"),
+        ({"jack_of_diamonds": True}, "'jack_of_diamonds' is a Hearts option"),
+        ({"game": "bridge"}, "'game' must be one of"),
+    ],
+)
+def test_options_of_the_other_game_are_rejected(fields, message):
+    with pytest.raises(RulesError, match=message):
+        Rules(**fields)
+
+
+def test_action_space_has_no_bids():
+    engine = SpadesEngine(HEARTS)
+    assert engine.layout.n_actions == 52 and engine.layout.specials == ()
+
+
+# ------------------------------------------------------------------- the pass
+@pytest.mark.parametrize("hand_number, offset", [(0, 1), (1, 3), (2, 2), (3, 0), (4, 1), (5, 3), (6, 2), (7, 0)])
+def test_pass_direction_by_hand_number(hand_number, offset):
+    """Left on hand 1, right on hand 2, across on hand 3, none on hand 4, and again [RULES 7]."""
+    engine = SpadesEngine(HEARTS)
+    state = engine.reset(5, hand_numbers=hand_number, dealers=0)
+    assert int(engine.pass_offset(np.array([hand_number]))[0]) == offset
+    dealt = [int(h) for h in state.deal[0]]
+    if offset == 0:
+        assert state.phase[0] == PLAY
+        return
+    passed = []
+    for k in range(4):  # dealer+1 (seat 1) first, three cards each, clockwise
+        seat = (1 + k) % 4
+        chosen = mask_to_cards(dealt[seat])[-3:]  # the three highest card ids
+        passed.append((seat, chosen))
+        for c in chosen:
+            assert state.phase[0] == PASS and state.to_move[0] == seat
+            check_state(engine, state)
+            engine.step(state, [c])
+    assert state.phase[0] == PLAY
+    check_state(engine, state)
+    for seat, chosen in passed:
+        receiver = (seat + offset) % 4
+        held = mask_to_cards(int(state.hands[0, receiver]))
+        assert set(chosen) <= set(held)
+        assert not set(chosen) & set(mask_to_cards(int(state.hands[0, seat])))
+
+
+def test_a_card_cannot_be_passed_twice_or_from_another_hand():
+    engine = SpadesEngine(HEARTS)
+    state = engine.reset(0, dealers=3, deals=[MOON_DEAL])  # seat 0 chooses first
+    engine.step(state, [1])
+    with pytest.raises(IllegalActionError, match="illegal action 1"):
+        engine.step(state.copy(), [1])
+    with pytest.raises(IllegalActionError, match="legal actions"):
+        engine.step(state.copy(), [TWO_CLUBS])
+
+
+def test_passed_cards_are_recorded_and_replay():
+    engine = SpadesEngine(HEARTS)
+    state = engine.reset(np.arange(6), hand_numbers=[0, 1, 2, 3, 0, 1])
+    rng = np.random.default_rng(1)
+    records = []
+    while not len(records) >= 6:
+        mask = engine.legal_action_mask(state)
+        result = engine.step(state, np.argmax(rng.random(mask.shape) * mask, axis=1))
+        for f in result.finished:
+            records += hand_records(engine, f)
+    for rec in records:
+        verify(rec)
+        n_passed = [len(p) for p in rec["passed"]]
+        assert n_passed == ([0] * 4 if rec["pass_offset"] == 0 else [3] * 4)
+        assert sum(rec["points_taken"]) == 26
+
+
+# -------------------------------------------------------------------- the play
+def _no_pass_state(engine, deal, **kwargs):
+    """A fourth hand (no pass) with a fixed deal."""
+    return engine.reset(0, deals=[deal], hand_numbers=3, **kwargs)
+
+
+def test_the_two_of_clubs_leads():
+    engine = SpadesEngine(HEARTS)
+    state = _no_pass_state(engine, MOON_DEAL, dealers=2)  # dealer+1 = seat 3, but seat 1 holds 2C
+    assert state.phase[0] == PLAY and state.to_move[0] == 1
+    assert np.flatnonzero(engine.legal_action_mask(state)[0]).tolist() == [TWO_CLUBS]
+
+
+def test_first_trick_forbids_hearts_and_the_queen_unless_nothing_else():
+    engine = SpadesEngine(HEARTS)
+    # Seat 1 leads 2C; seat 2 has no club: hearts, QS and one diamond; seat 3 has no club and
+    # only hearts and QS; seat 0 holds the other clubs.
+    deal = [
+        list(range(1, 13)) + cards("2D"),
+        [TWO_CLUBS] + cards("3D 4D 5D 6D 7D 8D 9D TD JD QD KD 2S"),
+        cards("AD 3S 4S 5S 6S 7S 8S 9S TS JS KS AS") + cards("2H"),
+        ALL_HEARTS[1:] + [QS],
+    ]
+    state = _no_pass_state(engine, deal, dealers=0)
+    engine.step(state, [TWO_CLUBS])  # seat 1
+    legal = np.flatnonzero(engine.legal_action_mask(state)[0]).tolist()
+    assert legal == sorted(cards("AD 3S 4S 5S 6S 7S 8S 9S TS JS KS AS"))  # not 2H
+    engine.step(state, [parse_card("AD")])
+    legal = np.flatnonzero(engine.legal_action_mask(state)[0]).tolist()
+    assert legal == sorted(ALL_HEARTS[1:] + [QS])  # nothing else: any card
+    check_state(engine, state)
+
+
+def test_hearts_cannot_be_led_until_broken_unless_only_hearts():
+    engine = SpadesEngine(HEARTS)
+    state = _no_pass_state(engine, MOON_DEAL, dealers=0)
+    # Trick 1: 2C, then seat 2 must play AD (no points on the first trick), seat 3 a spade, seat 0 a club.
+    for card in (TWO_CLUBS, parse_card("AD"), parse_card("2S"), parse_card("3C")):
+        engine.step(state, [card])
+    assert state.to_move[0] == 0 and not state.spades_broken[0]
+    legal = np.flatnonzero(engine.legal_action_mask(state)[0]).tolist()
+    assert parse_card("AH") not in legal and legal == list(range(2, 13))
+    # Seat 0 leads a club; seat 2 (only hearts left) discards one: hearts are broken.
+    for card in (parse_card("4C"), parse_card("3D"), ALL_HEARTS[0], parse_card("3S")):
+        engine.step(state, [card])
+    assert state.spades_broken[0]  # Hearts: the field means hearts are broken
+    assert parse_card("AH") in np.flatnonzero(engine.legal_action_mask(state)[0]).tolist()
+    check_state(engine, state)
+    # A hand of only hearts may lead one before they are broken: seat 0 wins trick 1 with its
+    # only club and is left with hearts alone.
+    only_hearts = [
+        cards("AC") + ALL_HEARTS[:-1],
+        [TWO_CLUBS] + list(range(13, 25)),
+        cards("AD AH 2S 3S 4S 5S 6S 7S 8S 9S TS JS QS"),
+        list(range(1, 12)) + cards("KS AS"),
+    ]
+    state = _no_pass_state(engine, only_hearts, dealers=0)
+    for card in cards("2C AD 3C AC"):  # seats 1, 2, 3, 0
+        engine.step(state, [card])
+    assert state.to_move[0] == 0 and not state.spades_broken[0]
+    assert np.flatnonzero(engine.legal_action_mask(state)[0]).tolist() == ALL_HEARTS[:-1]
+    check_state(engine, state)
+
+
+def test_highest_card_of_the_led_suit_wins_no_trump():
+    engine = SpadesEngine(HEARTS)
+    state = _no_pass_state(engine, MOON_DEAL, dealers=0)
+    for card in (TWO_CLUBS, parse_card("AD"), parse_card("AS"), parse_card("3C")):
+        engine.step(state, [card])
+    assert state.trick_winners[0, 0] == 0  # the 3C beats the 2C; the aces are off-suit
+
+
+# --------------------------------------------------------------------- scoring
+@pytest.mark.parametrize(
+    "options, seats, expected",
+    [
+        # 5 hearts; QS + 2 hearts; 6 hearts; nothing.
+        ({}, [ALL_HEARTS[:5], [QS] + ALL_HEARTS[5:7], ALL_HEARTS[7:], []], [5, 15, 6, 0]),
+        # Shooting the moon: the shooter 0, every opponent 26 ...
+        ({}, [[], [], ALL_HEARTS + [QS], []], [26, 26, 0, 26]),
+        # ... or the shooter -26 (moon_subtracts).
+        ({"moon_subtracts": True}, [[], [], ALL_HEARTS + [QS], []], [0, 0, -26, 0]),
+        # The jack of diamonds is worth -10 to its taker.
+        ({"jack_of_diamonds": True}, [[QS], [JD] + ALL_HEARTS[:3], ALL_HEARTS[3:], []], [13, -7, 10, 0]),
+        ({"jack_of_diamonds": True}, [ALL_HEARTS + [QS], [JD], [], []], [0, 16, 26, 26]),
+        ({"jack_of_diamonds": True, "moon_subtracts": True}, [ALL_HEARTS + [QS, JD], [], [], []], [-36, 0, 0, 0]),
+        # All 26 points between two players is no moon.
+        ({}, [ALL_HEARTS, [QS], [], []], [13, 13, 0, 0]),
+    ],
+)
+def test_score_hearts_hand_worked_examples(options, seats, expected):
+    rules = HEARTS.replace(**options)
+    score = score_hearts_hand(rules, taken_masks(*seats))
+    assert score.seat_delta[0].tolist() == expected
+    assert score.delta[0].tolist() == expected
+    assert score.moon[0].any() == any(set(ALL_HEARTS + [QS]) <= set(s) for s in seats)
+
+
+def test_partnership_scores_the_sum_of_the_team():
+    rules = HEARTS.replace(partnership=True)
+    plain = score_hearts_hand(rules, taken_masks(ALL_HEARTS[:5], [QS] + ALL_HEARTS[5:7], ALL_HEARTS[7:], []))
+    assert plain.delta[0].tolist() == [5 + 6, 15 + 0]
+    # Seat 1 shoots: both opponents (seats 0 and 2) get 26, the partner (seat 3) nothing.
+    moon = score_hearts_hand(rules, taken_masks([], ALL_HEARTS + [QS], [], []))
+    assert moon.seat_delta[0].tolist() == [26, 0, 26, 0] and moon.delta[0].tolist() == [52, 0]
+    minus = score_hearts_hand(rules.replace(moon_subtracts=True), taken_masks([], ALL_HEARTS + [QS], [], []))
+    assert minus.delta[0].tolist() == [0, -26]
+
+
+@pytest.mark.parametrize(
+    "scores, hands, max_hands, winner",
+    [
+        ([100, 50, 60, 70], 5, None, 1),  # a player reached 100: the lowest wins
+        ([99, 50, 60, 70], 5, None, -1),  # nobody at 100 yet
+        ([120, 50, 50, 70], 5, None, -1),  # tie for the lowest: play another hand
+        ([20, 50, 60, 70], 3, 3, 0),  # max_hands reached
+    ],
+)
+def test_match_ends_at_the_target_and_the_lowest_score_wins(scores, hands, max_hands, winner):
+    rules = HEARTS.replace(max_hands=max_hands)
+    assert hearts_match_winner(rules, np.array([scores]), np.array([hands])).tolist() == [winner]
+
+
+@pytest.mark.parametrize(
+    "options, start, after, winner",
+    [
+        ({}, [0, 0, 0, 0], [0, 26, 26, 26], -1),
+        ({"moon_subtracts": True}, [0, 0, 0, 0], [-26, 0, 0, 0], -1),
+        ({"jack_of_diamonds": True}, [0, 0, 0, 0], [-10, 26, 26, 26], -1),
+        ({}, [0, 80, 90, 75], [0, 106, 116, 101], 0),  # the match ends, seat 0 lowest
+        ({}, [40, 14, 80, 80], [40, 40, 106, 106], -1),  # tied for the lowest: play on
+    ],
+)
+def test_engine_moon_and_match_end(options, start, after, winner):
+    """The moon deal played out at random (seat 0 takes every trick whatever anyone plays)."""
+    rules = HEARTS.replace(**options)
+    engine = SpadesEngine(rules)
+    state = engine.reset(np.arange(4), deals=[MOON_DEAL] * 4, hand_numbers=3, scores=[start] * 4)
+    rng = np.random.default_rng(0)
+    for _ in range(52):
+        check_state(engine, state)
+        mask = engine.legal_action_mask(state)
+        result = engine.step(state, np.argmax(rng.random(mask.shape) * mask, axis=1))
+    assert result.hand_done.all()
+    assert state.scores.tolist() == [after] * 4
+    assert state.winner.tolist() == [winner] * 4
+    assert (state.phase == OVER).all() == (winner >= 0)
+    if winner < 0:
+        assert (state.phase == PASS).all() and (state.hand_number == 4).all()  # hand 5 passes left again
+    check_state(engine, state)
+
+
+def test_random_hearts_matches_end_with_the_lowest_score_winning():
+    for rules in HEARTS_RULES:
+        engine = SpadesEngine(rules)
+        state = engine.reset(np.arange(8))
+        rng = np.random.default_rng(3)
+        while not (state.phase == OVER).all():
+            check_state(engine, state)
+            mask = engine.legal_action_mask(state)
+            engine.step(state, np.argmax(rng.random(mask.shape) * mask, axis=1), validate=False)
+        check_state(engine, state)
+        target = engine.rules.target_score
+        assert (state.scores.max(axis=1) >= target).all()
+        lowest = state.scores.min(axis=1)
+        assert (state.scores[np.arange(8), state.winner] == lowest).all()
+        assert ((state.scores == lowest[:, None]).sum(axis=1) == 1).all()
