@@ -296,3 +296,159 @@ def test_random_hearts_matches_end_with_the_lowest_score_winning():
         lowest = state.scores.min(axis=1)
         assert (state.scores[np.arange(8), state.winner] == lowest).all()
         assert ((state.scores == lowest[:, None]).sum(axis=1) == 1).all()
+
+
+# ------------------------------------------------------------- environments
+HEARTS_PRESETS = ["hearts", "hearts-50", "hearts-partnership"]
+
+
+def test_presets():
+    assert Rules.preset("hearts").hearts and Rules.preset("hearts").target_score == 100
+    assert Rules.preset("hearts-50").target_score == 50
+    assert Rules.preset("hearts-partnership").partnership
+
+
+@pytest.mark.parametrize("perfect", [False, True])
+@pytest.mark.parametrize("preset", HEARTS_PRESETS)
+def test_observation_blocks_read_the_state(preset, perfect):
+    """Points per seat, the pass known to passer and receiver, the pass direction and phase."""
+    from spades_env.hearts_observation import HeartsObservationEncoder
+    from spades_env.observation import ObservationEncoder
+
+    engine = SpadesEngine(preset)
+    enc = ObservationEncoder(engine, perfect_information=perfect)
+    assert isinstance(enc, HeartsObservationEncoder) and enc.VERSION == 1
+    covered = np.zeros(enc.size, int)
+    for sl in enc.slices.values():
+        covered[sl] += 1
+    assert (covered == 1).all() and ("all_hands" in enc.slices) == perfect
+    assert "bid" not in enc.slices and "points" in enc.slices
+    state = engine.reset(np.arange(4), hand_numbers=[0, 1, 2, 3])
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        for seat in range(4):
+            obs = enc.encode(state, np.arange(4), np.full(4, seat))
+            assert ((obs >= enc.low) & (obs <= enc.high)).all()
+            for g in range(4):
+                offset = int(engine.pass_offset(state.hand_number[g : g + 1])[0])
+                giver = (seat - offset) % 4
+                passing = state.phase[g] == PASS
+                got = mask_to_cards(int(state.passed[g, giver])) if offset and not passing else []
+                assert np.flatnonzero(enc.view(obs[g], "received")).tolist() == got
+                assert np.flatnonzero(enc.view(obs[g], "passed")).tolist() == mask_to_cards(int(state.passed[g, seat]))
+                points = [state.points_taken[g, (seat + j) % 4] / 26 for j in range(4)]
+                np.testing.assert_allclose(enc.view(obs[g], "points"), points)
+                assert enc.view(obs[g], "pass_direction").tolist() == np.eye(4)[int(state.hand_number[g]) % 4].tolist()
+                assert np.flatnonzero(enc.view(obs[g], "hand")).tolist() == mask_to_cards(int(state.hands[g, seat]))
+            one = enc.encode(state, np.array([2]), np.array([seat]))
+            np.testing.assert_array_equal(one[0], obs[2])
+        mask = engine.legal_action_mask(state)
+        engine.step(state, np.argmax(rng.random(mask.shape) * mask, axis=1), validate=False)
+
+
+def test_aec_env_is_hearts_v0_with_negative_point_rewards_and_a_points_render():
+    import spades_env
+
+    env = spades_env.env(rules="hearts", render_mode="ansi")
+    env.reset(seed=3)
+    assert env.unwrapped.metadata["name"] == "hearts_v0"
+    assert spades_env.env(rules="partnership").unwrapped.metadata["name"] == "spades_v0"
+    assert env.action_space("player_0").n == 52
+    text = env.render()
+    assert text.startswith("Hearts [hearts]") and "points" in text and "pass left" in text
+    rng = np.random.default_rng(3)
+    totals = dict.fromkeys(env.possible_agents, 0.0)
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, _ = env.last()
+        totals[agent] += reward
+        if term or trunc:
+            env.step(None)
+            continue
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    scores = env.unwrapped.state.scores[0]
+    assert [totals[f"player_{s}"] for s in range(4)] == [-float(x) for x in scores]
+    assert "lowest wins" in env.render()
+
+
+# --------------------------------------------------------------------- bots
+def _bot_ctx(engine, state, seat):
+    from agents.base import DecisionContext
+
+    return DecisionContext(engine, state, np.array([0]), np.array([seat]))
+
+
+def _deal_with(seat0: str) -> list[list[int]]:
+    """Seat 0 holds ``seat0``; the other cards go to seats 1, 2, 3 in id order (clubs first)."""
+    mine = cards(seat0)
+    rest = [c for c in range(52) if c not in mine]
+    return [mine, rest[:13], rest[13:26], rest[26:]]
+
+
+def _bot_move(bot, engine, state) -> int:
+    return int(bot.act(None, engine.legal_action_mask(state), _bot_ctx(engine, state, int(state.to_move[0])))[0])
+
+
+def test_heuristic_passes_the_queen_of_spades_first_and_high_hearts():
+    from agents import HeuristicAgent
+
+    engine = SpadesEngine(HEARTS)
+    state = engine.reset(0, deals=[_deal_with("QS 2S 3S AH KH 3C 4C 5C 6C 2D 3D 4D 5D")], dealers=3)
+    bot = HeuristicAgent()
+    chosen = []
+    for _ in range(3):
+        chosen.append(_bot_move(bot, engine, state))
+        engine.step(state, chosen[-1:])
+    assert chosen == cards("QS AH KH")
+
+
+def test_heuristic_keeps_points_off_the_first_trick_then_dumps_the_queen_when_void():
+    from agents import HeuristicAgent
+
+    engine = SpadesEngine(HEARTS)
+    # Seat 1 holds every club; seat 0 none, with the queen of spades and two high hearts.
+    state = _no_pass_state(engine, _deal_with("QS 2S AH KH 2D 3D 4D 5D 6D 7D 8D 9D TD"), dealers=0)
+    bot = HeuristicAgent()
+    for _ in range(3):  # seats 1, 2, 3
+        engine.step(state, [_bot_move(bot, engine, state)])
+    first = _bot_move(bot, engine, state)
+    assert first not in cards("QS AH KH")
+    engine.step(state, [first])
+    assert state.to_move[0] == 1  # seat 1 won with a club and leads clubs again
+    for _ in range(3):
+        engine.step(state, [_bot_move(bot, engine, state)])
+    assert state.to_move[0] == 0 and state.led_suit[0] == 0
+    assert _bot_move(bot, engine, state) == QS
+
+
+@pytest.mark.parametrize("preset", HEARTS_PRESETS)
+def test_every_bot_plays_only_legal_hearts_actions(preset):
+    from agents import HeuristicAgent, RandomAgent, SearchAgent
+    from train.tournament import play_games
+
+    engine = SpadesEngine(preset)
+    seeds = np.arange(12)
+    seat_agents = np.tile(np.arange(4) % 3, (len(seeds), 1))
+    seat_agents[::2] = (seat_agents[::2] + 1) % 3
+    agents = [HeuristicAgent(), RandomAgent(seed=1), SearchAgent(seed=0, samples=2)]
+    tally, winners = play_games(engine, seeds, seat_agents, agents, "hand")
+    assert (tally.hands == 1).all() and agents[2].decisions > 0
+    assert (tally.points.sum(axis=1) >= 26).all()  # 26 points a hand, 78 or 52 more after a moon
+
+
+def test_heuristic_beats_random_at_hearts_lower_is_better(tmp_path):
+    from train.tournament import TournamentConfig, print_report, run_tournament
+
+    config = TournamentConfig(bots=("heuristic", "random"), rules="hearts", boards=40, chunk=40)
+    report = run_tournament(config, tmp_path / "log.jsonl", progress=False)
+    assert report["lower_is_better"]
+    pair = report["pairs"][0]
+    assert pair["points_per_hand"]["heuristic"] < pair["points_per_hand"]["random"]
+    assert pair["diff"] + pair["diff_ci95"] < 0  # A - B < 0: heuristic takes fewer points
+    assert pair["board_wins"]["heuristic"] > pair["board_wins"]["random"]
+    from io import StringIO
+
+    from rich.console import Console
+
+    out = StringIO()
+    print_report(report, Console(file=out, width=200))
+    assert "lower is better" in out.getvalue()
