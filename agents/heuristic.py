@@ -21,6 +21,9 @@ when it is nearly worthless and nil is unattractive. Forced bids (mirror,
 fourteen, minimum team bids) and the forced lowest-club lead come through
 the legal-action mask: the bot picks the closest legal bid, the only card.
 
+Hearts rules [RULES 7] are played by ``agents.hearts_heuristic.HeartsHeuristicAgent``,
+to which ``act`` hands every decision.
+
 Card play, in order of priority:
 
 1. I bid nil (still alive): duck every trick (highest card that does not win).
@@ -109,6 +112,10 @@ class HeuristicAgent(Agent):
         """Two-player: tricks added to the estimate before bidding (it counts tricks as if four
         hands shared them; two players take 6.5 each on average). Tuned in duplicate self-play."""
         self._tables: dict = {}
+        from agents.hearts_heuristic import HeartsHeuristicAgent  # it builds on this module's tables
+
+        self._hearts = HeartsHeuristicAgent(seed)
+        """Hearts decisions go to the Hearts strategy (``agents.hearts_heuristic``)."""
 
     def supports(self, engine: SpadesEngine) -> bool:
         return True
@@ -117,6 +124,8 @@ class HeuristicAgent(Agent):
     def act(self, observations, masks: np.ndarray, context: DecisionContext | None = None) -> np.ndarray:
         if context is None:
             raise ValueError("HeuristicAgent needs a DecisionContext (engine, state, games, seats)")
+        if context.engine.rules.hearts:
+            return self._hearts.act(observations, masks, context)
         masks = np.asarray(masks, dtype=bool)
         phase = context.state.phase[context.games]
         out = np.zeros(len(masks), dtype=np.int64)

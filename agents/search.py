@@ -13,7 +13,10 @@ For every card-play decision with more than one legal card the agent
    the rollout policy's own choice.
 
 Blind-nil, bidding and the variant decisions (two-player draw and exchange,
-Bemo, weak-hand redeal) are left to the heuristic. Every preset is supported:
+Bemo, weak-hand redeal; the Hearts pass) are left to the heuristic. In Hearts the
+objective is the others' mean points minus the seat's own side's (points are
+penalties), the cards the seat passed stay with their receiver, and the rollouts
+play the Hearts heuristic. Every preset is supported:
 jokers are trumps, face-up cards stay with their holders, and in two-player the
 seat's own discards are out of play (see ``sample_hidden_hands``).
 """
@@ -28,6 +31,7 @@ from agents.base import Agent, DecisionContext
 from agents.heuristic import HeuristicAgent
 from spades_env import cards
 from spades_env.engine import PLAY, GameState, SpadesEngine, bits
+from spades_env.engine.state import PASS
 
 #: Suit of each card id; the jokers (52, 53) count as spades.
 SUIT = np.minimum(np.arange(cards.N_CARD_IDS) // cards.N_RANKS, cards.SPADES)
@@ -60,6 +64,12 @@ def sample_hidden_hands(
     played = np.bitwise_or.reduce(state.deal[games] & ~hands, axis=1)
     # Face-up cards that other seats still hold are known to everyone.
     known = np.where(others, state.face_up[games] & hands, np.uint64(0))  # (D, N)
+    if engine.rules.hearts:
+        # The cards the seat passed are known to sit with their receiver until played.
+        offset = engine.pass_offset(state.hand_number[games])
+        receiver = (seats + offset) % n
+        gave = np.where((offset != 0) & (state.phase[games] != PASS), state.passed[games, seats], np.uint64(0))
+        known[rows, receiver] |= np.where(receiver != seats, gave & hands[rows, receiver], np.uint64(0))
     unseen = deck & ~(played | own | np.bitwise_or.reduce(known, axis=1))  # (D,)
     if engine.rules.two_player:
         others_blind = (state.blind[games] & others).any(axis=1)
@@ -231,6 +241,12 @@ class SearchAgent(Agent):
                 g = f.games
                 new = ~recorded[g]
                 g = g[new]
+                if rules.hearts:  # points are penalties: fewer than the others is better
+                    mine = f.delta[new][np.arange(len(g)), side[g]]
+                    others = (f.delta[new].sum(axis=1) - mine) / (engine.n_sides - 1)
+                    values[g] = others - mine
+                    recorded[g] = True
+                    continue
                 nil = f.bids[new] == 0
                 tricks = f.tricks_won[new]
                 contract = np.where(nil, 0, f.bids[new]) @ sides

@@ -2,7 +2,8 @@
 
 Every figure is measured in the same run as its baseline (OpenSpiel through
 pyspiel, and our readable reference engine), so the ratios hold on a shared,
-noisy machine. Run ``python -m bench.run --help`` for options.
+noisy machine. The Hearts row is compared with OpenSpiel's ``hearts`` (its
+decisions include the passes). Run ``python -m bench.run --help`` for options.
 """
 
 from __future__ import annotations
@@ -60,13 +61,13 @@ def engine_card_plays(rules: str, batch: int, seconds: float, seed: int = 0) -> 
     return timed(seconds, body)
 
 
-def openspiel_decisions(seconds: float, observe: bool = False, seed: int = 0) -> float | None:
-    """Decisions/s of OpenSpiel's ``spades`` with random legal play (None if not installed)."""
+def openspiel_decisions(seconds: float, observe: bool = False, seed: int = 0, game: str = "spades") -> float | None:
+    """Decisions/s of OpenSpiel's ``spades`` (or ``hearts``) with random legal play (None if not installed)."""
     try:
         import pyspiel
     except ImportError:
         return None
-    game = pyspiel.load_game("spades")
+    game = pyspiel.load_game(game)
     rng = np.random.default_rng(seed)
 
     def body() -> int:
@@ -167,6 +168,8 @@ def main(argv: list[str] | None = None) -> dict:
     spiel_obs = openspiel_decisions(s, observe=True)
     rows.append(("OpenSpiel spades (pyspiel)", "1", spiel, "decisions/s"))
     rows.append(("OpenSpiel spades + observation_tensor()", "1", spiel_obs, "decisions/s"))
+    spiel_hearts = openspiel_decisions(s, game="hearts")
+    rows.append(("OpenSpiel hearts (pyspiel)", "1", spiel_hearts, "decisions/s"))
     rows.append(("reference engine (plain Python)", "1", reference_decisions(s), "decisions/s"))
     for b in args.batches:
         rows.append(("engine, random legal play", str(b), engine_card_plays("partnership", b, s), "card plays/s"))
@@ -174,7 +177,7 @@ def main(argv: list[str] | None = None) -> dict:
     # lockstep and every card play takes the full-batch fast path.
     lockstep = engine_card_plays("partnership-no-blind-nil", 4096, s)
     rows.append(("engine, lockstep (no blind nil)", "4096", lockstep, "card plays/s"))
-    for preset in ("cutthroat-4", "two-player"):
+    for preset in ("cutthroat-4", "two-player", "hearts"):
         rows.append((f"engine, {preset}", "4096", engine_card_plays(preset, 4096, s), "card plays/s"))
     for b in args.batches:
         rows.append(("VectorSpades, obs + masks", str(b), vector_decisions(b, s), "decisions/s"))
@@ -183,7 +186,7 @@ def main(argv: list[str] | None = None) -> dict:
     print(f"{'measurement':44s} {'B':>6s} {'rate':>14s}  {'unit':14s} {'x OpenSpiel':>11s}")
     figures = {}
     for name, b, rate, unit in rows:
-        base = spiel_obs if "VectorSpades" in name else spiel
+        base = spiel_obs if "VectorSpades" in name else (spiel_hearts if "hearts" in name else spiel)
         ratio = f"{rate / base:11.1f}" if rate and base and unit != "hands/s" else f"{'-':>11s}"
         text = f"{rate:14,.0f}" if rate is not None else f"{'n/a':>14s}"
         print(f"{name:44s} {b:>6s} {text}  {unit:14s} {ratio}")

@@ -53,6 +53,8 @@ name               shape      meaning
 ``ObservationEncoder.slices`` maps each name to its slice of the flat vector and
 ``view(obs, name)`` reshapes a block to the shape above (with any leading batch dims).
 
+Hearts rules get their own layout (``spades_env.hearts_observation``): this one is Spades'.
+
 Version history:
 
 * 1: initial layout.
@@ -65,7 +67,7 @@ from __future__ import annotations
 import numpy as np
 
 from spades_env.engine.core import SpadesEngine
-from spades_env.engine.state import DRAW, N_PHASES, OVER, PLAY, GameState
+from spades_env.engine.state import DRAW, N_SPADES_PHASES, OVER, PLAY, GameState
 
 VERSION = 2
 #: Scores are divided by the target score and clipped to this magnitude.
@@ -75,9 +77,21 @@ _CHUNK = 512
 
 
 class ObservationEncoder:
-    """Encodes what a seat can see of a batched ``GameState`` as flat float32 vectors."""
+    """Encodes what a seat can see of a batched ``GameState`` as flat float32 vectors.
+
+    For Hearts rules the constructor returns a ``HeartsObservationEncoder`` (its own layout,
+    ``spades_env.hearts_observation``); this layout is Spades'.
+    """
 
     VERSION = VERSION
+
+    def __new__(cls, engine: SpadesEngine | None = None, *args, **kwargs) -> ObservationEncoder:
+        # ``engine`` is None when pickle rebuilds an encoder: it keeps its class.
+        if cls is ObservationEncoder and engine is not None and engine.rules.hearts:
+            from spades_env.hearts_observation import HeartsObservationEncoder
+
+            return super().__new__(HeartsObservationEncoder)
+        return super().__new__(cls)
 
     def __init__(self, engine: SpadesEngine, perfect_information: bool = False) -> None:
         self.engine = engine
@@ -106,7 +120,7 @@ class ObservationEncoder:
             ("voids", (n, 4)),
             ("spades_broken", (1,)),
             *([("bemo", (s, 3))] if r.bemo else []),
-            ("phase", (N_PHASES,)),
+            ("phase", (N_SPADES_PHASES,)),
             ("to_move", (n,)),
             ("dealer", (n,)),
             # Real-valued blocks last (the encoder writes them after the 0/1 blocks).

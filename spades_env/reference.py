@@ -1,6 +1,6 @@
-"""A slow, readable reference engine: one game of Spades at a time, in plain Python.
+"""A slow, readable reference engine: one game of Spades (or Hearts) at a time, in plain Python.
 
-This module is written to be read as the rules (``shared/RULES.md`` sections 1 to 6).
+This module is written to be read as the rules (``shared/RULES.md`` sections 1 to 7).
 It exists to cross-check the batched NumPy engine, so it shares nothing with
 ``spades_env.engine``: it only uses card ids (``spades_env.cards``) and the rule
 options (``spades_env.rules.Rules``).
@@ -10,7 +10,8 @@ C = 52 card ids (54 with ``jokers``) and T = hand size::
 
     0 .. C - 1                     play the card with that id (in the two-player
                                    blind-nil exchange: give that card up)
-    C + b, b = 0 .. T              bid b tricks (0 = nil)
+                                   (in the Hearts pass: choose that card to pass)
+    C + b, b = 0 .. T              bid b tricks (0 = nil); Hearts has no bids
     then, only where the rules enable them, in this order:
     blind nil, look                ``blind_nil``
     keep, discard                  two-player draw
@@ -29,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from spades_env.cards import BIG_JOKER, CLUBS, LITTLE_JOKER, N_RANKS, N_STANDARD_CARDS, SPADES
+from spades_env.cards import BIG_JOKER, CLUBS, DIAMONDS, HEARTS, LITTLE_JOKER, N_RANKS, N_STANDARD_CARDS, SPADES
 from spades_env.rules import BIG_BID_THRESHOLD, Rules
 
 BLIND = "blind"  #: the seat to move decides: blind nil, or look at the hand
@@ -38,12 +39,56 @@ DRAW = "draw"  #: two-player: the seat to move keeps or discards the card the pi
 EXCHANGE = "exchange"  #: two-player blind nil: give up a card for a random discard, or stop
 BEMO = "bemo"  #: the seat to move declares its side's Bemo
 PLAY = "play"  #: the seat to move plays a card
+PASS = "pass"  #: Hearts: the seat to move chooses a card to pass
 DEAL = "deal"  #: a hand was scored and the match goes on: waiting for the next deal
 REDEAL = "redeal"  #: a weak hand was shown: waiting for a new deal by the same dealer
 OVER = "over"  #: the match is over
 
 #: Bemo declarations: tricks from the first that the side must take, and their points [RULES 6].
 BEMO_TRICKS = {1: (6, 60), 2: (9, 90)}
+#: Hearts [RULES 7]: cards passed, and how many seats to the left they go on hands 1, 2, 3, 4
+#: (left, right, across, none), repeating.
+PASS_CARDS = 3
+PASS_OFFSETS = (1, 3, 2, 0)
+QUEEN_OF_SPADES = SPADES * N_RANKS + 10
+JACK_OF_DIAMONDS = DIAMONDS * N_RANKS + 9
+TWO_OF_CLUBS = CLUBS * N_RANKS
+
+
+def hearts_card_points(rules: Rules, card: int) -> int:
+    """Hearts: a heart is 1 point, the queen of spades 13, the jack of diamonds -10 (option) [RULES 7]."""
+    if card // N_RANKS == HEARTS:
+        return 1
+    if card == QUEEN_OF_SPADES:
+        return 13
+    if card == JACK_OF_DIAMONDS and rules.jack_of_diamonds:
+        return -10
+    return 0
+
+
+def hearts_seat_points(rules: Rules, taken: Sequence[set[int]]) -> list[int]:
+    """Hearts: each seat's points for a hand, from the cards it took, the moon included [RULES 7].
+
+    Whoever takes every heart and the queen of spades shoots the moon: it scores 0 for them
+    and each opponent (a player of another side) 26, or with ``moon_subtracts`` it scores
+    -26 and the opponents 0. The jack of diamonds counts -10 for its taker in any case.
+    """
+    n = len(taken)
+    side = [s % 2 if rules.partnership else s for s in range(n)]
+    jack = [-10 if rules.jack_of_diamonds and JACK_OF_DIAMONDS in t else 0 for t in taken]
+    moon_cards = {HEARTS * N_RANKS + r for r in range(N_RANKS)} | {QUEEN_OF_SPADES}
+    shooters = [s for s in range(n) if moon_cards <= taken[s]]
+    if not shooters:
+        return [sum(hearts_card_points(rules, c) for c in taken[s]) for s in range(n)]
+    shooter = shooters[0]
+    points = []
+    for s in range(n):
+        if rules.moon_subtracts:
+            moon = -26 if s == shooter else 0
+        else:
+            moon = 26 if side[s] != side[shooter] else 0
+        points.append(moon + jack[s])
+    return points
 
 
 def suit(card: int) -> int:
@@ -74,16 +119,18 @@ class ReferenceGame:
         *,
         pile: Sequence[int] | None = None,
         face_up: Sequence[Iterable[int]] | None = None,
+        hand_number: int = 0,
     ) -> None:
         self.rules = rules
         self.n = rules.n_players
         self.n_sides = 2 if rules.partnership else rules.n_players
         self.hand_size = rules.hand_size
         self.two_player = rules.n_players == 2
+        self.hearts = rules.game == "hearts"
         self._layout()
         self.scores = list(scores) if scores is not None else [0] * self.n_sides
         self.bags = list(bags) if bags is not None else [0] * self.n_sides
-        self.hand_number = 0  # hands completed
+        self.hand_number = hand_number  # hands completed (Hearts: it sets the pass direction)
         self.winner = -1
         self.dealer = dealer
         self.last_points = [0] * self.n_sides  # points of the last scored hand
@@ -103,7 +150,7 @@ class ReferenceGame:
             specials += ["no_bemo", "little_bemo", "big_bemo"]
         if r.misdeal_weak_hand:
             specials += ["redeal"]
-        first = self.bid_offset + self.hand_size + 1
+        first = self.bid_offset + (0 if self.hearts else self.hand_size + 1)  # Hearts: no bids
         self.special = {name: first + k for k, name in enumerate(specials)}
         self.blind_nil_action = self.special.get("blind_nil")
         self.look_action = self.special.get("look")
@@ -173,6 +220,9 @@ class ReferenceGame:
         self.trick_winners: list[int] = []
         self.history: list[list[tuple[int, int]]] = []
         self.spades_broken = False
+        self.hearts_broken = False
+        self.passed: list[set[int]] = [set() for _ in range(self.n)]  # Hearts: cards chosen to pass
+        self.points_taken = [0] * self.n  # Hearts: points in the tricks taken (before the moon)
         # Dealer+1 bids first (the non-dealer in two-player) and, as a rule, leads the first trick.
         first = (self.dealer + 1) % self.n
         self.leader = first
@@ -186,6 +236,13 @@ class ReferenceGame:
         else:
             self.to_move = first
             self.phase = BID if self.looked[first] else BLIND
+        if self.hearts:
+            # Hearts: no bidding; dealer+1 chooses 3 cards to pass first, except every 4th hand [RULES 7].
+            self.pass_offset = PASS_OFFSETS[self.hand_number % 4]
+            if self.pass_offset:
+                self.phase = PASS
+            else:
+                self._start_play()
 
     def side_may_bid_blind_nil(self, side: int) -> bool:
         """Blind nil is on, and (house rule) the side is far enough behind the best other side."""
@@ -214,6 +271,8 @@ class ReferenceGame:
 
     def legal_cards(self) -> list[int]:
         """Cards the player to move may play."""
+        if self.hearts:
+            return self.hearts_legal_cards()
         hand = sorted(self.hands[self.to_move])
         if self.trick:
             led = suit(self.trick[0][1])
@@ -225,6 +284,24 @@ class ReferenceGame:
             return hand
         non_spades = [c for c in hand if suit(c) != SPADES]
         return non_spades or hand  # only spades left: a spade may be led
+
+    def hearts_legal_cards(self) -> list[int]:
+        """Hearts: the two of clubs leads; follow suit; no heart lead until broken unless only hearts
+        are held; on the first trick no heart nor the queen of spades unless nothing else [RULES 7]."""
+        hand = sorted(self.hands[self.to_move])
+        first_trick = not self.history
+        if self.trick:
+            led = suit(self.trick[0][1])
+            options = [c for c in hand if suit(c) == led] or hand
+        elif first_trick:
+            return [TWO_OF_CLUBS]
+        elif self.hearts_broken:
+            options = hand
+        else:
+            options = [c for c in hand if suit(c) != HEARTS] or hand
+        if first_trick:
+            options = [c for c in options if suit(c) != HEARTS and c != QUEEN_OF_SPADES] or options
+        return options
 
     def legal_actions(self) -> list[int]:
         """Sorted legal action ids of the player to move (empty when nobody moves)."""
@@ -248,11 +325,13 @@ class ReferenceGame:
             return [special["no_bemo"], special["little_bemo"], special["big_bemo"]]
         if self.phase == PLAY:
             return self.legal_cards()
+        if self.phase == PASS:
+            return sorted(self.hands[seat] - self.passed[seat])
         return []
 
     def current_player(self) -> int:
         """Seat to move, -1 when nobody moves (match over or waiting for a deal)."""
-        return self.to_move if self.phase in (BLIND, BID, DRAW, EXCHANGE, BEMO, PLAY) else -1
+        return self.to_move if self.phase in (BLIND, BID, DRAW, EXCHANGE, BEMO, PLAY, PASS) else -1
 
     @property
     def shown(self) -> int:
@@ -284,7 +363,23 @@ class ReferenceGame:
             EXCHANGE: lambda s, a: self._exchange(s, a, replacement),
             BEMO: self._declare_bemo,
             PLAY: self._play_card,
+            PASS: self._pass_card,
         }[self.phase](seat, action)
+
+    def _pass_card(self, seat: int, card: int) -> None:
+        """Hearts: set a card aside; after everyone chose 3, the cards change hands at once [RULES 7]."""
+        self.passed[seat].add(card)
+        if len(self.passed[seat]) < PASS_CARDS:
+            return
+        self.to_move = (seat + 1) % self.n
+        if self.to_move != (self.dealer + 1) % self.n:
+            return
+        for s in range(self.n):
+            self.hands[s] -= self.passed[s]
+        for s in range(self.n):
+            self.hands[(s + self.pass_offset) % self.n] |= self.passed[s]
+        self.dealt = [sorted(h) for h in self.hands]
+        self._start_play()
 
     def _blind(self, seat: int, action: int) -> None:
         self.looked[seat] = True
@@ -365,8 +460,8 @@ class ReferenceGame:
             self._end_bidding()
 
     def first_leader(self) -> int:
-        """Dealer+1, or the holder of the lowest club under ``lowest_club_leads``."""
-        if self.rules.lowest_club_leads:
+        """Dealer+1, or the holder of the lowest club under ``lowest_club_leads`` and in Hearts."""
+        if self.rules.lowest_club_leads or self.hearts:
             return next(s for s in range(self.n) if self.lowest_club in self.hands[s])
         return (self.dealer + 1) % self.n
 
@@ -390,7 +485,9 @@ class ReferenceGame:
 
     def _play_card(self, seat: int, card: int) -> None:
         self.hands[seat].remove(card)
-        if suit(card) == SPADES:
+        if self.hearts and suit(card) == HEARTS:
+            self.hearts_broken = True  # a heart was played (discarded, or led when only hearts were left)
+        if not self.hearts and suit(card) == SPADES:
             # A spade breaks spades when led (only possible once broken, when forced, or
             # with spades_lead_anytime) or when played by a player void in the led suit.
             self.spades_broken = True
@@ -398,8 +495,10 @@ class ReferenceGame:
         if len(self.trick) < self.n:
             self.to_move = (seat + 1) % self.n
             return
-        winner = self.trick_winner(self.trick)
+        winner = self.hearts_trick_winner(self.trick) if self.hearts else self.trick_winner(self.trick)
         self.tricks_won[winner] += 1
+        if self.hearts:
+            self.points_taken[winner] += sum(hearts_card_points(self.rules, c) for _, c in self.trick)
         self.trick_winners.append(winner)
         self.history.append(self.trick)
         self.trick = []
@@ -414,6 +513,12 @@ class ReferenceGame:
         spades = [(rank(c), s) for s, c in trick if suit(c) == SPADES]
         if spades:
             return max(spades)[1]
+        led = suit(trick[0][1])
+        return max((rank(c), s) for s, c in trick if suit(c) == led)[1]
+
+    @staticmethod
+    def hearts_trick_winner(trick: list[tuple[int, int]]) -> int:
+        """Hearts: no trump, the highest card of the led suit wins [RULES 7]."""
         led = suit(trick[0][1])
         return max((rank(c), s) for s, c in trick if suit(c) == led)[1]
 
@@ -460,8 +565,34 @@ class ReferenceGame:
         boston = r.boston and made and contract == self.hand_size
         return points, new_bags, boston
 
+    def score_hearts_hand(self) -> None:
+        """Hearts: add each side's points (a team: the sum of its players'); the lowest score wins."""
+        taken: list[set[int]] = [set() for _ in range(self.n)]
+        for trick, winner in zip(self.history, self.trick_winners, strict=True):
+            taken[winner] |= {c for _, c in trick}
+        seat_points = hearts_seat_points(self.rules, taken)
+        self.last_points = [sum(seat_points[s] for s in self.members(side)) for side in range(self.n_sides)]
+        for side in range(self.n_sides):
+            self.scores[side] += self.last_points[side]
+        self.hand_number += 1
+        r = self.rules
+        over = any(s >= r.target_score for s in self.scores)
+        if r.max_hands is not None and self.hand_number >= r.max_hands:
+            over = True
+        lowest = min(self.scores)
+        leaders = [side for side, s in enumerate(self.scores) if s == lowest]
+        self.winner = leaders[0] if over and len(leaders) == 1 else -1  # a tie for the lowest plays on
+        if self.winner >= 0:
+            self.phase = OVER
+        else:
+            self.phase = DEAL
+            self.dealer = (self.dealer + 1) % self.n
+
     def score_hand(self) -> None:
         """Score the hand just played, then end the match or wait for the next deal."""
+        if self.hearts:
+            self.score_hearts_hand()
+            return
         r = self.rules
         self.last_points = []
         bostons = []

@@ -3,6 +3,14 @@
 Every field maps to an option of ``shared/RULES.md`` (section given in the field's
 comment). Presets live in ``configs/rules/<name>.yaml`` at the project root; each
 file holds the fields that differ from the defaults below.
+
+Two games share the trick-taking engine: ``game: spades`` (sections 1-6, the default)
+and ``game: hearts`` (section 7). A few fields default to the game's own value when
+left unset (``None``, or ``"default"`` for ``lose_score``): ``partnership`` (Spades:
+true, Hearts: false), ``target_score`` (500 / 100), ``blind_nil`` (true / false),
+``lose_score`` (-200 / null) and ``bags`` (true / false). The Spades options
+(``SPADES_ONLY``) must stay at their neutral value under Hearts, and the Hearts options
+(``HEARTS_ONLY``) off under Spades; anything else fails with a message naming the field.
 """
 
 from __future__ import annotations
@@ -26,6 +34,36 @@ BIG_BID_THRESHOLD = {3: 10, 4: 8, 5: 7, 6: 6}
 REMOVED_TWOS = {2: (), 3: (cards.CLUBS,), 4: (), 5: (cards.CLUBS, cards.DIAMONDS), 6: (0, 1, 2, 3)}
 #: The twos the ``jokers`` variant removes to make room for the two jokers [RULES 6].
 JOKER_REMOVED_TWOS = (cards.CLUBS, cards.DIAMONDS)
+GAMES = ("spades", "hearts")
+#: ``lose_score`` value that stands for the game's default (-200 in Spades, off in Hearts).
+GAME_DEFAULT = "default"
+#: Fields whose default depends on the game: (Spades, Hearts) values.
+GAME_DEFAULTS: dict[str, tuple[Any, Any]] = {
+    "partnership": (True, False),
+    "target_score": (500, 100),
+    "blind_nil": (True, False),
+    "lose_score": (-200, None),
+    "bags": (True, False),
+}
+#: Options of Spades only; under Hearts each must keep the neutral value given here [RULES 7].
+SPADES_ONLY: dict[str, Any] = {
+    "lose_score": None,
+    "blind_nil": False,
+    "blind_nil_requires_behind_by": None,
+    "min_team_bid": 0,
+    "set_penalty": "bid",
+    "bags": False,
+    "bag_limit": 10,
+    "bag_penalty": 100,
+    "nil_bonus": 100,
+    "blind_nil_bonus": 200,
+    "spades_lead_anytime": False,
+    "exact_small_bid_bonus": False,
+    "big_bid_bonus": False,
+    "boston_wins_match": False,
+}
+#: Options of Hearts only, off under Spades [RULES 7].
+HEARTS_ONLY = ("moon_subtracts", "jack_of_diamonds")
 #: Boolean variant options of RULES section 6 (all off by default).
 HOUSE_VARIANTS = (
     "face_up_deal",
@@ -50,26 +88,34 @@ class Rules:
 
     name: str = "custom"
     """Free-form label, e.g. the preset name; not a rule."""
+    game: str = "spades"
+    """Which game: ``spades`` [1-6] or ``hearts`` ("La reina de picas") [7]."""
     n_players: int = 4
-    """Seats at the table [1, 4, 5]: 4 for partnership; 2 for two-player (draw pile) [4]; 3..6 for cutthroat."""
-    partnership: bool = True
-    """Partners sit opposite (seats 0+2 vs 1+3) and score together [1]; False = cutthroat [5]."""
-    target_score: int = 500
-    """The first side to reach this score wins the match [3]."""
-    lose_score: int | str | None = -200
-    """Mercy rule: a side at or below this after a hand loses [3]; ``"-target"`` or None (off)."""
+    """Seats at the table [1, 4, 5]: 4 for partnership; 2 for two-player (draw pile) [4]; 3..6 for cutthroat.
+    Hearts: 4 [7]."""
+    partnership: bool | None = None
+    """Partners sit opposite (seats 0+2 vs 1+3) and score together [1, 7]; False = cutthroat [5] or
+    individual Hearts. None: the game's default (Spades true, Hearts false)."""
+    target_score: int | None = None
+    """Spades: the first side to reach this score wins the match [3]. Hearts: the match ends when a
+    side reaches it and the lowest score wins [7]. None: the game's default (500, Hearts 100)."""
+    lose_score: int | str | None = GAME_DEFAULT
+    """Mercy rule: a side at or below this after a hand loses [3]; ``"-target"`` or None (off).
+    ``"default"``: -200 in Spades, off in Hearts."""
     max_hands: int | None = None
-    """Time limit: after this many hands the higher score wins [3]; None = no limit."""
-    blind_nil: bool = True
-    """A player may bid blind nil before looking at the hand [2]."""
+    """Time limit: after this many hands the higher score (Hearts: the lower) wins [3]; None = no limit."""
+    blind_nil: bool | None = None
+    """A player may bid blind nil before looking at the hand [2]. None: the game's default (Spades
+    true, Hearts false)."""
     blind_nil_requires_behind_by: int | None = None
     """Blind nil only for a side behind the best other side by at least this many points [2]."""
     min_team_bid: int = 0
     """A partnership's combined bid must be at least this [2]."""
     set_penalty: str = "bid"
     """Points for a set contract [3]: ``bid`` (-10 x bid), ``short`` (-10 per missing trick), ``zero``."""
-    bags: bool = True
-    """Overtricks accumulate as bags and cost ``bag_penalty`` every ``bag_limit`` bags [3]."""
+    bags: bool | None = None
+    """Overtricks accumulate as bags and cost ``bag_penalty`` every ``bag_limit`` bags [3]. None: the
+    game's default (Spades true, Hearts false)."""
     bag_limit: int = 10
     """Bags that trigger the bag penalty [3]."""
     bag_penalty: int = 100
@@ -106,11 +152,26 @@ class Rules:
     misdeal_weak_hand: bool = False
     """A player whose hand has no spade and no J, Q or K may show it before bidding to force a redeal
     by the same dealer [6]."""
+    moon_subtracts: bool = False
+    """Hearts: a player who shoots the moon scores -26 instead of giving 26 to every opponent [7]."""
+    jack_of_diamonds: bool = False
+    """Hearts: the jack of diamonds is worth -10 points to the player who takes it [7]."""
 
     def __post_init__(self) -> None:
+        if self.game in GAMES:
+            hearts = self.game == "hearts"
+            for name, values in GAME_DEFAULTS.items():
+                unset = getattr(self, name) == GAME_DEFAULT if name == "lose_score" else getattr(self, name) is None
+                if unset:
+                    object.__setattr__(self, name, values[hearts])
         _validate(self)
 
     # ----------------------------------------------------------------- derived
+    @property
+    def hearts(self) -> bool:
+        """The game is Hearts [RULES 7] (no bidding, a pass phase, lowest score wins)."""
+        return self.game == "hearts"
+
     @property
     def n_sides(self) -> int:
         """Scoring sides: 2 partnerships, or one per player."""
@@ -255,9 +316,17 @@ def _check_bool(rules: Rules, name: str) -> None:
 def _validate(rules: Rules) -> None:
     if not isinstance(rules.name, str):
         raise RulesError(f"rules field 'name' must be a string, got {rules.name!r}")
+    if rules.game not in GAMES:
+        raise RulesError(f"rules field 'game' must be one of {list(GAMES)}, got {rules.game!r}")
     bools = ("partnership", "blind_nil", "bags", "spades_lead_anytime", "exact_small_bid_bonus", "big_bid_bonus")
-    for name in bools + HOUSE_VARIANTS + ("boston_wins_match",):
+    for name in bools + HOUSE_VARIANTS + ("boston_wins_match",) + HEARTS_ONLY:
         _check_bool(rules, name)
+    if rules.hearts:
+        _validate_hearts(rules)
+        return
+    for name in HEARTS_ONLY:
+        if getattr(rules, name):
+            raise RulesError(f"rules field {name!r} is a Hearts option: it needs 'game': 'hearts' (got 'spades')")
     _check_int(rules, "n_players", 2, 6)
     if rules.partnership and rules.n_players != 4:
         raise RulesError(f"rules field 'n_players' must be 4 when 'partnership' is true, got {rules.n_players}")
@@ -285,6 +354,23 @@ def _validate(rules: Rules) -> None:
     if rules.big_bid_bonus and (rules.partnership or rules.two_player):
         raise RulesError("rules field 'big_bid_bonus' applies only to cutthroat with 3 to 6 players")
     _validate_variants(rules)
+
+
+def _validate_hearts(rules: Rules) -> None:
+    """Hearts: 4 players, and every Spades option left at its neutral value [RULES 7]."""
+    if rules.n_players != 4:
+        raise RulesError(f"rules field 'n_players' must be 4 for game 'hearts', got {rules.n_players}")
+    for name, neutral in SPADES_ONLY.items():
+        if getattr(rules, name) != neutral:
+            raise RulesError(
+                f"rules field {name!r} is a Spades option and cannot be used with game 'hearts' "
+                f"(got {getattr(rules, name)!r}; leave it unset or {neutral!r})"
+            )
+    for name in HOUSE_VARIANTS:
+        if getattr(rules, name):
+            raise RulesError(f"rules field {name!r} is a Spades variant and cannot be used with game 'hearts'")
+    _check_int(rules, "target_score", 1)
+    _check_int(rules, "max_hands", 1, optional=True)
 
 
 def _conflict(rules: Rules, fields: tuple[str, ...], why: str) -> None:

@@ -1,4 +1,4 @@
-"""The fast batched engine against the reference engine, state by state.
+"""The fast batched engine against the reference engine, state by state (Spades and Hearts).
 
 Random games (biased toward nil, blind nil and low bids) are played through a
 ``SpadesEngine`` batch of B games and through B ``ReferenceGame``s fed the same deals;
@@ -22,7 +22,9 @@ from spades_env import Rules, SpadesEngine, list_presets
 from spades_env.cards import mask_to_cards
 from spades_env.engine import BEMO, BID, BLIND, DRAW, EXCHANGE, OVER, PLAY
 from spades_env.engine.check import check_state
-from spades_env.reference import ReferenceGame
+from spades_env.engine.hearts_scoring import score_hearts_hand
+from spades_env.engine.state import PASS
+from spades_env.reference import ReferenceGame, hearts_seat_points
 
 PHASE_OF = {
     BLIND: "blind",
@@ -32,6 +34,7 @@ PHASE_OF = {
     DRAW: "draw",
     EXCHANGE: "exchange",
     BEMO: "bemo",
+    PASS: "pass",
 }
 
 
@@ -70,7 +73,11 @@ RULE_SETS += [
     _base.replace(name="fourteen-boston", fourteen=True, blind_nil=False, boston=True, set_penalty="short"),
     _cutthroat(3, True).replace(name="cutthroat-3-house", face_up_deal=True, bemo=True, lowest_club_leads=True),
     _cutthroat(5, False).replace(name="cutthroat-5-house", misdeal_weak_hand=True, ten_for_two_hundred=True),
+    # Hearts options beyond the presets [RULES 7].
+    Rules(name="hearts-moon-jack", game="hearts", moon_subtracts=True, jack_of_diamonds=True, target_score=60),
+    Rules(name="hearts-team-jack", game="hearts", partnership=True, jack_of_diamonds=True, max_hands=5),
 ]
+HEARTS_RULES = [r for r in RULE_SETS if r.hearts]
 RULE_IDS = [f"{i}-{r.name}" for i, r in enumerate(RULE_SETS)]
 
 
@@ -93,6 +100,8 @@ def choose(legal: list[int], ref: ReferenceGame, rng: np.random.Generator, style
 
 def deal_of(state, g: int) -> dict:
     """What the reference needs of the fast engine's random draws for game g's hand."""
+    if state.passed[g].any() and state.phase[g] != PASS:
+        raise AssertionError("a new hand's deal is read after its pass")
     face_up = [mask_to_cards(int(f)) for f in state.face_up[g]]
     if state.pile.shape[1]:
         return {"pile": state.pile[g].tolist(), "face_up": face_up}
@@ -124,7 +133,9 @@ def compare(engine: SpadesEngine, state, refs: list[ReferenceGame], mask: np.nda
         assert state.tricks_won[g].tolist() == ref.tricks_won, where
         winners = state.trick_winners[g]
         assert winners[winners >= 0].tolist() == ref.trick_winners, where
-        assert bool(state.spades_broken[g]) == ref.spades_broken, where
+        assert bool(state.spades_broken[g]) == (ref.hearts_broken if ref.hearts else ref.spades_broken), where
+        assert _cards(state.passed[g]) == [sorted(p) for p in ref.passed], where
+        assert state.points_taken[g].tolist() == ref.points_taken, where
         assert _cards(state.hands[g]) == [sorted(h) for h in ref.hands], where
         assert _cards(state.deal[g]) == ref.dealt, where
         visible = [sorted(f & h) for f, h in zip(ref.face_up, ref.hands, strict=True)]
@@ -158,6 +169,7 @@ def play_and_compare(
             dealer=int(state.dealer[g]),
             scores=state.scores[g].tolist(),
             bags=state.bags[g].tolist(),
+            hand_number=int(state.hand_number[g]),
             **deal_of(state, g),
         )
         for g in range(b)
@@ -251,6 +263,8 @@ def test_matches_near_their_end_agree(rules_index, batch, first_seed, policy_see
     )
     dealers = data.draw(st.lists(st.integers(0, rules.n_players - 1), min_size=batch, max_size=batch))
     start = {"scores": scores, "bags": bags, "dealers": dealers}
+    if rules.hearts:  # any pass direction
+        start["hand_numbers"] = data.draw(st.lists(st.integers(0, 7), min_size=batch, max_size=batch))
     style = {"blind": 0.5, "nil": 0.4, "low": 0.9}
     play_and_compare(rules, list(range(first_seed, first_seed + batch)), policy_seed, style, 400, start)
 
@@ -279,6 +293,26 @@ def test_two_player_exchanges_agree():
     rules = Rules.preset("two-player")
     stats = play_and_compare(rules, list(range(8)), 5, {"blind": 0.9, "nil": 0.2, "low": 0.5}, 120)
     assert stats["exchanges"] >= 3
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    rules_index=st.integers(0, len(HEARTS_RULES) - 1),
+    owners=st.lists(st.integers(0, 3), min_size=52, max_size=52),
+    shooter=st.one_of(st.none(), st.integers(0, 3)),
+)
+def test_hearts_scoring_agrees_with_the_reference(rules_index, owners, shooter):
+    """Who took which card, moons included (rare in random play): both scorings agree."""
+    rules = HEARTS_RULES[rules_index]
+    if shooter is not None:  # give the shooter every heart and the queen of spades
+        owners = [shooter if c // 13 == 2 or c == 49 else o for c, o in enumerate(owners)]
+    taken = [{c for c in range(52) if owners[c] == s} for s in range(4)]
+    fast = score_hearts_hand(rules, np.array([[sum(1 << c for c in t) for t in taken]], dtype=np.uint64))
+    seat = hearts_seat_points(rules, taken)
+    assert fast.seat_delta[0].tolist() == seat
+    assert fast.delta[0].tolist() == [
+        sum(seat[s] for s in range(4) if rules.side_of_seat(s) == x) for x in range(rules.n_sides)
+    ]
 
 
 def test_batched_seeds_equal_single_resets():

@@ -32,6 +32,8 @@ CASES = [
         3,
         0,
     ),
+    # Hearts [RULES 7], explicit rules (the hearts preset's): passes, 2C lead, moon rules, lowest wins.
+    ("hearts_seed5.txt", Rules(name="hearts", game="hearts"), 5, 5),
 ]
 
 

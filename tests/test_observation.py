@@ -10,7 +10,9 @@ from spades_env import cards as C
 from spades_env.engine import BLIND, DRAW, OVER, PLAY
 from spades_env.observation import SCORE_CLIP, VERSION, ObservationEncoder
 
-RULE_SETS = list_presets() + [Rules(partnership=False, n_players=3), Rules(partnership=False, n_players=6)]
+# The Spades layout; Hearts has its own (tests/test_hearts.py).
+SPADES_PRESETS = [name for name in list_presets() if not Rules.preset(name).hearts]
+RULE_SETS = SPADES_PRESETS + [Rules(partnership=False, n_players=3), Rules(partnership=False, n_players=6)]
 
 
 def _id(rules):

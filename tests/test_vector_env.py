@@ -30,6 +30,7 @@ def test_random_play_shapes_and_per_seat_rewards_add_up_to_scores(rules):
     assert obs.shape == (b, env.encoder.size) and obs.dtype == np.float32
     assert info["action_mask"].shape == (b, a) and info["action_mask"].dtype == bool
     totals = np.zeros((b, n))
+    sign = -1 if env.rules.hearts else 1  # Hearts points are penalties: rewards are minus the points
     finished_matches = 0
     rng = np.random.default_rng(0)
     for _ in range(400):
@@ -41,11 +42,11 @@ def test_random_play_shapes_and_per_seat_rewards_add_up_to_scores(rules):
         totals += rewards
         for f in info["finished_hands"]:
             side = env.engine.side_of_seat
-            np.testing.assert_array_equal(f.delta[:, side], rewards[f.games])
+            np.testing.assert_array_equal(sign * f.delta[:, side], rewards[f.games])
         finished_matches += int(terminated.sum())
         live = ~info["match_done"]
         cur = env.state.scores[:, env.engine.side_of_seat]
-        np.testing.assert_array_equal(totals[live], cur[live])  # every point paid as a reward
+        np.testing.assert_array_equal(totals[live], sign * cur[live])  # every point paid as a reward
         totals[info["match_done"]] = 0  # the match restarted in the same step
 
 

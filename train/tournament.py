@@ -27,6 +27,9 @@ Design
   A - B per board with its 95% confidence interval over boards, board (hand mode)
   or match (match mode) win rates; per bot set, bag and nil-success rates and an
   OpenSkill (Plackett-Luce) rating updated once per board (its duplicate result).
+* Hearts [RULES 7]: points are penalty points as scored (no bag adjustment) and **lower
+  is better**: the report says so (``lower_is_better``), A wins a board when A - B < 0,
+  and the ratings rank accordingly.
 """
 
 from __future__ import annotations
@@ -135,6 +138,11 @@ class _Tally:
 
     def add(self, engine: SpadesEngine, games: np.ndarray, f) -> None:
         """Add the finished hands ``f`` (a FinishedHands) of the given global games."""
+        if engine.rules.hearts:  # Hearts points as they are (lower is better); no contracts, bags or nils
+            self.points[games] += f.delta
+            self.adjusted[games] += f.delta
+            self.hands[games] += 1
+            return
         taken, penalties = hand_bags(engine, f.bids, f.tricks_won, f.start_bags)
         rules = engine.rules
         sides = np.eye(engine.n_sides, dtype=np.int64)[engine.side_of_seat]  # (N, S)
@@ -462,6 +470,8 @@ def summarize(config: TournamentConfig, records: list[dict[str, Any]]) -> dict[s
     from openskill.models import PlackettLuce
 
     labels = config.labels
+    lower = resolve_rules(config.rules).hearts  # Hearts: fewer points is better
+    sign = -1.0 if lower else 1.0
     recs = sorted(records, key=lambda r: (r["pair_index"], r["board"], r["seating"]))
     totals = {name: {k: 0.0 for k in ("hands", "points", "raw", "games", "wins", *STAT_KEYS)} for name in labels}
     model = PlackettLuce()
@@ -498,13 +508,13 @@ def summarize(config: TournamentConfig, records: list[dict[str, Any]]) -> dict[s
             winner_is_a = np.array([r["winner"] >= 0 and r["sides"][r["winner"]] == a for r in rs])
             winner_is_b = np.array([r["winner"] >= 0 and r["sides"][r["winner"]] == b for r in rs])
         else:
-            winner_is_a, winner_is_b = game_diff > 0, game_diff < 0
+            winner_is_a, winner_is_b = sign * game_diff > 0, sign * game_diff < 0
         wins = {a: int(winner_is_a.sum()), b: int(winner_is_b.sum())}
         wins["tie"] = len(rs) - wins[a] - wins[b]
         totals[a]["wins"] += wins[a]
         totals[b]["wins"] += wins[b]
         for d in diffs:
-            ranks = [0, 0] if d == 0 else ([0, 1] if d > 0 else [1, 0])
+            ranks = [0, 0] if d == 0 else ([0, 1] if sign * d > 0 else [1, 0])
             (ra,), (rb,) = model.rate([[ratings[a]], [ratings[b]]], ranks=ranks)
             ratings[a], ratings[b] = ra, rb
         pph = {
@@ -522,7 +532,11 @@ def summarize(config: TournamentConfig, records: list[dict[str, Any]]) -> dict[s
                 "diff_ci95": half,
                 "game_wins": wins,
                 "win_rate_a": _ratio(wins[a], len(rs)),
-                "board_wins": {a: int(np.sum(diffs > 0)), b: int(np.sum(diffs < 0)), "tie": int(np.sum(diffs == 0))},
+                "board_wins": {
+                    a: int(np.sum(sign * diffs > 0)),
+                    b: int(np.sum(sign * diffs < 0)),
+                    "tie": int(np.sum(diffs == 0)),
+                },
             }
         )
     bots_out = []
@@ -546,7 +560,13 @@ def summarize(config: TournamentConfig, records: list[dict[str, Any]]) -> dict[s
                 "ordinal": rating.ordinal(),
             }
         )
-    return {"config": config.to_dict(), "games": len(recs), "pairs": pairs_out, "bots": bots_out}
+    return {
+        "config": config.to_dict(),
+        "games": len(recs),
+        "lower_is_better": lower,
+        "pairs": pairs_out,
+        "bots": bots_out,
+    }
 
 
 def write_json(report: dict[str, Any], path: str | Path) -> None:
@@ -613,8 +633,13 @@ def print_report(report: dict[str, Any], console=None) -> None:
             console = Console(width=160)
     cfg = report["config"]
     unit = "board" if cfg["mode"] == "hand" else "match"
-    t = Table(title=f"Duplicate {cfg['mode']} tournament: {cfg['rules']}, {cfg['boards']} boards, seed {cfg['seed']}")
-    for col in ("A", "B", "games", "A pts/hand", "B pts/hand", "A - B per hand (95% CI)", f"A {unit} wins"):
+    lower = report.get("lower_is_better", False)
+    title = f"Duplicate {cfg['mode']} tournament: {cfg['rules']}, {cfg['boards']} boards, seed {cfg['seed']}"
+    if lower:
+        title += " (Hearts: points are penalties, lower is better; A wins a board when A - B < 0)"
+    t = Table(title=title)
+    diff_col = "A - B per hand (95% CI" + ("; lower is better)" if lower else ")")
+    for col in ("A", "B", "games", "A pts/hand", "B pts/hand", diff_col, f"A {unit} wins"):
         t.add_column(col, justify="right" if col not in ("A", "B") else "left")
     for p in report["pairs"]:
         pph = p["points_per_hand"]
@@ -630,7 +655,11 @@ def print_report(report: dict[str, Any], console=None) -> None:
             f"{wins[p['a']] / n:.0%} ({wins['tie']} tied)" if n else "-",
         )
     console.print(t)
-    t = Table(title="Bots (points are bag-adjusted; rating: OpenSkill Plackett-Luce)")
+    t = Table(
+        title="Bots (Hearts points, lower is better; rating: OpenSkill Plackett-Luce)"
+        if lower
+        else "Bots (points are bag-adjusted; rating: OpenSkill Plackett-Luce)"
+    )
     for col in (
         "bot",
         "hands",

@@ -5,7 +5,8 @@ actions the rules enable, in this order::
 
     [0, n_card_ids)                 play card id a (52 ids, or 54 with jokers; see ``spades_env.cards``)
                                     -- in EXCHANGE (two-player blind nil) the same ids give up card a
-    [bid_offset, bid_end)           bid a - bid_offset tricks (0 = nil)
+                                    -- in PASS (Hearts) the same ids choose card a to pass
+    [bid_offset, bid_end)           bid a - bid_offset tricks (0 = nil); empty in Hearts (no bidding)
     blind_nil, look                 declare blind nil / look at the hand          (rules.blind_nil)
     keep, discard                   two-player draw: keep / discard the shown card (n_players == 2)
     exchange_done                   two-player blind nil: stop exchanging cards   (n_players == 2, blind_nil)
@@ -56,7 +57,8 @@ class ActionLayout:
     @classmethod
     def for_rules(cls, rules: Rules) -> ActionLayout:
         """The layout used by a rule set."""
-        return cls(n_card_ids=rules.n_card_ids, max_bid=rules.hand_size, specials=rules.special_actions)
+        max_bid = -1 if rules.hearts else rules.hand_size  # Hearts has no bidding: no bid actions
+        return cls(n_card_ids=rules.n_card_ids, max_bid=max_bid, specials=rules.special_actions)
 
     def special(self, name: str) -> int | None:
         """Action id of a special action, or None when the rules do not enable it."""
@@ -134,7 +136,7 @@ class ActionLayout:
         """Human-readable name of an action id."""
         action = int(action)
         if 0 <= action < self.n_card_ids:
-            return f"play {cards.card_name(action)}"
+            return f"play {cards.card_name(action)}"  # (or pass it, in the Hearts pass phase)
         if self.bid_offset <= action < self.bid_end:
             bid = action - self.bid_offset
             return "bid nil" if bid == 0 else f"bid {bid}"

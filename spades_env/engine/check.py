@@ -15,7 +15,8 @@ import numpy as np
 
 from spades_env import cards
 from spades_env.engine import bits
-from spades_env.engine.core import MAX_EXCHANGE, SpadesEngine
+from spades_env.engine.core import MAX_EXCHANGE, PASS_CARDS, SpadesEngine
+from spades_env.engine.hearts_scoring import cards_taken
 from spades_env.engine.state import (
     BEMO,
     BID,
@@ -26,6 +27,7 @@ from spades_env.engine.state import (
     LOWEST_CLUB_LEAD,
     N_PHASES,
     OVER,
+    PASS,
     PLAY,
     RESTRICTED_LEAD,
     GameState,
@@ -75,6 +77,8 @@ def _field_specs(engine: SpadesEngine, b: int) -> dict[str, tuple[type, tuple[in
         "seen": (U64, (b, n)),
         "exchanged_out": (U64, (b, n)),
         "exchanged_in": (U64, (b, n)),
+        "passed": (U64, (b, n)),
+        "points_taken": (I64, (b, n)),
     }
 
 
@@ -114,7 +118,8 @@ def check_state(engine: SpadesEngine, state: GameState) -> None:
     phase = state.phase
     live = phase != OVER
     _require((phase >= 0) & (phase < N_PHASES), "phase out of range")
-    reachable = [BID, PLAY, OVER] + [BLIND] * rules.blind_nil + [BEMO] * rules.bemo
+    reachable = [PASS, PLAY, OVER] if rules.hearts else [BID, PLAY, OVER]
+    reachable += [BLIND] * rules.blind_nil + [BEMO] * rules.bemo
     reachable += [DRAW] + [EXCHANGE] * rules.blind_nil if rules.two_player else []
     _require(np.isin(phase, reachable), f"a phase these rules never reach (reachable: {sorted(reachable)})")
     for name in ("to_move", "dealer", "leader"):
@@ -168,13 +173,13 @@ def check_state(engine: SpadesEngine, state: GameState) -> None:
     _require(np.where(n_in > 0, state.led_suit == lead_suit, True), "led_suit is not the suit of the lead card")
     before_lead = np.isin(state.led_suit, (FREE_LEAD, RESTRICTED_LEAD, LOWEST_CLUB_LEAD))
     _require(np.where(n_in == 0, before_lead, True), "led_suit before a lead is not FREE/RESTRICTED/LOWEST_CLUB_LEAD")
-    spade_played = np.any((played & cards.TRUMP_MASK) != 0, axis=1)
-    _require(state.spades_broken == spade_played, "spades_broken != a spade was played this hand")
+    broken_played = np.any((played & engine.broken_mask) != 0, axis=1)
+    _require(state.spades_broken == broken_played, "spades_broken != a spade (Hearts: heart) was played this hand")
     if rules.spades_lead_anytime:
         expect = np.full(b, FREE_LEAD)
     else:
         expect = np.where(state.spades_broken, FREE_LEAD, RESTRICTED_LEAD)
-    if rules.lowest_club_leads:
+    if engine.club_leads:
         # The first lead of a hand is the lowest club, from its holder [RULES 6].
         first_lead = (phase == PLAY) & (n_tricks == 0)
         expect = np.where(first_lead, LOWEST_CLUB_LEAD, expect)
@@ -187,7 +192,71 @@ def check_state(engine: SpadesEngine, state: GameState) -> None:
     holds[:, :, cards.SPADES] |= (state.hands & cards.JOKER_MASK) != 0  # the jokers are spades
     _require(~np.any(void & holds, axis=(1, 2)), "a seat marked void in a suit still holds that suit")
 
-    # ---- bidding bookkeeping
+    if rules.hearts:
+        _check_hearts(engine, state)
+    else:
+        _check_bidding(engine, state, drawing, dealt)
+
+    # ---- match bookkeeping
+    _require(np.where(live, state.winner == -1, (state.winner >= 0) & (state.winner < engine.n_sides)), "winner")
+    _require(state.hand_number >= 0, "hand_number is negative")
+    _require(state.n_redeals >= 0, "n_redeals is negative")
+    _require(np.all(state.bags >= 0, axis=1), "negative bags")
+    if rules.bags:
+        fresh = state.hand_number > 0
+        _require(np.where(fresh, np.all(state.bags < rules.bag_limit, axis=1), True), "bags at or over bag_limit")
+    _require(np.where(live, np.all(state.scores == state.hand_start_scores, axis=1), True), "scores moved mid-hand")
+
+    # ---- the legal-action mask
+    mask = engine.legal_action_mask(state)
+    _require(mask.shape == (b, engine.layout.n_actions) and mask.dtype == np.bool_, "mask shape or dtype")
+    _require(np.where(live, mask.any(axis=1), ~mask.any(axis=1)), "legal mask empty in a live game (or set when over)")
+
+
+def _check_hearts(engine: SpadesEngine, state: GameState) -> None:
+    """Hearts: no bidding; the pass in turn, three cards each, exchanged all at once; points taken [RULES 7]."""
+    b, n = state.batch_size, engine.n_players
+    phase = state.phase
+    _require(np.all(state.bids == -1, axis=1) & (state.n_bids == 0), "a bid in Hearts")
+    _require(~np.any(state.blind, axis=1) & np.all(state.looked, axis=1), "blind nil in Hearts")
+    passing = phase == PASS
+    offset = engine.pass_offset(state.hand_number)
+    _require(~passing | (offset != 0), "a pass phase on a no-pass hand")
+    n_passed = bits.popcount(state.passed)
+    _require(np.all(n_passed <= PASS_CARDS, axis=1), f"a seat passes more than {PASS_CARDS} cards")
+    _require(np.where(passing, (state.n_tricks == 0) & (state.n_in_trick == 0), True), "tricks played while passing")
+    _require(np.where(passing, np.all(state.hands == state.deal, axis=1), True), "hands changed while passing")
+    _require(~passing | ~np.any((state.passed & ~state.hands) != 0, axis=1), "a passed card is not in the hand")
+    # Seats choose clockwise from dealer+1: those before the mover have chosen 3, those after none.
+    first = (state.dealer + 1) % n
+    by_order = np.take_along_axis(n_passed, (first[:, None] + np.arange(n)) % n, axis=1)
+    pos = ((state.to_move - first) % n)[:, None]
+    k = np.arange(n)[None]
+    in_turn = np.all(np.where(k < pos, by_order == PASS_CARDS, np.where(k > pos, by_order == 0, by_order < 3)), axis=1)
+    _require(~passing | in_turn, "passing out of turn")
+    # In play: everyone passed 3 (0 on a no-pass hand) and holds what its giver passed.
+    started = ~passing & (phase != OVER)
+    want = np.where(offset == 0, 0, PASS_CARDS)
+    _require(~started | np.all(n_passed == want[:, None], axis=1), "play began before every seat passed")
+    giver = (np.arange(n)[None, :] - offset[:, None]) % n
+    received = np.take_along_axis(state.passed, giver, axis=1)
+    moved = offset[:, None] != 0
+    ok = ((received & ~state.deal) == 0) & (~moved | ((state.passed & state.deal) == 0))
+    _require(~started | np.all(ok, axis=1), "the passed cards did not change hands")
+    taken = cards_taken(state.history, state.trick_winners, n)
+    points = engine._points[np.arange(64)]
+    expect = np.zeros((b, n), np.int64)
+    for c in np.flatnonzero(points):
+        expect += ((taken >> U64(c)) & U64(1)).astype(np.int64) * points[c]
+    _require(np.all(state.points_taken == expect, axis=1), "points_taken disagrees with the tricks taken")
+
+
+def _check_bidding(engine: SpadesEngine, state: GameState, drawing: np.ndarray, dealt: np.ndarray) -> None:
+    """Spades: bidding in turn, blind nil, Bemo [RULES 2, 6]."""
+    b, n, t = state.batch_size, engine.n_players, engine.hand_size
+    rules, phase = engine.rules, state.phase
+    n_tricks, n_in = state.n_tricks, state.n_in_trick
+    _require(np.all(state.passed == 0, axis=1) & np.all(state.points_taken == 0, axis=1), "Hearts fields in Spades")
     bids = state.bids
     _require(np.all((bids >= -1) & (bids <= t), axis=1), "a bid is out of range")
     _require(np.sum(bids >= 0, axis=1) == state.n_bids, "n_bids != bids made")
@@ -224,21 +293,6 @@ def check_state(engine: SpadesEngine, state: GameState) -> None:
         _require(np.where(phase == PLAY, np.all(state.bemo >= 0, axis=1), True), "play began before every Bemo")
     else:
         _require(np.all(state.bemo == -1, axis=1), "a Bemo declaration without the bemo rule")
-
-    # ---- match bookkeeping
-    _require(np.where(live, state.winner == -1, (state.winner >= 0) & (state.winner < engine.n_sides)), "winner")
-    _require(state.hand_number >= 0, "hand_number is negative")
-    _require(state.n_redeals >= 0, "n_redeals is negative")
-    _require(np.all(state.bags >= 0, axis=1), "negative bags")
-    if rules.bags:
-        fresh = state.hand_number > 0
-        _require(np.where(fresh, np.all(state.bags < rules.bag_limit, axis=1), True), "bags at or over bag_limit")
-    _require(np.where(live, np.all(state.scores == state.hand_start_scores, axis=1), True), "scores moved mid-hand")
-
-    # ---- the legal-action mask
-    mask = engine.legal_action_mask(state)
-    _require(mask.shape == (b, engine.layout.n_actions) and mask.dtype == np.bool_, "mask shape or dtype")
-    _require(np.where(live, mask.any(axis=1), ~mask.any(axis=1)), "legal mask empty in a live game (or set when over)")
 
 
 def _check_variant_cards(engine: SpadesEngine, state: GameState, drawing: np.ndarray) -> None:

@@ -1,9 +1,17 @@
-"""The batched Spades engine: reset, legal actions and step over B games at once.
+"""The batched trick-taking engine (Spades, and Hearts): reset, legal actions and step over B games.
 
 Every rule is written once over the whole batch (masks, ``np.where``, fancy
 indexing on uint64 card masks); nothing loops over games in Python. ``step``
 mutates the state in place and returns what happened (finished hands, score
 changes, finished matches).
+
+Hearts [RULES 7] shares the card-play core: the trick-winner power table (no trump),
+the preferred-cards table (follow suit; the lead restriction is on hearts instead of
+spades; the two of clubs leads, through the ``lowest_club_leads`` machinery) and the
+phase handlers are built for the game in ``__init__``. Hearts adds a PASS phase (each
+player chooses 3 cards, one action each, clockwise from dealer+1; then all pass at once),
+the first-trick restriction (no heart and not the queen of spades, unless nothing else)
+and its own scoring (``engine.hearts_scoring``). There is no bidding.
 """
 
 from __future__ import annotations
@@ -15,6 +23,13 @@ import numpy as np
 from spades_env import cards
 from spades_env.engine import bits, dealing
 from spades_env.engine.actions import ActionLayout
+from spades_env.engine.hearts_scoring import (
+    FIRST_TRICK_FORBIDDEN,
+    card_points,
+    cards_taken,
+    hearts_match_winner,
+    score_hearts_hand,
+)
 from spades_env.engine.scoring import match_winner, score_hand
 from spades_env.engine.state import (
     BEMO,
@@ -25,6 +40,7 @@ from spades_env.engine.state import (
     FREE_LEAD,
     LOWEST_CLUB_LEAD,
     OVER,
+    PASS,
     PHASE_NAMES,
     PLAY,
     RESTRICTED_LEAD,
@@ -35,6 +51,12 @@ from spades_env.rules import Rules, resolve_rules
 I64 = np.int64
 #: Cards a two-player blind-nil bidder may exchange with the discards [RULES 4].
 MAX_EXCHANGE = 3
+#: Hearts: cards each player passes [RULES 7].
+PASS_CARDS = 3
+#: Hearts: seats between passer and receiver (clockwise) by hand number mod 4: left, right,
+#: across, no pass [RULES 7].
+PASS_OFFSETS = (1, 3, 2, 0)
+PASS_NAMES = ("left", "right", "across", "none")
 #: A weak hand (``misdeal_weak_hand``) holds none of these: trumps (jokers included), J, Q, K.
 WEAK_HAND_MASK = np.uint64(
     int(cards.TRUMP_MASK) | cards.cards_to_mask(s * cards.N_RANKS + r for s in range(4) for r in (9, 10, 11))
@@ -85,6 +107,12 @@ class FinishedHands:
     """(G, N) uint64: two-player draw discards of each player."""
     exchanged_out: np.ndarray
     """(G, N) uint64: cards given up in the two-player blind-nil exchange."""
+    passed: np.ndarray
+    """(G, N) uint64: Hearts: the cards each seat passed (``deal`` is the hands after the pass)."""
+    hand_number: np.ndarray
+    """(G,) int64: number of the finished hand in its match (0 = first; sets the Hearts pass)."""
+    points_taken: np.ndarray
+    """(G, N) int64: Hearts: card points each seat took (before the moon)."""
     key: np.ndarray
     """(G,) uint64: the games' random keys (they seed the exchange draws and face-up cards)."""
 
@@ -104,11 +132,12 @@ class StepResult:
 
 
 class SpadesEngine:
-    """Batched rules engine for one rule set."""
+    """Batched rules engine for one rule set (Spades or Hearts, ``rules.game``)."""
 
     def __init__(self, rules: Rules | str | None = None) -> None:
         self.rules = resolve_rules(rules)
         r = self.rules
+        self.hearts = r.hearts
         self.layout = ActionLayout.for_rules(r)
         self.n_players = r.n_players
         self.n_sides = r.n_sides
@@ -117,26 +146,39 @@ class SpadesEngine:
         self.side_of_seat = np.array([r.side_of_seat(s) for s in range(r.n_players)], dtype=I64)
         self.next_seat = (np.arange(r.n_players, dtype=I64) + 1) % r.n_players
         self.partner = (np.arange(r.n_players, dtype=I64) + 2) % r.n_players if r.partnership else None
+        # The game's tables: spades are trumps in Spades, Hearts has no trump; the suit that
+        # may not be led until broken is spades, or hearts [RULES 1, 7].
+        trump = None if self.hearts else cards.SPADES
+        self.broken_suit = cards.HEARTS if self.hearts else cards.SPADES
+        self.broken_mask = cards.SUIT_MASK[cards.HEARTS] if self.hearts else cards.TRUMP_MASK
         self._suit_of = np.full(64, -1, dtype=I64)
         self._power = np.full((4, 64), -1, dtype=I64)
         for c in range(cards.N_CARD_IDS):
             suit, rank = cards.card_suit(c), cards.card_rank(c)
             self._suit_of[c] = suit
             for led in range(4):
-                if suit == cards.SPADES:
+                if suit == trump:
                     self._power[led, c] = 100 + rank
                 elif suit == led:
                     self._power[led, c] = rank
         self._power_flat = self._power.reshape(-1)
         # PREFERRED[led_suit]: the cards a player must play if holding any (else any card).
-        # Row -1 (FREE_LEAD) is empty; row -2 (RESTRICTED_LEAD) holds the non-spades.
-        # Row -3 (LOWEST_CLUB_LEAD) is the lowest club of the deck, which its holder must lead.
+        # Row -1 (FREE_LEAD) is empty; row -2 (RESTRICTED_LEAD) holds the cards of the other
+        # suits than the unbroken one. Row -3 (LOWEST_CLUB_LEAD) is the lowest club of the deck,
+        # which its holder must lead (``lowest_club_leads``; the two of clubs in Hearts).
         self._preferred = np.zeros(7, dtype=np.uint64)
         self._preferred[: cards.SPADES] = cards.SUIT_MASK[: cards.SPADES]
         self._preferred[cards.SPADES] = cards.TRUMP_MASK
-        self._preferred[RESTRICTED_LEAD] = ~cards.TRUMP_MASK
+        self._preferred[RESTRICTED_LEAD] = ~self.broken_mask
         self.lowest_club = min(c for c in self.deck if cards.card_suit(c) == cards.CLUBS)
         self._preferred[LOWEST_CLUB_LEAD] = bits.BIT[self.lowest_club]
+        self.club_leads = r.lowest_club_leads or self.hearts
+        """The holder of the lowest club leads it to the first trick (``lowest_club_leads``, Hearts)."""
+        # Hearts: card points, the first-trick restriction and the pass directions.
+        self._points = card_points(r) if self.hearts else None
+        self._pass_offsets = np.array(PASS_OFFSETS, dtype=I64)
+        if self.hearts:
+            self._legal_cards = self._legal_cards_hearts
         self.pile_size = len(self.deck) if r.two_player else 0
         self._bid_values = np.arange(self.layout.max_bid + 1, dtype=I64)
         # No min_team_bid, mirror or fourteen: every bid 0..hand size is open (the usual case).
@@ -148,10 +190,12 @@ class SpadesEngine:
             DRAW: (self._check_mask, self._draw),
             EXCHANGE: (self._check_mask, self._exchange),
             BEMO: (self._check_mask, self._bemo),
+            PASS: (self._check_mask, self._pass),
             PLAY: (self._check_play, None),
         }
         # Only the phases these rules can reach, so that a mixed-phase step looks at no more.
-        reachable = {BID, PLAY} | ({BLIND} if r.blind_nil else set())
+        reachable = {PASS, PLAY} if self.hearts else {BID, PLAY}
+        reachable |= {BLIND} if r.blind_nil else set()
         reachable |= ({DRAW} | ({EXCHANGE} if r.blind_nil else set())) if r.two_player else set()
         reachable |= {BEMO} if r.bemo else set()
         self._handlers = {p: h for p, h in self._handlers.items() if p in reachable}
@@ -166,18 +210,28 @@ class SpadesEngine:
         scores: np.ndarray | list | None = None,
         bags: np.ndarray | list | None = None,
         piles: np.ndarray | list | None = None,
+        hand_numbers: np.ndarray | list[int] | int | None = None,
     ) -> GameState:
         """Start one new match per seed (``seeds`` is an int for one game, or B ints).
 
         Optional per-game overrides: ``deals`` (B, N) card masks or lists of card ids
         for the first hand (``piles`` (B, 52) card ids, top first, in two-player),
-        ``dealers`` (B,), starting ``scores`` and ``bags`` (B, S).
+        ``dealers`` (B,), starting ``scores`` and ``bags`` (B, S), and ``hand_numbers`` (B,)
+        hands already played in the match (Hearts: it sets the pass direction).
         Game i of a batch plays exactly the match a single reset with seed i plays.
         """
         keys = dealing.game_keys(np.atleast_1d(seeds))
         state = self._empty(len(keys))
         self.start_matches(
-            state, np.arange(len(keys)), keys, deals=deals, dealers=dealers, scores=scores, bags=bags, piles=piles
+            state,
+            np.arange(len(keys)),
+            keys,
+            deals=deals,
+            dealers=dealers,
+            scores=scores,
+            bags=bags,
+            piles=piles,
+            hand_numbers=hand_numbers,
         )
         return state
 
@@ -192,6 +246,7 @@ class SpadesEngine:
         scores=None,
         bags=None,
         piles=None,
+        hand_numbers=None,
     ) -> None:
         """Start new matches in the given games of an existing state (auto-reset)."""
         g = np.asarray(games, dtype=I64)
@@ -208,7 +263,9 @@ class SpadesEngine:
             raise ValueError(f"dealers must be seats in 0..{self.n_players - 1}, got {state.dealer[g]}")
         state.scores[g] = 0 if scores is None else self._sides_array(scores, n, "scores")
         state.bags[g] = 0 if bags is None else self._sides_array(bags, n, "bags")
-        state.hand_number[g] = 0
+        state.hand_number[g] = 0 if hand_numbers is None else self._per_game(hand_numbers, n, "hand_numbers")
+        if np.any(state.hand_number[g] < 0):
+            raise ValueError(f"hand_numbers must be non-negative, got {state.hand_number[g]}")
         state.winner[g] = -1
         state.n_redeals[g] = 0
         if piles is not None:
@@ -256,6 +313,8 @@ class SpadesEngine:
             seen=np.zeros((b, n), np.uint64),
             exchanged_out=np.zeros((b, n), np.uint64),
             exchanged_in=np.zeros((b, n), np.uint64),
+            passed=np.zeros((b, n), np.uint64),
+            points_taken=z(b, n),
         )
 
     def _start_hand(
@@ -308,6 +367,41 @@ class SpadesEngine:
             state.to_move[g] = np.where(dealer_blind, dealer, first)
             state.phase[g] = np.where(state.looked[g, first] & state.looked[g, dealer], DRAW, BLIND)
             self._begin_draw(state, g[state.phase[g] == DRAW])
+        if self.hearts:
+            self._begin_pass(state, g)
+
+    # ---------------------------------------------------------------- Hearts
+    def pass_offset(self, hand_number: np.ndarray) -> np.ndarray:
+        """Hearts: seats from passer to receiver (clockwise) by hand number: 1 left, 3 right, 2 across,
+        0 no pass; (G,) int64 [RULES 7]."""
+        return self._pass_offsets[np.asarray(hand_number, dtype=I64) % 4]
+
+    def _begin_pass(self, state: GameState, g: np.ndarray) -> None:
+        """Hearts: dealer+1 chooses first; on every fourth hand nobody passes and play starts [RULES 7]."""
+        state.passed[g] = 0
+        state.points_taken[g] = 0
+        state.phase[g] = PASS
+        self._start_play(state, g[self.pass_offset(state.hand_number[g]) == 0])
+
+    def _pass(self, state: GameState, idx: np.ndarray, a: np.ndarray) -> None:
+        """Hearts: set card ``a`` aside to pass; after each seat's third card the next seat chooses,
+        and after the last seat's the cards change hands all at once [RULES 7]."""
+        seat = state.to_move[idx]
+        state.passed[idx, seat] |= bits.BIT[a]
+        full = bits.popcount(state.passed[idx, seat]) == PASS_CARDS
+        nxt = self.next_seat[seat]
+        state.to_move[idx] = np.where(full, nxt, seat)
+        done = idx[full & (nxt == self.next_seat[state.dealer[idx]])]
+        if len(done) == 0:
+            return
+        offset = self.pass_offset(state.hand_number[done])
+        giver = (np.arange(self.n_players)[None, :] - offset[:, None]) % self.n_players
+        passed = state.passed[done]
+        received = np.take_along_axis(passed, giver, axis=1)
+        hands = (state.hands[done] & ~passed) | received
+        state.hands[done] = hands
+        state.deal[done] = hands  # the hands as play starts; the record restores the dealt ones
+        self._start_play(state, done)
 
     def _begin_draw(self, state: GameState, g: np.ndarray) -> None:
         """Two-player: the dealer takes the first card off the pile [RULES 4]."""
@@ -329,12 +423,22 @@ class SpadesEngine:
     def legal_cards(self, state: GameState) -> np.ndarray:
         """(B,) uint64: cards the player to move may play (meaningful in PLAY)."""
         hand = state.hands.reshape(-1)[self._rows(state.batch_size) * self.n_players + state.to_move]
-        return self._legal_cards(hand, state.led_suit)
+        return self._legal_cards(hand, state.led_suit, state.n_tricks)
 
-    def _legal_cards(self, hand: np.ndarray, led_suit: np.ndarray) -> np.ndarray:
-        """Follow suit if able; lead a non-spade if able while spades are unbroken [RULES 1]."""
+    def _legal_cards(self, hand: np.ndarray, led_suit: np.ndarray, n_tricks: np.ndarray | None = None) -> np.ndarray:
+        """Follow suit if able; lead a non-spade if able while spades are unbroken [RULES 1].
+
+        hand, led_suit: (G,); ``n_tricks`` (G,) tricks completed (read by the Hearts version only).
+        """
         preferred = hand & self._preferred[led_suit]
         return np.where(preferred != 0, preferred, hand)
+
+    def _legal_cards_hearts(self, hand: np.ndarray, led_suit: np.ndarray, n_tricks: np.ndarray) -> np.ndarray:
+        """Hearts: the shared rules (follow suit; no heart lead until broken; the two of clubs leads),
+        and on the first trick no heart nor the queen of spades unless nothing else [RULES 7]."""
+        legal = SpadesEngine._legal_cards(self, hand, led_suit)
+        clean = legal & ~FIRST_TRICK_FORBIDDEN
+        return np.where((n_tricks == 0) & (clean != 0), clean, legal)
 
     def _lead_state(self, broken: np.ndarray) -> np.ndarray:
         """``led_suit`` value before a lead: restricted while spades are unbroken."""
@@ -392,16 +496,24 @@ class SpadesEngine:
         lay = self.layout
         if games is None:
             g, phase, led, to_move = self._rows(state.batch_size), state.phase, state.led_suit, state.to_move
+            n_tricks = state.n_tricks
         else:
             g = np.asarray(games, dtype=I64)
             phase, led, to_move = state.phase[g], state.led_suit[g], state.to_move[g]
+            n_tricks = state.n_tricks[g]
         b = len(g)
         mask = np.empty((b, lay.n_actions), bool) if out is None else out
         if b == 1:
             return self._legal_action_mask_one(state, int(g[0]), mask)
         hand = state.hands.reshape(-1)[g * self.n_players + to_move]
         cards_open = phase == PLAY
-        legal = self._legal_cards(hand, led)
+        legal = self._legal_cards(hand, led, n_tricks)
+        if self.hearts:
+            # Passing: any held card not chosen yet.
+            passing = phase == PASS
+            chosen = state.passed.reshape(-1)[g * self.n_players + to_move]
+            legal = np.where(passing, hand & ~chosen, legal)
+            cards_open = cards_open | passing
         if self.rules.two_player:
             # In the exchange any held card not just drawn may be given up (the phase ends after the third).
             exchange = phase == EXCHANGE
@@ -455,10 +567,12 @@ class SpadesEngine:
         row[:] = False
         phase = int(state.phase[g])
         seat = int(state.to_move[g])
-        if phase == PLAY or phase == EXCHANGE:
+        if phase == PLAY or phase == EXCHANGE or phase == PASS:
             hand = state.hands[g, seat : seat + 1]
             if phase == PLAY:
-                legal = self._legal_cards(hand, state.led_suit[g : g + 1])
+                legal = self._legal_cards(hand, state.led_suit[g : g + 1], state.n_tricks[g : g + 1])
+            elif phase == PASS:
+                legal = hand & ~state.passed[g, seat : seat + 1]
             else:
                 legal = hand & ~state.exchanged_in[g, seat : seat + 1]
             row[: lay.n_card_ids] = np.unpackbits(legal.view(np.uint8), bitorder="little")[: lay.n_card_ids]
@@ -524,7 +638,7 @@ class SpadesEngine:
     def _check_play(self, state: GameState, idx: np.ndarray, a: np.ndarray) -> None:
         """Card plays of a mixed batch, checked before any game of the batch changes."""
         hand = state.hands[idx, state.to_move[idx]]
-        self._check_cards(state, idx, self._legal_cards(hand, state.led_suit[idx]), a)
+        self._check_cards(state, idx, self._legal_cards(hand, state.led_suit[idx], state.n_tricks[idx]), a)
 
     def _check_cards(self, state: GameState, rows: np.ndarray, legal: np.ndarray, a: np.ndarray) -> None:
         in_range = (a >= 0) & (a < self.layout.n_card_ids)
@@ -663,8 +777,8 @@ class SpadesEngine:
             self._start_play(state, g)
 
     def _first_leader(self, state: GameState, g: np.ndarray) -> np.ndarray:
-        """Dealer+1, or the holder of the lowest club under ``lowest_club_leads`` [RULES 1, 6]."""
-        if self.rules.lowest_club_leads:
+        """Dealer+1, or the holder of the lowest club under ``lowest_club_leads`` and in Hearts [RULES 1, 6, 7]."""
+        if self.club_leads:
             held = (state.hands[g] >> np.uint64(self.lowest_club)) & np.uint64(1)
             return np.argmax(held, axis=1).astype(I64)
         return self.next_seat[state.dealer[g]]
@@ -674,7 +788,7 @@ class SpadesEngine:
         state.phase[g] = PLAY
         state.leader[g] = first
         state.to_move[g] = first
-        if self.rules.lowest_club_leads:
+        if self.club_leads:
             state.led_suit[g] = LOWEST_CLUB_LEAD
 
     def _next_bidder(self, state: GameState, idx: np.ndarray) -> None:
@@ -698,14 +812,14 @@ class SpadesEngine:
         n = state.n_in_trick[sel]
         led = state.led_suit[sel]
         if validate:
-            self._check_cards(state, rows, self._legal_cards(hand, led), card)
+            self._check_cards(state, rows, self._legal_cards(hand, led, state.n_tricks[sel]), card)
         hands[at] = hand & ~bits.BIT[card]
         suit = self._suit_of[card]
         led = np.where(n == 0, suit, led)
         state.led_suit[sel] = led
         state.voids[sel] |= (suit != led).astype(I64) << (4 * seat + led)
         state.trick.reshape(-1)[at] = card
-        state.spades_broken[sel] |= suit == cards.SPADES
+        state.spades_broken[sel] |= suit == self.broken_suit
         n += 1
         state.n_in_trick[sel] = n
         state.to_move[sel] = self.next_seat[seat]
@@ -723,6 +837,8 @@ class SpadesEngine:
         winner = np.argmax(self._power_flat[state.led_suit[sel][:, None] * 64 + trick], axis=1)
         at = rows * self.n_players + winner
         state.tricks_won.reshape(-1)[at] += 1
+        if self._points is not None:
+            state.points_taken.reshape(-1)[at] += self._points[trick].sum(axis=1)
         done = state.n_tricks[sel]
         at = rows * self.hand_size + done
         state.trick_winners.reshape(-1)[at] = winner
@@ -739,23 +855,32 @@ class SpadesEngine:
             self._finish_hands(state, ended, result)
 
     def _finish_hands(self, state: GameState, g: np.ndarray, result: StepResult) -> None:
-        score = score_hand(
-            self.rules,
-            state.bids[g],
-            state.blind[g],
-            state.tricks_won[g],
-            state.bags[g],
-            trick_winners=state.trick_winners[g],
-            bemo=state.bemo[g],
-        )
         start_scores, start_bags = state.scores[g].copy(), state.bags[g].copy()
-        state.scores[g] += score.delta
-        state.bags[g] = score.bags
-        state.hand_number[g] += 1
-        winner = match_winner(self.rules, state.scores[g], state.hand_number[g], boston=score.boston)
+        if self.hearts:
+            taken = cards_taken(state.history[g], state.trick_winners[g], self.n_players)
+            delta = score_hearts_hand(self.rules, taken).delta
+            made = np.zeros(delta.shape, bool)
+            state.scores[g] += delta
+            state.hand_number[g] += 1
+            winner = hearts_match_winner(self.rules, state.scores[g], state.hand_number[g])
+        else:
+            score = score_hand(
+                self.rules,
+                state.bids[g],
+                state.blind[g],
+                state.tricks_won[g],
+                state.bags[g],
+                trick_winners=state.trick_winners[g],
+                bemo=state.bemo[g],
+            )
+            delta, made = score.delta, score.made
+            state.scores[g] += delta
+            state.bags[g] = score.bags
+            state.hand_number[g] += 1
+            winner = match_winner(self.rules, state.scores[g], state.hand_number[g], boston=score.boston)
         state.winner[g] = winner
         result.hand_done[g] = True
-        result.score_delta[g] = score.delta
+        result.score_delta[g] = delta
         result.match_done[g] = winner >= 0
         result.finished.append(
             FinishedHands(
@@ -769,14 +894,17 @@ class SpadesEngine:
                 trick_winners=state.trick_winners[g].copy(),
                 start_scores=start_scores,
                 start_bags=start_bags,
-                delta=score.delta,
+                delta=delta,
                 scores=state.scores[g].copy(),
                 bags=state.bags[g].copy(),
-                made=score.made,
+                made=made,
                 bemo=state.bemo[g].copy(),
                 pile=state.pile[g].copy(),
                 discards=state.discards[g].copy(),
                 exchanged_out=state.exchanged_out[g].copy(),
+                passed=state.passed[g].copy(),
+                hand_number=state.hand_number[g] - 1,
+                points_taken=state.points_taken[g].copy(),
                 key=state.key[g].copy(),
             )
         )

@@ -1,8 +1,9 @@
 """Game records: every finished hand as JSON, and replaying a record through the engine.
 
 A record holds the rules, dealer, dealt hands, starting scores and bags, the
-decisions in order (blind-nil choices, bids, plays with seats), the tricks with
-their winners, and the result (tricks taken, points, scores and bags).
+decisions in order (blind-nil choices, bids, plays with seats; in Hearts the cards
+passed, then the plays), the tricks with their winners, and the result (tricks taken,
+points, scores and bags; in Hearts also the cards passed and the points taken).
 """
 
 from __future__ import annotations
@@ -36,7 +37,22 @@ def _record(engine: SpadesEngine, f: FinishedHands, i: int) -> dict[str, Any]:
         actions.append({"seat": int(seat), "action": int(a), "name": lay.describe(a)})
 
     order = [(dealer + k) % n for k in range(1, n + 1)]
-    if rules.two_player:
+    deal = f.deal[i]
+    extra: dict[str, Any] = {}
+    if rules.hearts:
+        # The deal is the hands after the pass: give back what each seat received [RULES 7].
+        passed = [int(p) for p in f.passed[i]]
+        offset = int(engine.pass_offset(f.hand_number[i : i + 1])[0])
+        received = [passed[(seat - offset) % n] if offset else 0 for seat in range(n)]
+        deal = np.array([(int(deal[s]) & ~received[s]) | passed[s] for s in range(n)], dtype=np.uint64)
+        for seat in order:
+            for c in cards.mask_to_cards(passed[seat]):
+                add(seat, c)
+        extra["hand_number"] = int(f.hand_number[i])
+        extra["pass_offset"] = offset
+        extra["passed"] = [[cards.card_name(c) for c in cards.mask_to_cards(p)] for p in passed]
+        extra["points_taken"] = f.points_taken[i].tolist()
+    elif rules.two_player:
         # Blind-nil choices, the 26 draws, the exchanges, then the bids [RULES 4].
         for seat in order:
             if blind_open[seat]:
@@ -62,7 +78,7 @@ def _record(engine: SpadesEngine, f: FinishedHands, i: int) -> dict[str, Any]:
             if not f.blind[i, seat]:
                 add(seat, lay.bid_action(int(f.bids[i, seat])))
     leader = (dealer + 1) % n
-    if rules.lowest_club_leads:
+    if engine.club_leads:
         leader = next(s for s in range(n) if (int(f.deal[i, s]) >> engine.lowest_club) & 1)
     if rules.bemo:
         for k in range(engine.n_sides):
@@ -77,7 +93,6 @@ def _record(engine: SpadesEngine, f: FinishedHands, i: int) -> dict[str, Any]:
         for seat, c in zip(order, played, strict=True):
             actions.append({"seat": seat, "action": c, "name": lay.describe(c)})
         leader = winner
-    extra: dict[str, Any] = {}
     if rules.two_player:
         extra["pile"] = [cards.card_name(int(c)) for c in f.pile[i]]
     if rules.bemo:
@@ -88,7 +103,7 @@ def _record(engine: SpadesEngine, f: FinishedHands, i: int) -> dict[str, Any]:
         "key": int(f.key[i]),
         "dealer": dealer,
         **extra,
-        "hands": [[cards.card_name(c) for c in cards.mask_to_cards(int(h))] for h in f.deal[i]],
+        "hands": [[cards.card_name(c) for c in cards.mask_to_cards(int(h))] for h in deal],
         "start_scores": f.start_scores[i].tolist(),
         "start_bags": f.start_bags[i].tolist(),
         "bids": f.bids[i].tolist(),
@@ -119,6 +134,8 @@ def replay(record: dict[str, Any], engine: SpadesEngine | None = None) -> dict[s
     engine = engine or SpadesEngine(Rules.from_dict(record["rules"]))
     state = engine._empty(1)
     start = {"dealers": [record["dealer"]], "scores": [record["start_scores"]], "bags": [record["start_bags"]]}
+    if "hand_number" in record:  # Hearts: the hand number sets the pass direction
+        start["hand_numbers"] = [record["hand_number"]]
     if "pile" in record:
         start["piles"] = [[cards.parse_card(c) for c in record["pile"]]]
     else:
@@ -139,7 +156,8 @@ def replay(record: dict[str, Any], engine: SpadesEngine | None = None) -> dict[s
 def verify(record: dict[str, Any]) -> None:
     """Replay a record and raise ``ValueError`` naming the first field that differs."""
     again = replay(record)
-    for key in ("bids", "blind_nil", "tricks", "tricks_won", "points", "scores", "bags", "bemo", "hands"):
+    keys = ("bids", "blind_nil", "tricks", "tricks_won", "points", "scores", "bags", "bemo", "hands")
+    for key in keys + ("passed", "points_taken"):
         if key not in record:
             continue
         if again[key] != record[key]:

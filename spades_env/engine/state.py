@@ -21,7 +21,10 @@ OVER = 3  #: the match is over; no player moves
 DRAW = 4  #: two-player: keep or discard the card shown from the pile [RULES 4]
 EXCHANGE = 5  #: two-player blind nil: give up a card for a random discard, or stop [RULES 4]
 BEMO = 6  #: before the first lead: a side declares no, little or big Bemo [RULES 6]
-PHASE_NAMES = ("blind", "bid", "play", "over", "draw", "exchange", "bemo")
+PASS = 7  #: Hearts: choose a card to pass (three per player) [RULES 7]
+PHASE_NAMES = ("blind", "bid", "play", "over", "draw", "exchange", "bemo", "pass")
+#: The phases of Spades: the width of the Spades observation's phase block (its layout is frozen).
+N_SPADES_PHASES = 7
 # ``led_suit`` before the lead of a trick.
 FREE_LEAD = -1
 RESTRICTED_LEAD = -2
@@ -39,7 +42,7 @@ class GameState:
     deal: np.ndarray
     """(B, N) uint64: the hands as dealt at the start of this hand."""
     phase: np.ndarray
-    """(B,) int64: BLIND, BID, PLAY or OVER."""
+    """(B,) int64: one of the phases above (BLIND, BID, PLAY, OVER, DRAW, EXCHANGE, BEMO, PASS)."""
     to_move: np.ndarray
     """(B,) int64: seat whose decision it is (meaningless when OVER)."""
     dealer: np.ndarray
@@ -52,8 +55,9 @@ class GameState:
     """(B,) int64: cards in the trick in progress."""
     led_suit: np.ndarray
     """(B,) int64: suit led to the trick in progress; before the lead FREE_LEAD (-1, any
-    card may be led), RESTRICTED_LEAD (-2, spades unbroken: lead a non-spade if held) or
-    LOWEST_CLUB_LEAD (-3, first trick under ``lowest_club_leads``)."""
+    card may be led), RESTRICTED_LEAD (-2, spades unbroken: lead a non-spade if held; Hearts:
+    hearts unbroken, lead a non-heart if held) or LOWEST_CLUB_LEAD (-3, first trick under
+    ``lowest_club_leads``, and always in Hearts: the two of clubs)."""
     n_tricks: np.ndarray
     """(B,) int64: tricks completed this hand."""
     tricks_won: np.ndarray
@@ -69,7 +73,7 @@ class GameState:
     n_bids: np.ndarray
     """(B,) int64: bids made this hand."""
     spades_broken: np.ndarray
-    """(B,) bool: a spade has been played this hand."""
+    """(B,) bool: a spade has been played this hand (Hearts: a heart has, "hearts are broken")."""
     voids: np.ndarray
     """(B,) int64: bit ``4 * seat + suit`` set when the seat has shown out of the suit this hand."""
     scores: np.ndarray
@@ -109,6 +113,12 @@ class GameState:
     """(B, N) uint64: cards a blind-nil player gave up in the exchange (at most 3)."""
     exchanged_in: np.ndarray
     """(B, N) uint64: cards a blind-nil player drew at random from the discards in exchange."""
+    passed: np.ndarray
+    """(B, N) uint64: Hearts: the cards each seat chose to pass this hand (known to it, and to its
+    receiver once every seat has chosen; see ``SpadesEngine.pass_offset``) [RULES 7]; 0 otherwise."""
+    points_taken: np.ndarray
+    """(B, N) int64: Hearts: points in the tricks each seat has taken this hand (hearts 1, Q of
+    spades 13, jack of diamonds -10 under ``jack_of_diamonds``; before any moon) [RULES 7]; 0 otherwise."""
 
     @property
     def played(self) -> np.ndarray:

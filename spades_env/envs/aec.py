@@ -98,6 +98,16 @@ At the end of each hand every agent receives its side's score change for that ha
 `"scaled"` divides by 100. With `reward="win"` the winning side's agents get +1 and every
 other agent -1 when the match ends, 0 otherwise.
 
+### Hearts
+
+With Hearts rules (`rules="hearts"`, `"hearts-50"`, `"hearts-partnership"`, RULES section 7)
+the env is `metadata["name"] == "hearts_v0"`: `Discrete(52)` card actions only (in the pass
+phase each player chooses its 3 cards one action at a time, clockwise from the dealer's
+left), the observation is `spades_env.hearts_observation` (points taken per seat instead of
+bids, the cards the observer passed and, once everyone has passed, received, the pass
+direction), rewards are **minus** the points each side scored in the hand (the moon
+included; `"scaled"` divides by 100), and `render` shows the points taken and the scores.
+
 ### Version history
 
 * v0: initial release (observation layout version 1); observation layout version 2 adds
@@ -163,6 +173,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             )
         self.illegal_reward = float(illegal_reward)
         self.render_mode = render_mode
+        if self.rules.hearts:
+            self.metadata = {**type(self).metadata, "name": "hearts_v0"}
         n = self.engine.n_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agent_name_mapping = {name: i for i, name in enumerate(self.possible_agents)}
@@ -176,7 +188,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: gymnasium.spaces.Discrete(n_actions) for a in self.possible_agents}
         self._side = self.engine.side_of_seat.tolist()
-        self._scale = 0.01 if reward == "scaled" else 1.0
+        # Hearts points are penalties: the reward is minus the points taken.
+        self._scale = (0.01 if reward == "scaled" else 1.0) * (-1.0 if self.rules.hearts else 1.0)
         self._zero_mask = np.zeros(n_actions, np.int8)
         self._game = np.zeros(1, np.int64)
         self._action = np.zeros(1, np.int64)
@@ -330,7 +343,8 @@ def _hand_end_view(engine: SpadesEngine, before: GameState, finished, card: int)
     suit = cards.card_suit(card)
     if suit != led:
         view.voids[0] |= 1 << (4 * seat + led)
-    view.spades_broken[0] |= suit == cards.SPADES
+    view.spades_broken[0] |= suit == engine.broken_suit
+    view.points_taken[0] = finished.points_taken[0]
     view.hands[0] = 0
     view.trick[0] = -1
     view.n_in_trick[0] = 0

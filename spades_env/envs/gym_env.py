@@ -8,6 +8,8 @@ episode="hand", reward="points")``
 - Reward: the learner's side's points for each hand that ends during a step (``"scaled"``:
   / 100; ``"win"``: +1/-1 when the match ends, with ``episode="match"``).
 - An episode is one hand of a fresh match (``episode="hand"``) or a whole match.
+- Hearts rules (``rules="hearts"`` ...) work the same way: the reward is minus the points
+  the learner's side took (see ``spades_env.envs.aec``).
 - ``opponents``: None (uniformly random legal play), or one opponent for every other seat,
   or a list (one entry per seat, the learner's ignored) or a dict {seat: opponent}; seats
   not given play randomly. An opponent is either an object with the batched agent

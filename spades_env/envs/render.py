@@ -11,6 +11,8 @@ BEMO_NAMES = ("no Bemo", "little Bemo", "big Bemo")
 
 def render_text(engine: SpadesEngine, state: GameState, game: int = 0) -> str:
     """A spectator's view of game ``game`` (every hand shown) as a few lines of text."""
+    if engine.rules.hearts:
+        return render_hearts(engine, state, game)
     g = int(game)
     rules = engine.rules
     n = engine.n_players
@@ -70,6 +72,42 @@ def render_text(engine: SpadesEngine, state: GameState, game: int = 0) -> str:
         f"side {s}: {int(state.scores[g, s])} ({int(state.bags[g, s])} bags)" for s in range(engine.n_sides)
     )
     lines.append(f"  scores (target {rules.target_score}): {sides}")
+    if phase == OVER and int(state.winner[g]) >= 0:
+        lines.append(f"  match over: side {int(state.winner[g])} wins")
+    return "\n".join(lines)
+
+
+def render_hearts(engine: SpadesEngine, state: GameState, game: int = 0) -> str:
+    """Hearts: hands, the pass, points taken this hand and the scores (lower is better) [RULES 7]."""
+    from spades_env.engine.core import PASS_NAMES
+
+    g = int(game)
+    rules, n = engine.rules, engine.n_players
+    phase = int(state.phase[g])
+    number = int(state.hand_number[g])
+    direction = PASS_NAMES[number % 4] if phase != OVER else "-"
+    head = f"Hearts [{rules.name}] hand {number + (phase != OVER)}, pass {direction}"
+    head += f", dealer player_{int(state.dealer[g])}, phase {PHASE_NAMES[phase]}"
+    if phase != OVER:
+        head += f", to move player_{int(state.to_move[g])}"
+    lines = [head]
+    for seat in range(n):
+        mark = ">" if phase != OVER and seat == int(state.to_move[g]) else " "
+        side = int(engine.side_of_seat[seat])
+        points, tricks = int(state.points_taken[g, seat]), int(state.tricks_won[g, seat])
+        hand = cards.format_hand(int(state.hands[g, seat]))
+        lines.append(f"{mark} player_{seat} (side {side}): points {points:3d} tricks {tricks:2d}  {hand}")
+        if int(state.passed[g, seat]):
+            lines.append(f"      passes: {cards.format_hand(int(state.passed[g, seat]))}")
+    if int(state.n_in_trick[g]):
+        leader = int(state.leader[g])
+        played = [(leader + k) % n for k in range(int(state.n_in_trick[g]))]
+        trick = ", ".join(f"player_{s} {cards.card_name(int(state.trick[g, s]), symbols=True)}" for s in played)
+        lines.append(f"  trick: {trick}")
+    broken = "broken" if state.spades_broken[g] else "not broken"
+    lines.append(f"  tricks played {int(state.n_tricks[g])}/{engine.hand_size}, hearts {broken}")
+    sides = ", ".join(f"side {s}: {int(state.scores[g, s])}" for s in range(engine.n_sides))
+    lines.append(f"  scores (match ends at {rules.target_score}, lowest wins): {sides}")
     if phase == OVER and int(state.winner[g]) >= 0:
         lines.append(f"  match over: side {int(state.winner[g])} wins")
     return "\n".join(lines)

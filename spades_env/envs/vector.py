@@ -12,8 +12,9 @@ player to move in each game, the rewards of every seat, and done flags::
 
 - ``obs``: (B, D) float32, seat-relative (``spades_env.observation``) for ``info["to_play"]``.
 - ``rewards``: (B, N) float32, one column per seat: the seat's side points in a hand that
-  ended this step (``reward="points"``), divided by 100 (``"scaled"``), or +1/-1 to the
-  seats of the winning/losing sides when a match ends (``"win"``).
+  ended this step (``reward="points"``; Hearts: minus the points, which are penalties),
+  divided by 100 (``"scaled"``), or +1/-1 to the seats of the winning/losing sides when a
+  match ends (``"win"``).
 - ``terminated``: (B,) bool: the episode ended this step (a match; a hand with
   ``episode="hand"``). ``truncated`` is always False (matches always end).
 - ``info``: ``action_mask`` (B, A) bool, ``to_play`` (B,) int64 (-1 for a finished game
@@ -101,7 +102,8 @@ class VectorSpades:
         self._mask = np.empty((self.num_envs, n_actions), bool)
         self._current_mask = self._mask
         self._seat_side = self.engine.side_of_seat
-        self._scale = np.float32(0.01 if reward == "scaled" else 1.0)
+        # Hearts points are penalties: the reward is minus the points taken.
+        self._scale = np.float32((0.01 if reward == "scaled" else 1.0) * (-1.0 if self.rules.hearts else 1.0))
         self.state = None
         self.finished: list = []
 

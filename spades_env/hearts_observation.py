@@ -1,0 +1,163 @@
+"""Seat-relative Hearts observations [RULES 7]: the Spades encoder's conventions, Hearts' blocks.
+
+``ObservationEncoder(engine)`` returns a ``HeartsObservationEncoder`` when the rules are
+Hearts, so every env and bot gets the right one; the Spades layout (``observation.VERSION``)
+is untouched. The observer is relative seat 0 and relative seat ``j`` sits ``j`` places to
+its left; relative sides as in ``spades_env.observation``.
+
+Layout (``HEARTS_VERSION = 1``), C = 52 card ids, N = 4 players, S = sides (4, or 2 in
+``partnership``); every entry in [0, 1] except ``points`` and ``score``:
+
+==================  =========  =========================================================
+name                shape      meaning
+==================  =========  =========================================================
+``hand``            (C,)       the observer's hand
+``played``          (N, C)     cards each relative seat has played this hand
+``trick``           (N, C)     card each relative seat played to the trick in progress
+``all_hands``       (N, C)     perfect information only: every relative seat's hand
+``passed``          (C,)       cards the observer chose to pass this hand (it knows where
+                               they went: see ``pass_direction``)
+``received``        (C,)       cards passed to the observer (zeros until every seat has
+                               chosen: nobody sees what it gets before it has passed)
+``led_suit``        (4,)       suit led to the trick in progress (zeros before the lead)
+``leader``          (N,)       relative seat that leads the trick in progress (play phase)
+``voids``           (N, 4)     the relative seat has shown out of the suit this hand
+``hearts_broken``   (1,)       a heart has been played this hand
+``pass_direction``  (4,)       one-hot pass of this hand: left, right, across, none
+``phase``           (3,)       one-hot: pass, play, over
+``to_move``         (N,)       one-hot relative seat to move (zeros when the match is over)
+``dealer``          (N,)       one-hot relative seat of the dealer
+``points``          (N,)       points each relative seat has taken this hand / 26 (hearts,
+                               queen of spades; the jack of diamonds makes it negative)
+``tricks_won``      (N,)       tricks taken this hand / 13
+``score``           (S,)       match score of each relative side / target score, clipped
+                               to [-SCORE_CLIP, SCORE_CLIP] (lower is better)
+``target``          (1,)       target score / 1000
+==================  =========  =========================================================
+
+Version history:
+
+* 1: initial Hearts layout.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from spades_env.engine.core import SpadesEngine
+from spades_env.engine.hearts_scoring import JACK_POINTS, MOON_POINTS
+from spades_env.engine.state import OVER, PASS, PLAY, GameState
+from spades_env.observation import SCORE_CLIP, ObservationEncoder
+
+HEARTS_VERSION = 1
+#: Phase block order: the engine phases a Hearts game goes through.
+HEARTS_PHASES = (PASS, PLAY, OVER)
+
+
+class HeartsObservationEncoder(ObservationEncoder):
+    """Encodes what a seat can see of a batched Hearts ``GameState`` as flat float32 vectors."""
+
+    VERSION = HEARTS_VERSION
+
+    def __init__(self, engine: SpadesEngine, perfect_information: bool = False) -> None:
+        if not engine.rules.hearts:
+            raise ValueError(f"HeartsObservationEncoder needs Hearts rules, got game {engine.rules.game!r}")
+        self.engine = engine
+        self.rules = engine.rules
+        self.perfect_information = bool(perfect_information)
+        n, s = engine.n_players, engine.n_sides
+        self.n_players, self.n_sides = n, s
+        self.n_cards = c = engine.layout.n_card_ids
+        blocks: list[tuple[str, tuple[int, ...]]] = [("hand", (c,)), ("played", (n, c)), ("trick", (n, c))]
+        if self.perfect_information:
+            blocks.append(("all_hands", (n, c)))
+        blocks += [
+            ("passed", (c,)),
+            ("received", (c,)),
+            ("led_suit", (4,)),
+            ("leader", (n,)),
+            ("voids", (n, 4)),
+            ("hearts_broken", (1,)),
+            ("pass_direction", (4,)),
+            ("phase", (len(HEARTS_PHASES),)),
+            ("to_move", (n,)),
+            ("dealer", (n,)),
+            ("points", (n,)),
+            ("tricks_won", (n,)),
+            ("score", (s,)),
+            ("target", (1,)),
+        ]
+        self.shapes = dict(blocks)
+        self.slices = {}
+        at = 0
+        for name, shape in blocks:
+            size = int(np.prod(shape))
+            self.slices[name] = slice(at, at + size)
+            at += size
+        self.size = at
+        self.low = np.zeros(self.size, np.float32)
+        self.high = np.ones(self.size, np.float32)
+        self.low[self.slices["points"]] = JACK_POINTS / MOON_POINTS
+        self.low[self.slices["score"]] = -SCORE_CLIP
+        self.high[self.slices["score"]] = SCORE_CLIP
+        self.high[self.slices["target"]] = max(1.0, self.rules.target_score / 1000)
+        self._cards_end = self.slices["led_suit"].start
+        self._phase_index = np.full(8, 0, np.int64)
+        for k, p in enumerate(HEARTS_PHASES):
+            self._phase_index[p] = k
+        self._bit = np.left_shift(np.uint64(1), np.arange(64, dtype=np.uint64))
+        self._bit[63] = 0  # trick entries of -1 index the last element: no card
+
+    def encode(
+        self,
+        state: GameState,
+        games: np.ndarray,
+        seats: np.ndarray,
+        out: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """Observations of ``seats`` (G,) int64 in ``games`` (G,) int64 of ``state``: (G, size) float32."""
+        games = np.asarray(games, dtype=np.int64)
+        seats = np.asarray(seats, dtype=np.int64)
+        g, n, c = len(games), self.n_players, self.n_cards
+        if out is None:
+            out = np.empty((g, self.size), np.float32)
+        out[:] = 0
+        rows = np.arange(g)
+        rel = (seats[:, None] + np.arange(n)) % n  # (G, N) absolute seat of each relative seat
+        gg = games[:, None]
+        hands = state.hands[gg, rel]
+        phase = state.phase[games]
+        offset = self.engine.pass_offset(state.hand_number[games])
+        giver = (seats - offset) % n
+        passed_in = (phase != PASS) & (offset != 0)
+        masks = [hands[:, :1], state.deal[gg, rel] & ~hands, self._bit[state.trick[gg, rel]]]
+        if self.perfect_information:
+            masks.append(hands)
+        masks.append(state.passed[games, seats][:, None])
+        masks.append(np.where(passed_in, state.passed[games, giver], np.uint64(0))[:, None])
+        stacked = np.ascontiguousarray(np.concatenate(masks, axis=1))
+        card_bits = np.unpackbits(stacked.view(np.uint8), bitorder="little").reshape(g, -1, 64)[:, :, :c]
+        out[:, : self._cards_end] = card_bits.reshape(g, -1)
+
+        def one_hot(name: str, index: np.ndarray, where: np.ndarray | None = None) -> None:
+            sl = self.slices[name]
+            ok = np.ones(g, bool) if where is None else where
+            out[rows[ok], sl.start + index[ok]] = 1
+
+        led = state.led_suit[games]
+        one_hot("led_suit", np.maximum(led, 0), led >= 0)
+        one_hot("leader", (state.leader[games] - seats) % n, phase == PLAY)
+        voids = state.void_suits()[gg, rel]  # (G, N, 4)
+        out[:, self.slices["voids"]] = voids.reshape(g, -1)
+        out[:, self.slices["hearts_broken"]] = state.spades_broken[games][:, None]
+        one_hot("pass_direction", state.hand_number[games] % 4)
+        one_hot("phase", self._phase_index[phase])
+        one_hot("to_move", (state.to_move[games] - seats) % n, phase != OVER)
+        one_hot("dealer", (state.dealer[games] - seats) % n)
+        out[:, self.slices["points"]] = state.points_taken[gg, rel] / MOON_POINTS
+        out[:, self.slices["tricks_won"]] = state.tricks_won[gg, rel] / self.engine.hand_size
+        sides = self.engine.side_of_seat[rel[:, : self.n_sides]]
+        score = state.scores[gg, sides] / self.rules.target_score
+        out[:, self.slices["score"]] = np.clip(score, -SCORE_CLIP, SCORE_CLIP)
+        out[:, self.slices["target"]] = self.rules.target_score / 1000
+        return out
