@@ -125,3 +125,28 @@ def test_truncated_record_fails_replay(some_records):
     rec["actions"] = rec["actions"][:-1]
     with pytest.raises(ValueError, match="before the hand is over"):
         records.verify(rec)
+
+
+def test_two_player_records_with_blind_nil_exchanges_replay_in_later_hands():
+    """Exchange draws are seeded by (key, hand number): a record must carry both."""
+    import json
+
+    from spades_env import SpadesEngine
+    from spades_env.engine import OVER, records
+
+    engine = SpadesEngine("two-player")
+    rng = np.random.default_rng(3)
+    state = engine.reset(np.arange(16))
+    checked = later = 0
+    for _ in range(1500):
+        over = np.flatnonzero(state.phase == OVER)
+        if len(over):
+            engine.start_matches(state, over, state.key[over] + np.uint64(7))
+        weights = rng.random((16, engine.layout.n_actions)) * engine.legal_action_mask(state)
+        weights[:, engine.layout.blind_nil] *= 3  # exchanges happen after a blind nil
+        for finished in engine.step(state, weights.argmax(axis=1)).finished:
+            for record in records.hand_records(engine, finished):
+                records.verify(json.loads(records.dumps(record)))
+                checked += 1
+                later += record["hand_number"] > 0 and any(record["blind_nil"])
+    assert checked > 20 and later > 0

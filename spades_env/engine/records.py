@@ -48,7 +48,6 @@ def _record(engine: SpadesEngine, f: FinishedHands, i: int) -> dict[str, Any]:
         for seat in order:
             for c in cards.mask_to_cards(passed[seat]):
                 add(seat, c)
-        extra["hand_number"] = int(f.hand_number[i])
         extra["pass_offset"] = offset
         extra["passed"] = [[cards.card_name(c) for c in cards.mask_to_cards(p)] for p in passed]
         extra["points_taken"] = f.points_taken[i].tolist()
@@ -101,6 +100,7 @@ def _record(engine: SpadesEngine, f: FinishedHands, i: int) -> dict[str, Any]:
         "version": RECORD_VERSION,
         "rules": engine.rules.to_dict(),
         "key": int(f.key[i]),
+        "hand_number": int(f.hand_number[i]),
         "dealer": dealer,
         **extra,
         "hands": [[cards.card_name(c) for c in cards.mask_to_cards(int(h))] for h in deal],
@@ -134,7 +134,7 @@ def replay(record: dict[str, Any], engine: SpadesEngine | None = None) -> dict[s
     engine = engine or SpadesEngine(Rules.from_dict(record["rules"]))
     state = engine._empty(1)
     start = {"dealers": [record["dealer"]], "scores": [record["start_scores"]], "bags": [record["start_bags"]]}
-    if "hand_number" in record:  # Hearts: the hand number sets the pass direction
+    if "hand_number" in record:  # with the key it seeds exchange draws; in Hearts it sets the pass
         start["hand_numbers"] = [record["hand_number"]]
     if "pile" in record:
         start["piles"] = [[cards.parse_card(c) for c in record["pile"]]]
