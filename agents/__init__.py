@@ -7,6 +7,7 @@ builds one from a spec string (``name`` or ``name:key=value,...``).
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 from agents.base import Agent, DecisionContext
 from agents.heuristic import HeuristicAgent
@@ -21,12 +22,24 @@ def _neural(**options) -> Agent:
     return make_neural_agent(**options)
 
 
+#: The committed learned partnership bot (see checkpoints/README.md).
+LEARNED_CHECKPOINT = Path(__file__).resolve().parent.parent / "checkpoints" / "partnership_ppo.pt"
+
+
+def _learned(**options) -> Agent:
+    """``learned``: the committed PPO checkpoint, ``neural:path=checkpoints/partnership_ppo.pt``."""
+    if not LEARNED_CHECKPOINT.exists():
+        raise ValueError(f"the learned bot needs {LEARNED_CHECKPOINT}, which is missing")
+    return _neural(path=str(LEARNED_CHECKPOINT), **options)
+
+
 #: Bot name -> factory taking ``seed=`` and the bot's keyword options.
 AGENTS: dict[str, Callable[..., Agent]] = {
     "random": RandomAgent,
     "heuristic": HeuristicAgent,
     "search": SearchAgent,
     "neural": _neural,
+    "learned": _learned,
 }
 
 

@@ -108,7 +108,8 @@ class NeuralAgent(Agent):
     def from_checkpoint(
         cls, path: str | Path, *, greedy: bool = True, device: str = "cpu", seed: int | None = None
     ) -> NeuralAgent:
-        """Load the policy of a training checkpoint; fails if its observation version is not the current one."""
+        """Load the policy of a training checkpoint, full or slim (``train.checkpoint.export_slim``);
+        fails if its observation version is not the current one."""
         from spades_env.observation import VERSION
 
         ckpt: dict[str, Any] = torch.load(Path(path), map_location="cpu", weights_only=False)

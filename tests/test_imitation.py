@@ -54,3 +54,13 @@ def test_ppo_with_imitation_updates_logs_the_warm_start(tmp_path):
     assert "imitation/cross_entropy" in events.Tags()["scalars"]
     with pytest.raises(ValueError, match="imitation_updates"):
         PPOConfig(imitation_updates=-1)
+
+
+def test_heldout_agreement_is_reported_per_phase():
+    engine = SpadesEngine("partnership")
+    torch.manual_seed(0)
+    policy = SpadesPolicy.for_engine(engine, HeuristicStream("partnership", 1, seed=1).obs.shape[1], hidden=32, depth=1)
+    cfg = ImitationConfig(updates=2, num_envs=8, num_steps=32, minibatch=64, epochs=1, heldout=128, heldout_every=1)
+    stats = behaviour_clone(policy, cfg)
+    for key in ("heldout_accuracy", "heldout_bid_accuracy", "heldout_play_accuracy"):
+        assert 0 <= stats[key] <= 1

@@ -123,3 +123,33 @@ def test_evaluation_against_the_heuristic_reports_points_with_a_confidence_inter
     assert set(result) == {"points_per_hand", "heuristic_points_per_hand", "diff", "diff_ci95", "board_win_rate"}
     assert np.isfinite(result["diff"]) and result["diff_ci95"] > 0
     assert result["diff"] == pytest.approx(result["points_per_hand"] - result["heuristic_points_per_hand"])
+
+
+def test_slim_checkpoint_plays_like_the_full_one_and_can_seed_a_run(tmp_path, full_run):
+    from spades_env.envs.vector import VectorSpades
+    from train.checkpoint import export_slim
+
+    slim = export_slim(full_run, tmp_path / "slim.pt")
+    data = torch.load(slim, weights_only=False)
+    assert data["slim"] and "env" not in data and "optimizer" not in data
+    assert slim.stat().st_size < full_run.stat().st_size
+    full, small = NeuralAgent.from_checkpoint(full_run), NeuralAgent.from_checkpoint(slim)
+    env = VectorSpades("partnership", num_envs=8, seed=4)
+    obs, info = env.reset()
+    for _ in range(30):
+        actions = full.act(obs, info["action_mask"])
+        np.testing.assert_array_equal(actions, small.act(obs, info["action_mask"]))
+        obs, _, _, _, info = env.step(actions)
+    with pytest.raises(ValueError, match="slim"):
+        train(smoke_config(tmp_path), resume=slim, quiet=True)
+    # init_from starts a run from the slim weights (before any update they are the same network).
+    seeded = train(smoke_config(tmp_path, init_from=str(slim), total_updates=1, eval_final=False), quiet=True)
+    assert load_checkpoint(seeded)["update"] == 1
+    with pytest.raises(ValueError, match="network"):
+        train(smoke_config(tmp_path, init_from=str(slim), hidden=16, total_updates=1), quiet=True)
+
+
+def test_evaluation_keeps_the_best_checkpoint(full_run):
+    best = full_run.parent / "best.pt"
+    assert best.exists()  # the smoke config evaluates at the end; the first evaluation is the best so far
+    assert load_checkpoint(best)["best_diff"] > -float("inf")

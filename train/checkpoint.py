@@ -20,6 +20,11 @@ key                 meaning
 ``buffer``          ``TurnBuffer.state_dict()`` (decisions whose return is pending)
 ``pool``            opponent pool: list of past network ``state_dict``s
 ==================  ==============================================================
+
+A *slim* checkpoint (``export_slim``) keeps only what playing needs: ``format``,
+``slim`` (True), ``rules``, ``obs_version``, ``config``, ``model_hparams``, ``model``
+(float32 weights), ``global_step`` and ``update``. ``NeuralAgent.from_checkpoint`` and
+``PPOConfig.init_from`` read it; it cannot resume a run.
 """
 
 from __future__ import annotations
@@ -64,3 +69,15 @@ def load_checkpoint(path: str | Path, map_location: str | torch.device = "cpu") 
     if not isinstance(ckpt, dict) or ckpt.get("format") != CHECKPOINT_FORMAT:
         raise ValueError(f"{path}: not a spades_env training checkpoint of format {CHECKPOINT_FORMAT}")
     return ckpt
+
+
+SLIM_KEYS = (*REQUIRED_KEYS, "update")
+
+
+def export_slim(src: str | Path, dst: str | Path) -> Path:
+    """Write the playing part of checkpoint ``src`` (weights, rules, observation version, config) to ``dst``."""
+    ckpt = load_checkpoint(src)
+    slim = {k: ckpt[k] for k in SLIM_KEYS if k in ckpt}
+    slim["model"] = {k: v.detach().to("cpu", copy=True).contiguous() for k, v in ckpt["model"].items()}
+    slim["slim"] = True
+    return save_checkpoint(dst, slim)

@@ -30,6 +30,7 @@ def train(
     resume: str = typer.Option(None, help="Checkpoint to resume from (its config is used)."),
     run_dir: str = typer.Option(None, help="Directory for runs (default: the config's run_dir)."),
     stop_at: int = typer.Option(None, help="Stop after this many updates in total (resume later)."),
+    init_from: str = typer.Option(None, help="Start from this checkpoint's network (default: the config's)."),
 ) -> None:
     """PPO self-play training (train/ppo.py); logs to TensorBoard, saves checkpoints."""
     import dataclasses
@@ -38,9 +39,25 @@ def train(
     from train.ppo import train as run_training
 
     cfg = PPOConfig.from_yaml(config)
-    overrides = {k: v for k, v in {"device": device, "run_dir": run_dir}.items() if v is not None}
+    overrides = {
+        k: v for k, v in {"device": device, "run_dir": run_dir, "init_from": init_from}.items() if v is not None
+    }
     path = run_training(dataclasses.replace(cfg, **overrides), resume=resume, stop_at=stop_at)
     typer.echo(f"checkpoint: {path}")
+
+
+@app.command()
+def export(
+    checkpoint: str = typer.Argument(..., help="Training checkpoint (runs/.../checkpoints/*.pt)."),
+    out: str = typer.Argument(..., help="Where to write the slim checkpoint."),
+) -> None:
+    """Write a slim checkpoint: network weights, rules, observation version and config only."""
+    from pathlib import Path
+
+    from train.checkpoint import export_slim
+
+    path = export_slim(checkpoint, out)
+    typer.echo(f"slim checkpoint: {path} ({Path(path).stat().st_size / 2**20:.2f} MiB)")
 
 
 @app.command()

@@ -50,6 +50,11 @@ class ImitationConfig:
     """``match`` (scores and bags carry over, as in PPO) or ``hand``."""
     seed: int = 1
     """Seed of the deals and minibatch order."""
+    heldout: int = 0
+    """Held-out heuristic decisions (other deals, seed ``seed + 10_007``) whose agreement is
+    measured every ``heldout_every`` rounds and at the end (0 = none)."""
+    heldout_every: int = 25
+    """Rounds between held-out measurements."""
 
 
 class HeuristicStream:
@@ -125,6 +130,30 @@ def imitation_loss(
     return ce + vf_coef * v_loss, stats
 
 
+@torch.no_grad()
+def agreement(
+    policy: SpadesPolicy, batch: dict[str, np.ndarray], device: str | torch.device = "cpu"
+) -> dict[str, float]:
+    """Greedy agreement of ``policy`` with the heuristic's actions in ``batch`` (from ``HeuristicStream.collect``):
+    ``accuracy`` over every decision, ``bid_accuracy`` over bids, ``play_accuracy`` over card play."""
+    was_training = policy.training
+    policy.eval()
+    hits = []
+    for lo in range(0, len(batch["action"]), 8192):
+        obs = torch.as_tensor(batch["obs"][lo : lo + 8192], device=device)
+        mask = torch.as_tensor(batch["mask"][lo : lo + 8192], device=device)
+        logits, _ = policy(obs)
+        hits.append(MaskedCategorical(logits, mask).mode().cpu().numpy() == batch["action"][lo : lo + 8192])
+    policy.train(was_training)
+    hit = np.concatenate(hits)
+    bidding = batch["mask"][:, policy.n_card_actions :].any(-1)
+    return {
+        "accuracy": float(hit.mean()),
+        "bid_accuracy": float(hit[bidding].mean()) if bidding.any() else float("nan"),
+        "play_accuracy": float(hit[~bidding].mean()) if (~bidding).any() else float("nan"),
+    }
+
+
 def behaviour_clone(
     policy: SpadesPolicy,
     config: ImitationConfig,
@@ -133,7 +162,8 @@ def behaviour_clone(
     writer=None,
     quiet: bool = True,
 ) -> dict[str, float]:
-    """Train ``policy`` in place to imitate HeuristicAgent; returns the last round's statistics.
+    """Train ``policy`` in place to imitate HeuristicAgent; returns the last round's statistics
+    (with ``heldout_*`` agreement on held-out deals when ``config.heldout`` > 0).
 
     ``writer`` (a TensorBoard ``SummaryWriter``) gets ``imitation/*`` scalars per round,
     indexed by examples seen.
@@ -142,6 +172,12 @@ def behaviour_clone(
     stream = HeuristicStream(config.rules, config.num_envs, config.seed, config.episode)
     optimizer = torch.optim.Adam(policy.parameters(), lr=config.learning_rate, eps=1e-5)
     rng = np.random.default_rng([config.seed, 7])
+    held = None
+    if config.heldout > 0:
+        held_stream = HeuristicStream(
+            config.rules, min(config.num_envs, config.heldout), config.seed + 10_007, config.episode
+        )
+        held = held_stream.collect(-(-config.heldout // held_stream.env.num_envs), config.reward_scale)
     seen, stats = 0, {}
     policy.train()
     for update in range(config.updates):
@@ -165,6 +201,8 @@ def behaviour_clone(
                     sums.setdefault(k, []).append(v)
         seen += m
         stats = {k: float(np.mean(f)) if (f := [x for x in v if x == x]) else float("nan") for k, v in sums.items()}
+        if held is not None and ((update + 1) % config.heldout_every == 0 or update + 1 == config.updates):
+            stats |= {f"heldout_{k}": v for k, v in agreement(policy, held, device).items()}
         if writer is not None:
             for k, v in stats.items():
                 writer.add_scalar(f"imitation/{k}", v, seen)

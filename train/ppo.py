@@ -114,6 +114,21 @@ class PPOConfig:
     ``update_epochs`` passes; the value head learns the heuristic's hand returns."""
     imitation_learning_rate: float = 1e-3
     """Adam learning rate of behaviour cloning (annealed linearly to 0 over its rounds)."""
+    imitation_epochs: int | None = None
+    """Passes over each behaviour-cloning round's examples (None = ``update_epochs``)."""
+    imitation_num_envs: int | None = None
+    """Games the heuristic plays per behaviour-cloning round (None = ``num_envs``)."""
+    imitation_num_steps: int | None = None
+    """Decisions per game per behaviour-cloning round (None = ``num_steps``)."""
+    imitation_minibatch: int | None = None
+    """Examples per behaviour-cloning gradient step (None = the PPO minibatch size)."""
+    imitation_heldout: int = 0
+    """Held-out heuristic decisions whose agreement is logged during behaviour cloning (0 = none)."""
+    init_from: str | None = None
+    """Start from the network weights of this checkpoint (a training checkpoint or a slim one;
+    its ``hidden``/``depth`` must match) instead of a fresh network; nothing else is taken from it."""
+    keep_best: bool = True
+    """Save ``checkpoints/best.pt`` whenever an evaluation gives the best ``diff`` so far."""
 
     run_dir: str = "runs"
     """Where runs write TensorBoard logs and checkpoints."""
@@ -142,6 +157,12 @@ class PPOConfig:
             "pool_size": self.pool_size >= 1,
             "checkpoint_every": self.checkpoint_every >= 1,
             "imitation_updates": self.imitation_updates >= 0,
+            "imitation_epochs": self.imitation_epochs is None or self.imitation_epochs >= 1,
+            "imitation_num_envs": self.imitation_num_envs is None or self.imitation_num_envs >= 1,
+            "imitation_num_steps": self.imitation_num_steps is None or self.imitation_num_steps >= 1,
+            "imitation_minibatch": self.imitation_minibatch is None or self.imitation_minibatch >= 1,
+            "imitation_heldout": self.imitation_heldout >= 0,
+            "total_updates": self.total_updates >= 0,
         }
         bad = [k for k, ok in checks.items() if not ok]
         if bad:
@@ -292,6 +313,8 @@ def train(
     from spades_env.rules import resolve_rules
 
     ckpt = load_checkpoint(resume) if resume is not None else None
+    if ckpt is not None and ckpt.get("slim"):
+        raise ValueError(f"{resume}: a slim checkpoint holds no run state to resume; use init_from to start from it")
     if ckpt is not None:
         config = dataclasses.replace(PPOConfig.from_dict(ckpt["config"]), device=config.device)
         if ckpt["obs_version"] != OBS_VERSION:
@@ -352,6 +375,13 @@ def train(
         torch.set_rng_state(ckpt["rng"]["torch"])
         if "torch_cuda" in ckpt["rng"] and torch.cuda.is_available():
             torch.cuda.set_rng_state_all(ckpt["rng"]["torch_cuda"])
+    elif config.init_from:
+        init = torch.load(Path(config.init_from), map_location="cpu", weights_only=False)
+        if init["obs_version"] != OBS_VERSION:
+            raise ValueError(f"{config.init_from}: observation VERSION {init['obs_version']} != current {OBS_VERSION}")
+        if init["model_hparams"] != policy.hyperparameters():
+            raise ValueError(f"{config.init_from}: network {init['model_hparams']} != {policy.hyperparameters()}")
+        policy.load_state_dict(init["model"])
     for snapshot in pool:
         pool_nets.append(_net_from(snapshot, policy, device))
 
@@ -364,29 +394,32 @@ def train(
     if ckpt is None and config.imitation_updates > 0:
         from train.imitation import ImitationConfig, behaviour_clone
 
+        def either(value: int | None, default: int) -> int:
+            return default if value is None else value
+
         imitation = ImitationConfig(
             rules=config.rules,
             updates=config.imitation_updates,
-            num_envs=config.num_envs,
-            num_steps=config.num_steps,
-            epochs=config.update_epochs,
-            minibatch=max(1, config.num_envs * config.num_steps // config.num_minibatches),
+            num_envs=either(config.imitation_num_envs, config.num_envs),
+            num_steps=either(config.imitation_num_steps, config.num_steps),
+            epochs=either(config.imitation_epochs, config.update_epochs),
+            minibatch=either(
+                config.imitation_minibatch, max(1, config.num_envs * config.num_steps // config.num_minibatches)
+            ),
             learning_rate=config.imitation_learning_rate,
             reward_scale=config.reward_scale,
             episode=config.episode,
             seed=config.seed,
+            heldout=config.imitation_heldout,
         )
+        bc_start = time.time()
         behaviour_clone(policy, imitation, device=device, writer=writer, quiet=quiet)
-        if config.eval_every and not quiet:
-            result = evaluate(policy, config)
-            if result is not None:
-                for key, value in result.items():
-                    writer.add_scalar(key, value, 0)
-                print("eval after imitation " + " ".join(f"{k[5:]} {v:.2f}" for k, v in result.items()), flush=True)
+        if not quiet:
+            print(f"imitation took {time.time() - bc_start:.0f} s", flush=True)
 
-    def checkpoint(update: int) -> Path:
+    def checkpoint(update: int, name: str = "latest.pt") -> Path:
         return save_checkpoint(
-            ckpt_dir / "latest.pt",
+            ckpt_dir / name,
             {
                 "format": CHECKPOINT_FORMAT,
                 "rules": rules.to_dict(),
@@ -407,6 +440,7 @@ def train(
                 "pool": pool,
                 "learner_side": learner_side,
                 "opponent": opponent,
+                "best_diff": best["diff"],
             },
         )
 
@@ -421,8 +455,28 @@ def train(
         snapshot = g.integers(max(1, len(pool)), size=len(games))
         opponent[games] = np.where(use_bot, HEURISTIC, np.where(use_pool, snapshot, SELF_PLAY))
 
+    best = {"diff": ckpt.get("best_diff", -float("inf")) if ckpt else -float("inf")}
+
+    def run_eval(update: int, step: int, label: str = "eval") -> None:
+        """Duplicate evaluation against HeuristicAgent; ``best.pt`` keeps the best network so far."""
+        result = evaluate(policy, config)
+        if result is None:
+            return
+        for key, value in result.items():
+            writer.add_scalar(key, value, step)
+        if not quiet:
+            print(f"{label} " + " ".join(f"{k[5:]} {v:.2f}" for k, v in result.items()), flush=True)
+        if config.keep_best and result["eval/diff"] > best["diff"]:
+            best["diff"] = result["eval/diff"]
+            checkpoint(update, "best.pt")
+
+    if ckpt is None and config.imitation_updates > 0:
+        checkpoint(0, "imitation.pt")
+        if config.eval_every or (config.total_updates == 0 and config.eval_final):
+            run_eval(0, 0, "eval after imitation")
+
     stop = config.total_updates if stop_at is None else min(stop_at, config.total_updates)
-    last_path = ckpt_dir / "latest.pt"
+    last_path = checkpoint(0) if stop == 0 else ckpt_dir / "latest.pt"
     stats = HandStats()
     start_time, start_step = time.time(), global_step
     for update in range(start_update, stop):
@@ -558,16 +612,11 @@ def train(
         stats = HandStats()
 
         done = update + 1
-        if done % config.checkpoint_every == 0 or done == stop:
-            last_path = checkpoint(done)
         final = done == config.total_updates
         if (config.eval_every and done % config.eval_every == 0) or (final and config.eval_final):
-            result = evaluate(policy, config)
-            if result is not None:
-                for key, value in result.items():
-                    writer.add_scalar(key, value, global_step)
-                if not quiet:
-                    print("eval " + " ".join(f"{k[5:]} {v:.2f}" for k, v in result.items()), flush=True)
+            run_eval(done, global_step, f"eval {done}")
+        if done % config.checkpoint_every == 0 or done == stop:
+            last_path = checkpoint(done)
     writer.close()
     return last_path
 

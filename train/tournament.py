@@ -693,8 +693,13 @@ def print_report(report: dict[str, Any], console=None) -> None:
 
 # ---------------------------------------------------------------------------- benchmark
 def demo_config(boards: int = 60, seed: int = 0) -> TournamentConfig:
-    """The ``spades demo`` tournament: random, heuristic and a light search bot, hand mode."""
-    return TournamentConfig(bots=("random", "heuristic", "search:samples=6"), boards=boards, seed=seed, chunk=boards)
+    """The ``spades demo`` tournament: random, heuristic, a light search bot and the learned bot, hand mode."""
+    from agents import LEARNED_CHECKPOINT
+
+    bots = ("random", "heuristic", "search:samples=6")
+    if LEARNED_CHECKPOINT.exists():
+        bots += ("learned",)
+    return TournamentConfig(bots=bots, boards=boards, seed=seed, chunk=boards)
 
 
 def benchmark_heuristic(hands: int = 20_000, rules: str = "partnership", chunk: int = 8192) -> float:
