@@ -47,7 +47,7 @@ import numpy as np
 from spades_env.engine.core import SpadesEngine
 from spades_env.engine.hearts_scoring import JACK_POINTS, MOON_POINTS
 from spades_env.engine.state import OVER, PASS, PLAY, GameState
-from spades_env.observation import SCORE_CLIP, ObservationEncoder
+from spades_env.observation import SCORE_CLIP, ObservationEncoder, lay_out
 
 HEARTS_VERSION = 1
 #: Phase block order: the engine phases a Hearts game goes through.
@@ -87,14 +87,7 @@ class HeartsObservationEncoder(ObservationEncoder):
             ("score", (s,)),
             ("target", (1,)),
         ]
-        self.shapes = dict(blocks)
-        self.slices = {}
-        at = 0
-        for name, shape in blocks:
-            size = int(np.prod(shape))
-            self.slices[name] = slice(at, at + size)
-            at += size
-        self.size = at
+        self.shapes, self.slices, self.size = lay_out(blocks)
         self.low = np.zeros(self.size, np.float32)
         self.high = np.ones(self.size, np.float32)
         self.low[self.slices["points"]] = JACK_POINTS / MOON_POINTS

@@ -76,6 +76,18 @@ SCORE_CLIP = 4.0
 _CHUNK = 512
 
 
+def lay_out(blocks: list[tuple[str, tuple[int, ...]]]) -> tuple[dict[str, tuple[int, ...]], dict[str, slice], int]:
+    """Shapes, consecutive slices and total size of a flat vector made of named blocks."""
+    shapes: dict[str, tuple[int, ...]] = dict(blocks)
+    slices: dict[str, slice] = {}
+    at = 0
+    for name, shape in blocks:
+        size = int(np.prod(shape))
+        slices[name] = slice(at, at + size)
+        at += size
+    return shapes, slices, at
+
+
 class ObservationEncoder:
     """Encodes what a seat can see of a batched ``GameState`` as flat float32 vectors.
 
@@ -129,14 +141,7 @@ class ObservationEncoder:
             ("bags", (s,)),
             ("target", (1,)),
         ]
-        self.shapes: dict[str, tuple[int, ...]] = dict(blocks)
-        self.slices: dict[str, slice] = {}
-        at = 0
-        for name, shape in blocks:
-            size = int(np.prod(shape))
-            self.slices[name] = slice(at, at + size)
-            at += size
-        self.size = at
+        self.shapes, self.slices, self.size = lay_out(blocks)
         # Bounds of every entry, for observation spaces.
         self.low = np.zeros(self.size, np.float32)
         self.high = np.ones(self.size, np.float32)
