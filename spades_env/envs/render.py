@@ -9,6 +9,16 @@ from spades_env.engine.state import DRAW, LOWEST_CLUB_LEAD, OVER, GameState
 BEMO_NAMES = ("no Bemo", "little Bemo", "big Bemo")
 
 
+def _trick_lines(state, g: int, n: int) -> list[str]:
+    """The trick in progress, in play order, or nothing before the lead."""
+    if not int(state.n_in_trick[g]):
+        return []
+    leader = int(state.leader[g])
+    played = [(leader + k) % n for k in range(int(state.n_in_trick[g]))]
+    trick = ", ".join(f"player_{s} {cards.card_name(int(state.trick[g, s]), symbols=True)}" for s in played)
+    return [f"  trick: {trick}"]
+
+
 def render_text(engine: SpadesEngine, state: GameState, game: int = 0) -> str:
     """A spectator's view of game ``game`` (every hand shown) as a few lines of text."""
     if engine.rules.hearts:
@@ -61,11 +71,7 @@ def render_text(engine: SpadesEngine, state: GameState, game: int = 0) -> str:
         lines.append(f"  redeals this hand (weak hands shown): {int(state.n_redeals[g])}")
     if phase != OVER and int(state.led_suit[g]) == LOWEST_CLUB_LEAD:
         lines.append(f"  first lead: the {cards.card_name(engine.lowest_club, symbols=True)}")
-    if int(state.n_in_trick[g]):
-        leader = int(state.leader[g])
-        played = [(leader + k) % n for k in range(int(state.n_in_trick[g]))]
-        trick = ", ".join(f"player_{s} {cards.card_name(int(state.trick[g, s]), symbols=True)}" for s in played)
-        lines.append(f"  trick: {trick}")
+    lines.extend(_trick_lines(state, g, n))
     spades = "broken" if state.spades_broken[g] else "not broken"
     lines.append(f"  tricks played {int(state.n_tricks[g])}/{engine.hand_size}, spades {spades}")
     sides = ", ".join(
@@ -99,11 +105,7 @@ def render_hearts(engine: SpadesEngine, state: GameState, game: int = 0) -> str:
         lines.append(f"{mark} player_{seat} (side {side}): points {points:3d} tricks {tricks:2d}  {hand}")
         if int(state.passed[g, seat]):
             lines.append(f"      passes: {cards.format_hand(int(state.passed[g, seat]))}")
-    if int(state.n_in_trick[g]):
-        leader = int(state.leader[g])
-        played = [(leader + k) % n for k in range(int(state.n_in_trick[g]))]
-        trick = ", ".join(f"player_{s} {cards.card_name(int(state.trick[g, s]), symbols=True)}" for s in played)
-        lines.append(f"  trick: {trick}")
+    lines.extend(_trick_lines(state, g, n))
     broken = "broken" if state.spades_broken[g] else "not broken"
     lines.append(f"  tricks played {int(state.n_tricks[g])}/{engine.hand_size}, hearts {broken}")
     sides = ", ".join(f"side {s}: {int(state.scores[g, s])}" for s in range(engine.n_sides))
