@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from conftest import hand, whole_suit
 
 from spades_env import IllegalActionError, Rules, SpadesEngine
 from spades_env.cards import parse_card
-from spades_env.engine import BID, BLIND, OVER, PLAY
+from spades_env.engine import BID, BLIND, OVER, PLAY, dealing
 from spades_env.engine.check import check_state
 from spades_env.engine.state import FREE_LEAD, RESTRICTED_LEAD
 
@@ -343,3 +345,29 @@ def test_row_index_cache_stays_bounded_when_batch_sizes_vary():
     for b in range(1, 200):
         engine.legal_action_mask(engine.reset(np.arange(b)))
     assert len(engine._base) <= 8
+
+
+@pytest.mark.parametrize("preset", ["partnership", "cutthroat-3", "two-player", "hearts", "partnership-house"])
+def test_auto_reset_equals_restarting_finished_matches(preset):
+    """step(auto_reset=True) plays exactly the matches of step() + start_matches(splitmix64(key))."""
+    engine = SpadesEngine(preset)
+    a = engine.reset(np.arange(24))
+    b = a.copy()
+    rng = np.random.default_rng(3)
+    ended = 0
+    for _ in range(1500):
+        mask = engine.legal_action_mask(a)
+        actions = np.argmax(rng.random(mask.shape) * mask, axis=1)
+        ra = engine.step(a, actions, auto_reset=True)
+        rb = engine.step(b, actions)
+        over = np.flatnonzero(b.phase == OVER)
+        np.testing.assert_array_equal(rb.match_done, b.phase == OVER)
+        np.testing.assert_array_equal(ra.winner, np.where(rb.match_done, b.winner, -1))
+        engine.start_matches(b, over, dealing.splitmix64(b.key[over]))
+        ended += len(over)
+        for f in dataclasses.fields(a):
+            np.testing.assert_array_equal(getattr(a, f.name), getattr(b, f.name), err_msg=f.name)
+        np.testing.assert_array_equal(ra.match_done, rb.match_done)
+        np.testing.assert_array_equal(ra.score_delta, rb.score_delta)
+        assert not np.any(a.phase == OVER)
+    assert ended > 0

@@ -49,19 +49,17 @@ def select_kth(mask: np.ndarray, k: np.ndarray) -> np.ndarray:
     A binary search on popcounts narrows to a 16-bit window, then one table lookup.
     """
     k = np.asarray(k, dtype=np.int64)
-    low = mask & U64(0xFFFFFFFF)
-    count = np.bitwise_count(low).astype(np.int64)
+    count = np.bitwise_count(mask & U64(0xFFFFFFFF)).astype(np.int64)
     high = k >= count
-    window = np.where(high, mask >> U64(32), low)
+    shift = high.astype(np.uint64) * U64(32)
+    window = mask >> shift
     k = k - high * count
-    offset = high * 32
-    low = window & U64(0xFFFF)
-    count = np.bitwise_count(low).astype(np.int64)
+    count = np.bitwise_count(window & U64(0xFFFF)).astype(np.int64)
     high = k >= count
-    window = np.where(high, window >> U64(16), low)
+    step = high.astype(np.uint64) * U64(16)
+    window = (window >> step) & U64(0xFFFF)
     k = k - high * count
-    offset += high * 16
-    return offset + SELECT16[window.astype(np.int64) * 16 + k]
+    return (shift + step).astype(np.int64) + SELECT16[window.astype(np.int64) * 16 + k]
 
 
 def random_card(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:

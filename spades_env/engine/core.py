@@ -129,6 +129,9 @@ class StepResult:
     """(B, S) int64: points each side scored in this step (non-zero only at hand ends)."""
     finished: list[FinishedHands]
     """Details of the hands finished in this step (empty most steps)."""
+    winner: np.ndarray
+    """(B,) int64: the side that won a match ending in this step, else -1 (kept when
+    ``auto_reset`` starts the next match at once)."""
 
 
 class SpadesEngine:
@@ -162,6 +165,7 @@ class SpadesEngine:
                 elif suit == led:
                     self._power[led, c] = rank
         self._power_flat = self._power.reshape(-1)
+        self._seat_range = np.arange(r.n_players, dtype=I64)
         # PREFERRED[led_suit]: the cards a player must play if holding any (else any card).
         # Row -1 (FREE_LEAD) is empty; row -2 (RESTRICTED_LEAD) holds the cards of the other
         # suits than the unbroken one. Row -3 (LOWEST_CLUB_LEAD) is the lowest club of the deck,
@@ -184,6 +188,7 @@ class SpadesEngine:
         # No min_team_bid, mirror or fourteen: every bid 0..hand size is open (the usual case).
         self._every_bid_open = not (r.forced_bids or (r.partnership and r.min_team_bid))
         self._base: dict[int, np.ndarray] = {}
+        self._auto_reset = False  # set by each ``step``
         self._handlers = {
             BLIND: (self._check_mask, self._blind),
             BID: (self._check_bid, self._bid),
@@ -255,17 +260,21 @@ class SpadesEngine:
             raise ValueError("two-player Spades has no deal: give the draw pile order with 'piles' instead of 'deals'")
         if piles is not None and not self.rules.two_player:
             raise ValueError("'piles' is only for two-player Spades (n_players 2); give 'deals' instead")
+        if dealers is None:
+            dealer = dealing.first_dealer(keys, self.n_players)
+        else:
+            dealer = self._per_game(dealers, n, "dealers")
+            if np.any((dealer < 0) | (dealer >= self.n_players)):
+                raise ValueError(f"dealers must be seats in 0..{self.n_players - 1}, got {dealer}")
+        if hand_numbers is not None:
+            hand_numbers = self._per_game(hand_numbers, n, "hand_numbers")
+            if np.any(hand_numbers < 0):
+                raise ValueError(f"hand_numbers must be non-negative, got {hand_numbers}")
         state.key[g] = keys
-        state.dealer[g] = (
-            dealing.first_dealer(keys, self.n_players) if dealers is None else self._per_game(dealers, n, "dealers")
-        )
-        if np.any((state.dealer[g] < 0) | (state.dealer[g] >= self.n_players)):
-            raise ValueError(f"dealers must be seats in 0..{self.n_players - 1}, got {state.dealer[g]}")
+        state.dealer[g] = dealer
         state.scores[g] = 0 if scores is None else self._sides_array(scores, n, "scores")
         state.bags[g] = 0 if bags is None else self._sides_array(bags, n, "bags")
-        state.hand_number[g] = 0 if hand_numbers is None else self._per_game(hand_numbers, n, "hand_numbers")
-        if np.any(state.hand_number[g] < 0):
-            raise ValueError(f"hand_numbers must be non-negative, got {state.hand_number[g]}")
+        state.hand_number[g] = 0 if hand_numbers is None else hand_numbers
         state.winner[g] = -1
         state.n_redeals[g] = 0
         if piles is not None:
@@ -339,11 +348,13 @@ class SpadesEngine:
         state.deal[g] = deals
         if r.face_up_deal:
             state.face_up[g] = dealing.pick_cards(state.key[g], counter, deals, 4)
-        state.bemo[g] = -1
-        state.shown[g] = -1
+        if r.bemo:
+            state.bemo[g] = -1
+        if r.two_player:
+            state.shown[g] = -1
         state.trick[g] = -1
         state.n_in_trick[g] = 0
-        state.led_suit[g] = self._lead_state(np.zeros(len(g), bool))
+        state.led_suit[g] = self._lead_state(False)
         state.n_tricks[g] = 0
         state.tricks_won[g] = 0
         state.trick_winners[g] = -1
@@ -353,13 +364,18 @@ class SpadesEngine:
         state.spades_broken[g] = False
         state.voids[g] = 0
         state.history[g] = -1
-        state.hand_start_scores[g] = state.scores[g]
+        scores = state.scores[g]
+        state.hand_start_scores[g] = scores
         state.hand_start_bags[g] = state.bags[g]
-        state.looked[g] = ~self._blind_nil_allowed(state.scores[g])[:, self.side_of_seat]
         first = self.next_seat[state.dealer[g]]
         state.to_move[g] = first
         state.leader[g] = first
-        state.phase[g] = np.where(state.looked[g, first], BID, BLIND)
+        if r.blind_nil:
+            looked = ~self._blind_nil_allowed(scores)[:, self.side_of_seat]
+            state.looked[g] = looked
+            state.phase[g] = np.where(looked[np.arange(len(g)), first], BID, BLIND)
+        else:
+            state.phase[g] = BID
         if r.two_player:
             # Blind nil is declared before the draw, the non-dealer first; then the dealer draws [RULES 4].
             dealer = state.dealer[g]
@@ -443,8 +459,8 @@ class SpadesEngine:
     def _lead_state(self, broken: np.ndarray) -> np.ndarray:
         """``led_suit`` value before a lead: restricted while spades are unbroken."""
         if self.rules.spades_lead_anytime:
-            return np.full(broken.shape, FREE_LEAD, I64)
-        return np.where(broken, FREE_LEAD, RESTRICTED_LEAD)
+            return np.full(np.shape(broken), FREE_LEAD, I64)
+        return np.add(broken, RESTRICTED_LEAD, dtype=I64)  # RESTRICTED_LEAD + 1 == FREE_LEAD
 
     def _rows(self, b: int) -> np.ndarray:
         """``arange(b)``, kept for the last few batch sizes (callers' batches may vary freely)."""
@@ -599,12 +615,18 @@ class SpadesEngine:
         return np.where(state.phase == OVER, -1, state.to_move)
 
     # ------------------------------------------------------------------- step
-    def step(self, state: GameState, actions: np.ndarray, validate: bool = True) -> StepResult:
+    def step(
+        self, state: GameState, actions: np.ndarray, validate: bool = True, auto_reset: bool = False
+    ) -> StepResult:
         """Apply one action per game (for the player to move) in place.
 
         Games whose match is over must be given any value and are left unchanged
         only if ``validate`` is False; with validation an action for a finished
         match raises. Raises ``IllegalActionError`` naming the legal actions.
+        With ``auto_reset`` a game whose match ends starts a new match in the same
+        step (its new key is ``dealing.splitmix64`` of the old one, its first dealer
+        drawn from that key: the match ``start_matches`` would start), so its state
+        is never OVER; ``StepResult.match_done`` and ``winner`` tell what ended.
         """
         actions = np.asarray(actions, dtype=I64).reshape(-1)
         b = state.batch_size
@@ -615,7 +637,9 @@ class SpadesEngine:
             match_done=np.zeros(b, bool),
             score_delta=np.zeros((b, self.n_sides), I64),
             finished=[],
+            winner=np.full(b, -1, I64),
         )
+        self._auto_reset = auto_reset
         phase = state.phase
         if np.count_nonzero(phase == PLAY) == b:
             self._play(state, slice(None), self._rows(b), actions, result, validate)
@@ -833,21 +857,35 @@ class SpadesEngine:
 
     def _finish_tricks(self, state: GameState, sel, rows: np.ndarray, result: StepResult) -> None:
         """Score the completed trick of each selected game; its winner leads next."""
-        trick = state.trick[sel]
-        winner = np.argmax(self._power_flat[state.led_suit[sel][:, None] * 64 + trick], axis=1)
-        at = rows * self.n_players + winner
+        n = self.n_players
+        if isinstance(sel, slice):
+            trick = state.trick
+        else:  # flat (game, seat) cells: cheaper than gathering and scattering rows
+            cells = (rows * n)[:, None] + self._seat_range
+            trick = state.trick.reshape(-1)[cells]
+        # Each card's power in the led suit, times 8, plus its seat: the largest is the winner's.
+        # (argmax along a short axis is slow in NumPy; a few column maxima are not.)
+        keys = self._power_flat[state.led_suit[sel][:, None] * 64 + trick] * 8 + self._seat_range
+        best = keys[:, 0].copy()
+        for k in range(1, n):
+            np.maximum(best, keys[:, k], out=best)
+        winner = best & 7
+        at = rows * n + winner
         state.tricks_won.reshape(-1)[at] += 1
         if self._points is not None:
             state.points_taken.reshape(-1)[at] += self._points[trick].sum(axis=1)
         done = state.n_tricks[sel]
         at = rows * self.hand_size + done
         state.trick_winners.reshape(-1)[at] = winner
-        state.history.reshape(-1, self.n_players)[at] = trick
+        state.history.reshape(-1)[(at * n)[:, None] + self._seat_range] = trick
         done += 1
         state.n_tricks[sel] = done
         state.leader[sel] = winner
         state.to_move[sel] = winner
-        state.trick[sel] = -1
+        if isinstance(sel, slice):
+            state.trick.fill(-1)
+        else:
+            state.trick.reshape(-1)[cells] = -1
         state.n_in_trick[sel] = 0
         state.led_suit[sel] = self._lead_state(state.spades_broken[sel])
         ended = rows[done == self.hand_size]
@@ -855,65 +893,79 @@ class SpadesEngine:
             self._finish_hands(state, ended, result)
 
     def _finish_hands(self, state: GameState, g: np.ndarray, result: StepResult) -> None:
-        start_scores, start_bags = state.scores[g].copy(), state.bags[g].copy()
+        # ``g`` is an index array: every ``state.x[g]`` below is already a copy.
+        r = self.rules
+        tricks_won, bids, blind = state.tricks_won[g], state.bids[g], state.blind[g]
+        trick_winners, bemo, hand_number = state.trick_winners[g], state.bemo[g], state.hand_number[g]
+        scores = state.scores[g]
         if self.hearts:
-            taken = cards_taken(state.history[g], state.trick_winners[g], self.n_players)
-            delta = score_hearts_hand(self.rules, taken).delta
+            history = state.history[g]
+            delta = score_hearts_hand(r, cards_taken(history, trick_winners, self.n_players)).delta
             made = np.zeros(delta.shape, bool)
-            state.scores[g] += delta
-            state.hand_number[g] += 1
-            winner = hearts_match_winner(self.rules, state.scores[g], state.hand_number[g])
+            bags = state.bags[g]
+            scores += delta
+            winner = hearts_match_winner(r, scores, hand_number + 1)
         else:
-            score = score_hand(
-                self.rules,
-                state.bids[g],
-                state.blind[g],
-                state.tricks_won[g],
-                state.bags[g],
-                trick_winners=state.trick_winners[g],
-                bemo=state.bemo[g],
-            )
-            delta, made = score.delta, score.made
-            state.scores[g] += delta
-            state.bags[g] = score.bags
-            state.hand_number[g] += 1
-            winner = match_winner(self.rules, state.scores[g], state.hand_number[g], boston=score.boston)
+            score = score_hand(r, bids, blind, tricks_won, state.bags[g], trick_winners=trick_winners, bemo=bemo)
+            delta, made, bags = score.delta, score.made, score.bags
+            scores += delta
+            winner = match_winner(r, scores, hand_number + 1, boston=score.boston)
+            state.bags[g] = bags
+            history = state.history[g]
+        state.scores[g] = scores
+        state.hand_number[g] = hand_number + 1
         state.winner[g] = winner
         result.hand_done[g] = True
         result.score_delta[g] = delta
         result.match_done[g] = winner >= 0
+        n = len(g)
+        zeros = np.zeros((n, self.n_players), np.uint64)  # the fields of variants these rules lack
         result.finished.append(
             FinishedHands(
                 games=g,
-                deal=state.deal[g].copy(),
-                dealer=state.dealer[g].copy(),
-                history=state.history[g].copy(),
-                bids=state.bids[g].copy(),
-                blind=state.blind[g].copy(),
-                tricks_won=state.tricks_won[g].copy(),
-                trick_winners=state.trick_winners[g].copy(),
-                start_scores=start_scores,
-                start_bags=start_bags,
+                deal=state.deal[g],
+                dealer=state.dealer[g],
+                history=history,
+                bids=bids,
+                blind=blind,
+                tricks_won=tricks_won,
+                trick_winners=trick_winners,
+                start_scores=state.hand_start_scores[g],
+                start_bags=state.hand_start_bags[g],
                 delta=delta,
-                scores=state.scores[g].copy(),
-                bags=state.bags[g].copy(),
+                scores=scores,
+                bags=bags,
                 made=made,
-                bemo=state.bemo[g].copy(),
-                pile=state.pile[g].copy(),
-                discards=state.discards[g].copy(),
-                exchanged_out=state.exchanged_out[g].copy(),
-                passed=state.passed[g].copy(),
-                hand_number=state.hand_number[g] - 1,
-                points_taken=state.points_taken[g].copy(),
-                key=state.key[g].copy(),
+                bemo=bemo,
+                pile=state.pile[g] if r.two_player else state.pile[:n],
+                discards=state.discards[g] if r.two_player else zeros,
+                exchanged_out=state.exchanged_out[g] if r.two_player else zeros,
+                passed=state.passed[g] if self.hearts else zeros,
+                points_taken=state.points_taken[g] if self.hearts else np.zeros((n, self.n_players), I64),
+                hand_number=hand_number,
+                key=state.key[g],
             )
         )
+        result.winner[g] = winner
         over = winner >= 0
-        state.phase[g[over]] = OVER
-        cont = g[~over]
+        cont = g[~over] if over.any() else g
         state.dealer[cont] = self.next_seat[state.dealer[cont]]
-        state.n_redeals[cont] = 0
-        self._start_hand(state, cont)
+        if len(cont) < len(g):
+            ended = g[over]
+            if self._auto_reset:  # the next match starts in the same call as the next hands
+                keys = dealing.splitmix64(state.key[ended])
+                state.key[ended] = keys
+                state.dealer[ended] = dealing.first_dealer(keys, self.n_players)
+                state.scores[ended] = 0
+                state.bags[ended] = 0
+                state.hand_number[ended] = 0
+                state.winner[ended] = -1
+            else:
+                state.phase[ended] = OVER
+                g = cont
+        if self.rules.misdeal_weak_hand:
+            state.n_redeals[g] = 0
+        self._start_hand(state, g)
 
     # ---------------------------------------------------------------- helpers
     def _per_game(self, values, n: int, name: str) -> np.ndarray:

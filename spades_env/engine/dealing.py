@@ -18,11 +18,13 @@ _M2 = np.uint64(0x94D049BB133111EB)
 
 def splitmix64(x: np.ndarray) -> np.ndarray:
     """SplitMix64 finalizer of uint64 values (vectorized, wraps modulo 2**64)."""
-    with np.errstate(over="ignore"):
-        z = np.asarray(x, dtype=np.uint64) + _GOLDEN
-        z = (z ^ (z >> np.uint64(30))) * _M1
-        z = (z ^ (z >> np.uint64(27))) * _M2
-        return z ^ (z >> np.uint64(31))
+    z = np.asarray(x, dtype=np.uint64)
+    if z.ndim == 0:  # NumPy warns on scalar overflow only; arrays wrap silently (and fast)
+        return splitmix64(z.reshape(1))[0]
+    z = z + _GOLDEN
+    z = (z ^ (z >> np.uint64(30))) * _M1
+    z = (z ^ (z >> np.uint64(27))) * _M2
+    return z ^ (z >> np.uint64(31))
 
 
 def game_keys(seeds: np.ndarray | list[int]) -> np.ndarray:
@@ -35,9 +37,8 @@ def game_keys(seeds: np.ndarray | list[int]) -> np.ndarray:
 
 def stream(keys: np.ndarray, counter: np.ndarray | int, salt: int) -> np.ndarray:
     """A fresh uint64 per game for (key, counter, salt)."""
-    c = np.asarray(counter, dtype=np.uint64)
-    with np.errstate(over="ignore"):
-        mixed = splitmix64(c * np.uint64(1_000_003) + np.uint64(salt))
+    c = np.atleast_1d(np.asarray(counter, dtype=np.uint64))
+    mixed = splitmix64(c * np.uint64(1_000_003) + np.uint64(salt))
     return splitmix64(keys ^ mixed)
 
 
@@ -57,11 +58,18 @@ def deal_counter(hand_number: np.ndarray, n_redeals: np.ndarray | int = 0) -> np
 
 def shuffle(keys: np.ndarray, counter: np.ndarray, deck: tuple[int, ...]) -> np.ndarray:
     """Each game's shuffled deck: (B, len(deck)) int64 card ids (the two-player draw pile)."""
-    base = stream(keys, counter, salt=11)
-    positions = np.arange(len(deck), dtype=np.uint64)
-    sort_keys = splitmix64(base[:, None] ^ (positions * _GOLDEN))
-    order = np.argsort(sort_keys, axis=1, kind="stable")
+    order = np.argsort(_sort_keys(keys, counter, len(deck)), axis=1)
     return np.asarray(deck, dtype=np.int64)[order]
+
+
+def _sort_keys(keys: np.ndarray, counter: np.ndarray, n_cards: int) -> np.ndarray:
+    """(B, n_cards) uint64 random sort keys: a deck position's key orders it in the shuffle.
+
+    The 64-bit keys of one deal are distinct but for a chance of about 1e-16, so any sort
+    (stable or not, or a partition for a deal) gives the same shuffle.
+    """
+    base = stream(keys, counter, salt=11)
+    return splitmix64(base[:, None] ^ (np.arange(n_cards, dtype=np.uint64) * _GOLDEN))
 
 
 def pick_cards(keys: np.ndarray, counter: np.ndarray, masks: np.ndarray, k: int) -> np.ndarray:
@@ -84,7 +92,13 @@ def deal(keys: np.ndarray, hand_number: np.ndarray, deck: tuple[int, ...], n_pla
 
     ``hand_number`` is the deal counter (see ``deal_counter``).
     """
-    shuffled = shuffle(keys, hand_number, deck)
     hand_size = len(deck) // n_players
-    card_bits = bits.BIT[shuffled[:, : hand_size * n_players]].reshape(len(keys), n_players, hand_size)
-    return np.bitwise_or.reduce(card_bits, axis=2)
+    sort_keys = _sort_keys(keys, hand_number, len(deck))
+    cuts = tuple(k for k in range(hand_size, len(deck), hand_size))
+    # Only which cards land in which hand matters: a partition is cheaper than a sort for
+    # small batches (the hands of a few games that just finished one), a sort for large ones.
+    order = np.argpartition(sort_keys, cuts, axis=1) if len(keys) < 1024 else np.argsort(sort_keys, axis=1)
+    card_bits = bits.BIT[np.asarray(deck, dtype=np.int64)][order[:, : hand_size * n_players]].reshape(-1)
+    # A hand is the OR of its cards' bits; the bits are distinct, so a segmented sum is the same.
+    hands = np.add.reduceat(card_bits, np.arange(0, card_bits.size, hand_size))
+    return hands.reshape(len(keys), n_players)

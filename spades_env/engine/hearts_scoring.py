@@ -19,7 +19,7 @@ import numpy as np
 
 from spades_env import cards
 from spades_env.engine import bits
-from spades_env.engine.scoring import side_matrix
+from spades_env.engine.scoring import per_side
 from spades_env.rules import Rules
 
 #: The queen of spades and the jack of diamonds (card ids).
@@ -93,7 +93,7 @@ def score_hearts_hand(rules: Rules, taken: np.ndarray) -> HeartsScore:
         moon_penalty = np.where(hit, MOON_POINTS, 0)
     seat_delta = np.where(shot, moon_penalty, penalty) + JACK_POINTS * jack
     return HeartsScore(
-        points=penalty + JACK_POINTS * jack, moon=moon, seat_delta=seat_delta, delta=seat_delta @ side_matrix(rules)
+        points=penalty + JACK_POINTS * jack, moon=moon, seat_delta=seat_delta, delta=per_side(rules, seat_delta)
     )
 
 

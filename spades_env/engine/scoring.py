@@ -7,6 +7,7 @@ worked examples of RULES.md section 3 directly.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -19,6 +20,29 @@ def side_matrix(rules: Rules) -> np.ndarray:
     for seat in range(rules.n_players):
         m[seat, rules.side_of_seat(seat)] = 1
     return m
+
+
+@lru_cache(maxsize=64)
+def _seats_by_side(rules: Rules) -> str | np.ndarray:
+    """How ``per_side`` sums seats: "own" (a side per seat), "alternate" (side = seat mod n_sides)
+    or else the side matrix."""
+    sides = [rules.side_of_seat(s) for s in range(rules.n_players)]
+    if sides == list(range(rules.n_players)):
+        return "own"
+    if sides == [s % rules.n_sides for s in range(rules.n_players)] and rules.n_players == 2 * rules.n_sides:
+        return "alternate"
+    return side_matrix(rules)
+
+
+def per_side(rules: Rules, per_seat: np.ndarray) -> np.ndarray:
+    """(G, n_players) seat values summed into (G, n_sides) side values."""
+    how = _seats_by_side(rules)
+    if isinstance(how, str):
+        if how == "own":
+            return per_seat
+        s = rules.n_sides
+        return per_seat[:, :s] + per_seat[:, s:]
+    return per_seat @ how
 
 
 @dataclass
@@ -68,15 +92,14 @@ def score_hand(
     tricks = np.asarray(tricks, dtype=np.int64)
     blind = np.asarray(blind, dtype=bool)
     bags = np.asarray(bags, dtype=np.int64)
-    sides = side_matrix(rules)
 
     nil = bids == 0
     nil_value = np.where(blind, rules.blind_nil_bonus, rules.nil_bonus)
-    nil_points = np.where(nil, np.where(tricks == 0, nil_value, -nil_value), 0) @ sides
-    failed_nil_tricks = np.where(nil, tricks, 0) @ sides
+    nil_points = per_side(rules, np.where(nil, np.where(tricks == 0, nil_value, -nil_value), 0))
+    failed_nil_tricks = per_side(rules, np.where(nil, tricks, 0))
 
-    contract = np.where(nil, 0, bids) @ sides
-    taken = np.where(nil, 0, tricks) @ sides
+    contract = per_side(rules, np.where(nil, 0, bids))
+    taken = per_side(rules, np.where(nil, 0, tricks))
     made = taken >= contract
     over = np.where(made, taken - contract, 0)
     if rules.set_penalty == "bid":
