@@ -189,6 +189,7 @@ class SpadesEngine:
         self._every_bid_open = not (r.forced_bids or (r.partnership and r.min_team_bid))
         self._base: dict[int, np.ndarray] = {}
         self._auto_reset = False  # set by each ``step``
+        self._spans: dict[int, np.ndarray] = {}
         self._handlers = {
             BLIND: (self._check_mask, self._blind),
             BID: (self._check_bid, self._bid),
@@ -344,36 +345,39 @@ class SpadesEngine:
             state.exchanged_in[g] = 0
         elif deals is None:
             deals = dealing.deal(state.key[g], counter, self.deck, self.n_players)
-        state.hands[g] = deals
-        state.deal[g] = deals
+        n, t = self.n_players, self.hand_size
+        seats = self._cells(g, n)  # flat (game, seat) cells of the (B, N) fields
+        state.hands.reshape(-1)[seats] = deals
+        state.deal.reshape(-1)[seats] = deals
         if r.face_up_deal:
             state.face_up[g] = dealing.pick_cards(state.key[g], counter, deals, 4)
         if r.bemo:
             state.bemo[g] = -1
         if r.two_player:
             state.shown[g] = -1
-        state.trick[g] = -1
+        state.trick.reshape(-1)[seats] = -1
         state.n_in_trick[g] = 0
         state.led_suit[g] = self._lead_state(False)
         state.n_tricks[g] = 0
-        state.tricks_won[g] = 0
-        state.trick_winners[g] = -1
-        state.bids[g] = -1
-        state.blind[g] = False
+        state.tricks_won.reshape(-1)[seats] = 0
+        state.trick_winners.reshape(-1)[self._cells(g, t)] = -1
+        state.bids.reshape(-1)[seats] = -1
+        state.blind.reshape(-1)[seats] = False
         state.n_bids[g] = 0
         state.spades_broken[g] = False
         state.voids[g] = 0
-        state.history[g] = -1
-        scores = state.scores[g]
-        state.hand_start_scores[g] = scores
-        state.hand_start_bags[g] = state.bags[g]
+        state.history.reshape(-1)[self._cells(g, t * n)] = -1
+        sides = self._cells(g, self.n_sides)
+        scores = state.scores.reshape(-1)[sides]
+        state.hand_start_scores.reshape(-1)[sides] = scores
+        state.hand_start_bags.reshape(-1)[sides] = state.bags.reshape(-1)[sides]
         first = self.next_seat[state.dealer[g]]
         state.to_move[g] = first
         state.leader[g] = first
         if r.blind_nil:
             looked = ~self._blind_nil_allowed(scores)[:, self.side_of_seat]
-            state.looked[g] = looked
-            state.phase[g] = np.where(looked[np.arange(len(g)), first], BID, BLIND)
+            state.looked.reshape(-1)[seats] = looked
+            state.phase[g] = np.where(looked.reshape(-1)[np.arange(len(g)) * n + first], BID, BLIND)
         else:
             state.phase[g] = BID
         if r.two_player:
@@ -461,6 +465,17 @@ class SpadesEngine:
         if self.rules.spades_lead_anytime:
             return np.full(np.shape(broken), FREE_LEAD, I64)
         return np.add(broken, RESTRICTED_LEAD, dtype=I64)  # RESTRICTED_LEAD + 1 == FREE_LEAD
+
+    def _cells(self, g: np.ndarray, width: int) -> np.ndarray:
+        """(G, width) flat indices of rows ``g`` of a C-contiguous (B, width...) array.
+
+        NumPy's fancy row indexing (``a[g] = v`` on a 2-D array) is several times slower
+        than a flat scatter or ``a.take(g, axis=0)``; the hot paths use these instead.
+        """
+        span = self._spans.get(width)
+        if span is None:
+            span = self._spans[width] = np.arange(width, dtype=I64)
+        return (g * width)[:, None] + span
 
     def _rows(self, b: int) -> np.ndarray:
         """``arange(b)``, kept for the last few batch sizes (callers' batches may vary freely)."""
@@ -661,7 +676,7 @@ class SpadesEngine:
     # -------------------------------------------------------------- validation
     def _check_play(self, state: GameState, idx: np.ndarray, a: np.ndarray) -> None:
         """Card plays of a mixed batch, checked before any game of the batch changes."""
-        hand = state.hands[idx, state.to_move[idx]]
+        hand = state.hands.reshape(-1)[idx * self.n_players + state.to_move[idx]]
         self._check_cards(state, idx, self._legal_cards(hand, state.led_suit[idx], state.n_tricks[idx]), a)
 
     def _check_cards(self, state: GameState, rows: np.ndarray, legal: np.ndarray, a: np.ndarray) -> None:
@@ -705,10 +720,11 @@ class SpadesEngine:
     # ---------------------------------------------------------------- phases
     def _blind(self, state: GameState, idx: np.ndarray, a: np.ndarray) -> None:
         seat = state.to_move[idx]
+        at = idx * self.n_players + seat
         declared = a == self.layout.blind_nil
-        state.looked[idx, seat] = True
-        state.blind[idx, seat] = declared
-        state.bids[idx, seat] = np.where(declared, 0, -1)
+        state.looked.reshape(-1)[at] = True
+        state.blind.reshape(-1)[at] = declared
+        state.bids.reshape(-1)[at] = np.where(declared, 0, -1)
         state.n_bids[idx] += declared
         if self.rules.two_player:
             # Both blind-nil choices come before the draw: the non-dealer's, then the dealer's.
@@ -780,8 +796,7 @@ class SpadesEngine:
                 state.n_redeals[g] += 1
                 self._start_hand(state, g)
                 idx, a = idx[~redeal], a[~redeal]
-        seat = state.to_move[idx]
-        state.bids[idx, seat] = a - self.layout.bid_offset
+        state.bids.reshape(-1)[idx * self.n_players + state.to_move[idx]] = a - self.layout.bid_offset
         state.n_bids[idx] += 1
         self._next_bidder(state, idx)
 
@@ -823,7 +838,7 @@ class SpadesEngine:
         more = idx[~done]
         nxt = self.next_seat[state.to_move[more]]
         state.to_move[more] = nxt
-        state.phase[more] = np.where(state.looked[more, nxt], BID, BLIND)
+        state.phase[more] = np.where(state.looked.reshape(-1)[more * self.n_players + nxt], BID, BLIND)
 
     def _play(
         self, state: GameState, sel, rows: np.ndarray, card: np.ndarray, result: StepResult, validate: bool
@@ -895,53 +910,56 @@ class SpadesEngine:
     def _finish_hands(self, state: GameState, g: np.ndarray, result: StepResult) -> None:
         # ``g`` is an index array: every ``state.x[g]`` below is already a copy.
         r = self.rules
-        tricks_won, bids, blind = state.tricks_won[g], state.bids[g], state.blind[g]
-        trick_winners, bemo, hand_number = state.trick_winners[g], state.bemo[g], state.hand_number[g]
-        scores = state.scores[g]
+        take = lambda a: a.take(g, axis=0)  # noqa: E731  (faster than a[g] for 2-D rows)
+        tricks_won, bids, blind = take(state.tricks_won), take(state.bids), take(state.blind)
+        trick_winners, bemo, hand_number = take(state.trick_winners), take(state.bemo), state.hand_number[g]
+        sides = self._cells(g, self.n_sides)
+        scores = state.scores.reshape(-1)[sides]
         if self.hearts:
-            history = state.history[g]
+            history = take(state.history)
             delta = score_hearts_hand(r, cards_taken(history, trick_winners, self.n_players)).delta
             made = np.zeros(delta.shape, bool)
-            bags = state.bags[g]
+            bags = state.bags.reshape(-1)[sides]
             scores += delta
             winner = hearts_match_winner(r, scores, hand_number + 1)
         else:
-            score = score_hand(r, bids, blind, tricks_won, state.bags[g], trick_winners=trick_winners, bemo=bemo)
+            bags = state.bags.reshape(-1)[sides]
+            score = score_hand(r, bids, blind, tricks_won, bags, trick_winners=trick_winners, bemo=bemo)
             delta, made, bags = score.delta, score.made, score.bags
             scores += delta
             winner = match_winner(r, scores, hand_number + 1, boston=score.boston)
-            state.bags[g] = bags
-            history = state.history[g]
-        state.scores[g] = scores
+            state.bags.reshape(-1)[sides] = bags
+            history = take(state.history)
+        state.scores.reshape(-1)[sides] = scores
         state.hand_number[g] = hand_number + 1
         state.winner[g] = winner
         result.hand_done[g] = True
-        result.score_delta[g] = delta
+        result.score_delta.reshape(-1)[sides] = delta
         result.match_done[g] = winner >= 0
         n = len(g)
         zeros = np.zeros((n, self.n_players), np.uint64)  # the fields of variants these rules lack
         result.finished.append(
             FinishedHands(
                 games=g,
-                deal=state.deal[g],
+                deal=take(state.deal),
                 dealer=state.dealer[g],
                 history=history,
                 bids=bids,
                 blind=blind,
                 tricks_won=tricks_won,
                 trick_winners=trick_winners,
-                start_scores=state.hand_start_scores[g],
-                start_bags=state.hand_start_bags[g],
+                start_scores=state.hand_start_scores.reshape(-1)[sides],
+                start_bags=state.hand_start_bags.reshape(-1)[sides],
                 delta=delta,
                 scores=scores,
                 bags=bags,
                 made=made,
                 bemo=bemo,
-                pile=state.pile[g] if r.two_player else state.pile[:n],
-                discards=state.discards[g] if r.two_player else zeros,
-                exchanged_out=state.exchanged_out[g] if r.two_player else zeros,
-                passed=state.passed[g] if self.hearts else zeros,
-                points_taken=state.points_taken[g] if self.hearts else np.zeros((n, self.n_players), I64),
+                pile=take(state.pile) if r.two_player else state.pile[:n],
+                discards=take(state.discards) if r.two_player else zeros,
+                exchanged_out=take(state.exchanged_out) if r.two_player else zeros,
+                passed=take(state.passed) if self.hearts else zeros,
+                points_taken=take(state.points_taken) if self.hearts else np.zeros((n, self.n_players), I64),
                 hand_number=hand_number,
                 key=state.key[g],
             )
@@ -956,8 +974,8 @@ class SpadesEngine:
                 keys = dealing.splitmix64(state.key[ended])
                 state.key[ended] = keys
                 state.dealer[ended] = dealing.first_dealer(keys, self.n_players)
-                state.scores[ended] = 0
-                state.bags[ended] = 0
+                state.scores.reshape(-1)[self._cells(ended, self.n_sides)] = 0
+                state.bags.reshape(-1)[self._cells(ended, self.n_sides)] = 0
                 state.hand_number[ended] = 0
                 state.winner[ended] = -1
             else:
