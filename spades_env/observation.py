@@ -147,8 +147,9 @@ class ObservationEncoder:
         self.low[self.slices["score"]] = -SCORE_CLIP
         self.high[self.slices["score"]] = SCORE_CLIP
         self.high[self.slices["target"]] = max(1.0, self.rules.target_score / 1000)
-        # Card masks are unpacked in one go: hand, played (N), trick (N)[, all_hands (N)]
-        # [, face_up (N)][, shown, discards, seen], then the void bits as one more uint64.
+        # ``_encode_one`` unpacks the card masks in one go: hand, played (N), trick (N)[, all_hands
+        # (N)][, face_up (N)][, shown, discards, seen], then the void bits as one more uint64;
+        # the batched ``encode`` places them (and every other 0/1 entry) with ``BitRows``.
         self._cards_end = self.slices["led_suit"].start
         self._void_lane = np.uint64((1 << (4 * n)) - 1)
         self._side_of_seat = engine.side_of_seat
