@@ -66,14 +66,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from spades_env.bitrows import BitRows
 from spades_env.engine.core import SpadesEngine
 from spades_env.engine.state import DRAW, N_SPADES_PHASES, OVER, PLAY, GameState
 
 VERSION = 2
 #: Scores are divided by the target score and clipped to this magnitude.
 SCORE_CLIP = 4.0
-#: Rows assembled at a time (keeps the float32 output of a chunk in cache).
-_CHUNK = 512
 
 
 def lay_out(blocks: list[tuple[str, tuple[int, ...]]]) -> tuple[dict[str, tuple[int, ...]], dict[str, slice], int]:
@@ -148,15 +147,11 @@ class ObservationEncoder:
         self.low[self.slices["score"]] = -SCORE_CLIP
         self.high[self.slices["score"]] = SCORE_CLIP
         self.high[self.slices["target"]] = max(1.0, self.rules.target_score / 1000)
-        # Card masks are unpacked in one go: hand, played (N), trick (N)[, all_hands (N)]
-        # [, face_up (N)][, shown, discards, seen], then the void bits as one more uint64.
+        # ``_encode_one`` unpacks the card masks in one go: hand, played (N), trick (N)[, all_hands
+        # (N)][, face_up (N)][, shown, discards, seen], then the void bits as one more uint64;
+        # the batched ``encode`` places them (and every other 0/1 entry) with ``BitRows``.
         self._cards_end = self.slices["led_suit"].start
-        self._n_masks = self._cards_end // c + 1
-        self._void_width = np.uint64(4 * n)
         self._void_lane = np.uint64((1 << (4 * n)) - 1)
-        self._rel = np.arange(n, dtype=np.int64)
-        self._bid_values = np.arange(self.n_bid_values, dtype=np.int64)
-        self._suits = np.arange(4, dtype=np.int64)
         self._side_of_seat = engine.side_of_seat
         self._bit = np.left_shift(np.uint64(1), np.arange(64, dtype=np.uint64))
         self._bit[63] = 0  # trick entries of -1 index the last element: no card
@@ -165,10 +160,9 @@ class ObservationEncoder:
         self._target = np.float32(self.rules.target_score / 1000)
         self._trick_scale = np.float32(1.0 / engine.hand_size)
         self._offset = {name: sl.start for name, sl in self.slices.items()}
-        self._bid_at = self._offset["bid"] + self._rel * self.n_bid_values  # (N,) start of each seat's one-hot
-        self._buffers: dict[int, np.ndarray] = {}
         # The real-valued blocks come last, contiguous, so one slice holds them all.
         self._real_start = self._offset["tricks_won"]
+        self._plan_sources()
 
     # ------------------------------------------------------------------ layout
     def view(self, obs: np.ndarray, name: str) -> np.ndarray:
@@ -181,12 +175,80 @@ class ObservationEncoder:
         return "\n".join(rows)
 
     # ------------------------------------------------------------------ encode
-    def _staging(self, g: int) -> np.ndarray:
-        """A reusable flat uint8 buffer of g rows plus one spare byte for discarded writes."""
-        buf = self._buffers.get(g)
-        if buf is None:
-            buf = self._buffers[g] = np.zeros(g * self.size + 1, np.uint8)
-        return buf
+    def _plan_sources(self) -> None:
+        """The bit sources of the 0/1 part of the row (``BitRows``), in layout order."""
+        n, s, c, k, o = self.n_players, self.n_sides, self.n_cards, self.n_bid_values, self._offset
+        r = self.rules
+        sources: list[tuple[str, int, int]] = [("hand", 0, c)]
+        sources += [(f"played{j}", o["played"] + j * c, c) for j in range(n)]
+        sources += [(f"trick{j}", o["trick"] + j * c, c) for j in range(n)]
+        if self.perfect_information:
+            sources += [(f"all_hands{j}", o["all_hands"] + j * c, c) for j in range(n)]
+        if r.face_up_deal:
+            sources += [(f"face_up{j}", o["face_up"] + j * c, c) for j in range(n)]
+        if r.two_player:
+            sources += [(name, o[name], c) for name in ("shown", "discards", "seen")]
+        # led_suit then leader; the per-seat bids; has_bid, nil, blind_nil, voids, spades_broken;
+        # [bemo]; phase, to_move, dealer: each run of blocks is contiguous in the layout.
+        sources.append(("led_leader", o["led_suit"], 4 + n))
+        sources += [(f"bid{j}", o["bid"] + j * k, k) for j in range(n)]
+        sources.append(("flags", o["has_bid"], 7 * n + 1))
+        if r.bemo:
+            sources += [(f"bemo{j}", o["bemo"] + 3 * j, 3) for j in range(s)]
+        sources.append(("phase_block", o["phase"], N_SPADES_PHASES + 2 * n))
+        assert o["voids"] == o["has_bid"] + 3 * n and o["spades_broken"] == o["voids"] + 4 * n
+        assert o["leader"] == o["led_suit"] + 4 and o["to_move"] == o["phase"] + N_SPADES_PHASES
+        self._row = {name: i for i, (name, _, _) in enumerate(sources)}
+        self._bitrows = BitRows([p for _, p, _ in sources], [w for _, _, w in sources], self._real_start, self.size)
+        one = np.uint64(1)
+        seat_pairs = np.arange(n * n)
+        rel = (seat_pairs // n - seat_pairs % n) % n  # [x * n + seat]: relative seat of x seen from seat
+        # [seat, j]: absolute seat of relative seat j; [:s] its side.
+        self._rot_t = np.ascontiguousarray((np.arange(n)[None, :] + np.arange(n)[:, None]) % n)  # [j, seat]
+        self._side_rot_t = np.ascontiguousarray(self._side_of_seat[self._rot_t[:s]])  # [j, seat]
+        # led_suit (FREE/RESTRICTED/LOWEST_CLUB lead: nothing) + leader while playing, by
+        # [(led + 3) * 2 + playing][leader * n + seat].
+        led = np.array([0, 0, 0, 1, 2, 4, 8], np.uint64)
+        leader = np.left_shift(one, (4 + rel).astype(np.uint64))
+        self._led_leader = led[:, None, None] | (np.array([0, 1], np.uint64)[:, None] * leader[None, :])[None]
+        self._led_leader = np.ascontiguousarray(self._led_leader.reshape(-1))
+        self._n2 = n * n
+        # bid one-hot of value b at [b]; the last entry (b = -1: no bid) is 0.
+        self._bid_bits = np.r_[np.left_shift(one, np.arange(k, dtype=np.uint64)), np.uint64(0)]
+        # has_bid, nil, blind_nil bits of relative seat j: [(j * (k + 1) + bid + 1) * 2 + blind].
+        j, b, blind = np.meshgrid(np.arange(n), np.arange(-1, k), np.arange(2), indexing="ij")
+        flags = (b >= 0).astype(np.uint64) << j.astype(np.uint64)
+        flags |= (b == 0).astype(np.uint64) << (n + j).astype(np.uint64)
+        flags |= blind.astype(np.uint64) << (2 * n + j).astype(np.uint64)
+        self._flag_bits = flags.reshape(-1)
+        self._flag_base = (np.arange(n, dtype=np.int64) * (k + 1) * 2 + 2)[:, None]
+        self._void_shift = (4 * np.arange(n)).astype(np.uint64)
+        self._void_back = (4 * n - 4 * np.arange(n)).astype(np.uint64)
+        self._flag_width = np.uint64(3 * n)
+        self._broken_at = np.uint64(7 * n)
+        # phase one-hot, to_move (not when over), dealer: [(phase * n + to_move) * n + seat] and [dealer * n + seat].
+        ph, x = np.meshgrid(np.arange(8), seat_pairs, indexing="ij")
+        block = np.left_shift(one, ph.astype(np.uint64)) * (ph < N_SPADES_PHASES)
+        block |= np.left_shift(one, (N_SPADES_PHASES + rel[x]).astype(np.uint64)) * (ph != OVER)
+        self._phase_to_move = block.reshape(-1)
+        self._dealer_bits = np.left_shift(one, (N_SPADES_PHASES + n + rel).astype(np.uint64))
+        self._bemo_bits = np.array([1, 2, 4, 0], np.uint64)  # [bemo], -1 (undecided) last
+        # tricks_won / hand size for every possible count, computed as a batch of counts would be.
+        self._trick_values = np.empty(self.engine.hand_size + 1, np.float32)
+        np.multiply(np.arange(self.engine.hand_size + 1, dtype=np.int64), self._trick_scale, out=self._trick_values)
+        self._batch: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+    def _batch_buffers(self, g: int) -> tuple[np.ndarray, np.ndarray]:
+        """Reusable (sources, real-valued tail) buffers of g rows."""
+        bufs = self._batch.get(g)
+        if bufs is None:
+            if len(self._batch) >= 8:
+                self._batch.clear()
+            bufs = self._batch[g] = (
+                np.empty((self._bitrows.n_sources, g), np.uint64),
+                np.empty((self.size - self._real_start, g), np.float32),
+            )
+        return bufs
 
     def encode(
         self,
@@ -207,81 +269,83 @@ class ObservationEncoder:
         if g == 1:  # one game (the AEC and Gymnasium envs): plain Python beats many tiny array ops
             self._encode_one(state, int(games[0]), int(seats[0]), out[0])
             return out
-        n, s, o = self.n_players, self.n_sides, self._offset
-        # The 0/1 entries are gathered in a uint8 buffer (one-hots scattered through flat
-        # indices; invalid ones land on the spare last byte), then cast once into ``out``.
-        flat_u8 = self._staging(g)
-        flat_u8[:-1] = 0
-        u8 = flat_u8[:-1].reshape(g, d)
-        b8 = u8.view(bool)
-        spare = g * d
-        row = np.arange(g, dtype=np.int64) * d
-        rel = seats[:, None] + self._rel
-        rel %= n  # (G, N) absolute seat of each relative seat
-        at = games[:, None] * n + rel
+        if g == 0:
+            return out
+        if not out.flags.c_contiguous:
+            out[:] = self.encode(state, games, seats)
+            return out
+        n, s, row = self.n_players, self.n_sides, self._row
+        src, real = self._batch_buffers(g)
+        # (N, G) flat state index of each relative seat's entry; (S, G) of each relative side's.
+        at = np.take(self._rot_t, seats, axis=1)
+        at += games * n
+        side_at = np.take(self._side_rot_t, seats, axis=1)
+        side_at += games * s
 
-        hands = state.hands.reshape(-1)[at]
-        masks = np.empty((g, self._n_masks), np.uint64)
-        masks[:, 0] = np.where(state.looked.reshape(-1)[at[:, 0]], hands[:, 0], np.uint64(0))
-        masks[:, 1 : 1 + n] = state.deal.reshape(-1)[at] & ~hands
-        masks[:, 1 + n : 1 + 2 * n] = self._bit[state.trick.reshape(-1)[at]]
-        k = 1 + 2 * n
+        # Card masks: hand (once looked), played (dealt and no longer held), trick, ...
+        hands = np.take(state.hands.reshape(-1), at)
+        np.multiply(hands[0], np.take(state.looked.reshape(-1), at[0]), out=src[0])
+        played = src[row["played0"] : row["played0"] + n]
+        np.take(state.deal.reshape(-1), at, out=played, mode="wrap")
+        played &= ~hands
+        trick = np.take(state.trick.reshape(-1), at)
+        np.take(self._bit, trick, out=src[row["trick0"] : row["trick0"] + n], mode="wrap")  # -1: no card
         if self.perfect_information:
-            masks[:, k : k + n] = hands
-            k += n
+            src[row["all_hands0"] : row["all_hands0"] + n] = hands
         if self.rules.face_up_deal:
-            masks[:, k : k + n] = state.face_up.reshape(-1)[at] & hands  # visible until played
-            k += n
+            face_up = src[row["face_up0"] : row["face_up0"] + n]
+            np.take(state.face_up.reshape(-1), at, out=face_up, mode="wrap")
+            face_up &= hands  # visible until played
+        phase = state.phase[games]
         if self.rules.two_player:
             # Only the drawer sees the card the pile shows; discards and seen cards are private.
-            drawer = (state.phase[games] == DRAW) & (state.to_move[games] == seats)
-            masks[:, k] = np.where(drawer, self._bit[state.shown[games]], np.uint64(0))
-            own = at[:, 0]
-            masks[:, k + 1] = state.discards.reshape(-1)[own] | state.exchanged_out.reshape(-1)[own]
-            masks[:, k + 2] = state.seen.reshape(-1)[own]
-        # Void bits (bit 4 * seat + suit) rotated so that the observer's seat comes first.
-        voids = state.voids[games].astype(np.uint64)
-        shift = (4 * seats).astype(np.uint64)
-        masks[:, -1] = ((voids >> shift) | (voids << (self._void_width - shift))) & self._void_lane
-        # Each uint64 is 8 little-endian bytes; unpack and keep the card bits of each.
-        c = self.n_cards
-        card_bits = np.unpackbits(masks.view(np.uint8), bitorder="little").reshape(g, self._n_masks, 64)
-        u8[:, : self._cards_end].reshape(g, self._n_masks - 1, c)[:] = card_bits[:, :-1, :c]
+            drawer = (phase == DRAW) & (state.to_move[games] == seats)
+            src[row["shown"]] = np.where(drawer, self._bit[state.shown[games]], np.uint64(0))
+            own = at[0]
+            src[row["discards"]] = state.discards.reshape(-1)[own] | state.exchanged_out.reshape(-1)[own]
+            src[row["seen"]] = state.seen.reshape(-1)[own]
 
-        phase = state.phase[games]
-        led = state.led_suit[games]
-        flat_u8[np.where(led >= 0, row + o["led_suit"] + led, spare)] = 1
-        flat_u8[np.where(phase == PLAY, row + o["leader"] + (state.leader[games] - seats) % n, spare)] = 1
-        bids = state.bids.reshape(-1)[at]
-        has_bid = bids >= 0
-        flat_u8[np.where(has_bid, row[:, None] + self._bid_at + bids, spare)] = 1
-        b8[:, self.slices["has_bid"]] = has_bid
-        b8[:, self.slices["nil"]] = bids == 0
-        b8[:, self.slices["blind_nil"]] = state.blind.reshape(-1)[at]
-        u8[:, self.slices["voids"]] = card_bits[:, -1, : 4 * n]
-        b8[:, self.slices["spades_broken"]] = state.spades_broken[games][:, None]
-        flat_u8[row + o["phase"] + phase] = 1
+        # One-hots and flags, each a small table lookup.
+        leader = state.leader[games] * n
+        leader += seats
+        leader += (state.led_suit[games] * 2 + (phase == PLAY) + 6) * self._n2
+        np.take(self._led_leader, leader, out=src[row["led_leader"]], mode="wrap")
+        bids = np.take(state.bids.reshape(-1), at)
+        np.take(self._bid_bits, bids, out=src[row["bid0"] : row["bid0"] + n], mode="wrap")
+        bids *= 2
+        bids += self._flag_base
+        bids += np.take(state.blind.reshape(-1), at)
+        flags = np.bitwise_or.reduce(np.take(self._flag_bits, bids), axis=0)
+        voids = state.voids[games].view(np.uint64)
+        rot = voids >> np.take(self._void_shift, seats)
+        voids <<= np.take(self._void_back, seats)
+        rot |= voids
+        rot &= self._void_lane
+        rot <<= self._flag_width
+        flags |= rot
+        flags |= state.spades_broken[games].astype(np.uint64) << self._broken_at
+        src[row["flags"]] = flags
         if self.rules.bemo:
-            bemo = state.bemo.reshape(-1)[games[:, None] * s + self._side_of_seat[rel[:, :s]]]  # (G, S)
-            flat_u8[np.where(bemo >= 0, row[:, None] + o["bemo"] + 3 * self._rel[:s] + bemo, spare)] = 1
-        flat_u8[np.where(phase != OVER, row + o["to_move"] + (state.to_move[games] - seats) % n, spare)] = 1
-        flat_u8[row + o["dealer"] + (state.dealer[games] - seats) % n] = 1
+            bemo = np.take(state.bemo.reshape(-1), side_at)
+            np.take(self._bemo_bits, bemo, out=src[row["bemo0"] : row["bemo0"] + s], mode="wrap")
+        to_move = phase * n
+        to_move += state.to_move[games]
+        to_move *= n
+        to_move += seats
+        block = np.take(self._phase_to_move, to_move)
+        dealer = state.dealer[games] * n
+        dealer += seats
+        np.bitwise_or(block, np.take(self._dealer_bits, dealer), out=src[row["phase_block"]])
+        self._bitrows.expand(src, out)
 
-        # Real-valued entries (tricks, scores, bags, target), in a small contiguous buffer.
-        real = np.empty((g, d - self._real_start), np.float32)
-        np.multiply(state.tricks_won.reshape(-1)[at], self._trick_scale, out=real[:, :n])
-        side_at = games[:, None] * s + self._side_of_seat[rel[:, :s]]  # (G, S) each relative side
-        score = real[:, n : n + s]
-        np.multiply(state.scores.reshape(-1)[side_at], self._score_scale, out=score)
+        # Real-valued entries (tricks, scores, bags, target) by column, then into their place.
+        np.take(self._trick_values, np.take(state.tricks_won.reshape(-1), at), out=real[:n], mode="clip")
+        score = real[n : n + s]
+        np.multiply(np.take(state.scores.reshape(-1), side_at), self._score_scale, out=score)
         np.clip(score, -SCORE_CLIP, SCORE_CLIP, out=score)
-        np.multiply(state.bags.reshape(-1)[side_at], self._bag_scale, out=real[:, n + s : n + 2 * s])
-        real[:, -1] = self._target
-        # Assemble in row chunks that stay in cache: cast the 0/1 part, then the real part.
-        for lo in range(0, g, _CHUNK):
-            hi = lo + _CHUNK
-            chunk = out[lo:hi]
-            np.copyto(chunk, u8[lo:hi], casting="unsafe")
-            chunk[:, self._real_start :] = real[lo:hi]
+        np.multiply(np.take(state.bags.reshape(-1), side_at), self._bag_scale, out=real[n + s : n + 2 * s])
+        real[-1] = self._target
+        out[:, self._real_start :] = real.T
         return out
 
     def _encode_one(self, state: GameState, g: int, seat: int, out: np.ndarray) -> None:

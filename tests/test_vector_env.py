@@ -9,6 +9,7 @@ from spades_env import IllegalActionError, Rules, SpadesEngine, VectorSpades, li
 from spades_env.engine import OVER
 from spades_env.engine.records import verify
 from spades_env.envs import DecisionContext
+from spades_env.envs.vector import sample_legal
 from spades_env.observation import ObservationEncoder
 
 RULE_SETS = list_presets() + [Rules(partnership=False, n_players=3), Rules(partnership=False, n_players=6)]
@@ -168,3 +169,42 @@ def test_bad_options():
         VectorSpades(num_envs=0)
     with pytest.raises(RuntimeError, match="reset"):
         VectorSpades(num_envs=1).step([0])
+
+
+def test_sample_legal_draws_uniformly_among_legal_actions():
+    rng = np.random.default_rng(0)
+    mask = np.zeros((60_000, 130), bool)
+    legal = [0, 5, 63, 64, 100, 129]
+    mask[:, legal] = True
+    mask[7] = False  # a finished game: no legal action, action 0
+    actions = sample_legal(mask, rng)
+    assert actions.dtype == np.int64 and actions[7] == 0
+    values, counts = np.unique(np.delete(actions, 7), return_counts=True)
+    assert values.tolist() == legal
+    assert np.abs(counts / counts.sum() - 1 / len(legal)).max() < 0.01
+    small = np.array([[False, True, False], [True, True, True]])
+    for _ in range(20):
+        a = sample_legal(small, rng)
+        assert a[0] == 1 and 0 <= a[1] < 3
+
+
+@pytest.mark.parametrize("rules", ["partnership", "two-player", "partnership-house", "hearts", "jokers"])
+def test_masks_and_sampled_play_match_the_engine(rules):
+    env = VectorSpades(rules, num_envs=16, seed=3, copy=False)
+    _, info = env.reset()
+    rng = np.random.default_rng(1)
+    for _ in range(300):
+        np.testing.assert_array_equal(info["action_mask"], env.engine.legal_action_mask(env.state))
+        actions = sample_legal(info["action_mask"], rng)
+        assert info["action_mask"][np.arange(16), actions].all()
+        _, _, _, _, info = env.step(actions)
+
+
+def test_out_of_range_and_negative_actions_raise():
+    env = VectorSpades("partnership", num_envs=3, seed=0)
+    _, info = env.reset()
+    for bad in (-1, info["action_mask"].shape[1], 10**12):
+        actions = sample_legal(info["action_mask"], np.random.default_rng(0))
+        actions[1] = bad
+        with pytest.raises(IllegalActionError, match="game 1"):
+            env.step(actions)

@@ -39,7 +39,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from spades_env.engine import OVER, IllegalActionError, SpadesEngine, dealing
+from spades_env.engine import OVER, PLAY, IllegalActionError, SpadesEngine, bits, dealing
 from spades_env.engine.records import hand_records
 from spades_env.envs.context import DecisionContext
 from spades_env.observation import ObservationEncoder
@@ -57,6 +57,42 @@ def check_options(episode: str, reward: str) -> None:
         raise ValueError(f"reward must be one of {list(REWARDS)}, got {reward!r}")
     if reward == "win" and episode != "match":
         raise ValueError("reward='win' (+1/-1 at the end of a match) needs episode='match'")
+
+
+def sample_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A uniformly random legal action per row of a (B, A) bool mask: (B,) int64.
+
+    Rows are packed into 64-bit words and the k-th legal action (k uniform below the row's
+    count) is found with popcounts, so a batch costs a few array operations whatever A is.
+    Rows without a legal action (a finished game) get action 0. Draws one ``rng.random(B)``.
+    """
+    mask = np.asarray(mask, dtype=bool)
+    if mask.ndim != 2:
+        raise ValueError(f"expected a (B, A) mask, got shape {mask.shape}")
+    b, a = mask.shape
+    n_words = max(1, -(-a // 64))
+    padded = np.empty((b, 64 * n_words), bool)
+    padded[:, :a] = mask
+    padded[:, a:] = False
+    words = np.packbits(padded.reshape(-1), bitorder="little").view("<u8").reshape(b, n_words)
+    counts = np.bitwise_count(words).astype(np.int64)  # action 64 j + i is bit i of word j
+    total = counts[:, 0]
+    for j in range(1, n_words):  # columns one by one: reductions along a short axis are slow
+        total = total + counts[:, j]
+    k = (rng.random(b) * total).astype(np.int64)
+    word = np.zeros(b, np.int64)
+    chosen = words[:, 0]
+    for j in range(n_words - 1):  # move past the words below the k-th legal action
+        later = k >= counts[:, j]
+        if j:
+            later &= word == j
+        k -= counts[:, j] * later
+        word += later
+        chosen = np.where(later, words[:, j + 1], chosen)
+    action = bits.select_kth(chosen.astype(np.uint64, copy=False), k)
+    if n_words > 1:
+        action += 64 * word
+    return np.where(total > 0, action, 0)
 
 
 class VectorSpades:
@@ -101,6 +137,8 @@ class VectorSpades:
         self._obs = np.empty((self.num_envs, self.encoder.size), np.float32)
         self._mask = np.empty((self.num_envs, n_actions), bool)
         self._current_mask = self._mask
+        self._mask_rows = self._rows * n_actions
+        self._n_card_ids = self.engine.layout.n_card_ids
         self._seat_side = self.engine.side_of_seat
         # Hearts points are penalties: the reward is minus the points taken.
         self._scale = np.float32((0.01 if reward == "scaled" else 1.0) * (-1.0 if self.rules.hearts else 1.0))
@@ -172,9 +210,13 @@ class VectorSpades:
     def _check_legal(self, actions: np.ndarray) -> None:
         """Raise ``IllegalActionError`` naming the first game given an illegal action."""
         mask = self._current_mask  # the mask of the current state, computed by the last observe
-        live = self.state.phase != OVER
-        in_range = (actions >= 0) & (actions < mask.shape[1])
-        ok = in_range & mask[self._rows, np.where(in_range, actions, 0)]
+        n_actions = mask.shape[1]
+        in_range = actions.view(np.uint64) < n_actions  # negative actions wrap to huge values
+        ok = np.take(mask.reshape(-1), self._mask_rows + actions, mode="clip")
+        ok &= in_range
+        if ok.all():
+            return
+        live = self.state.phase != OVER  # finished games (no auto_reset) take any action
         bad = np.flatnonzero(live & ~ok)
         if len(bad):
             g, a = int(bad[0]), int(actions[bad[0]])
@@ -185,11 +227,25 @@ class VectorSpades:
                 f"legal actions: [{legal}]"
             )
 
+    def _legal_action_mask(self) -> np.ndarray:
+        """The engine's ``legal_action_mask`` into the reused buffer, with a shortcut when every
+        game is playing a card: the mask is then exactly the legal cards (no bid or special action
+        is open in the play phase)."""
+        state, mask = self.state, self._mask
+        if np.count_nonzero(state.phase == PLAY) == self.num_envs:
+            legal = self.engine.legal_cards(state)
+            c = self._n_card_ids
+            cards = np.unpackbits(legal.view(np.uint8).reshape(-1, 8), axis=1, count=c, bitorder="little")
+            mask[:, :c] = cards.view(bool)
+            mask[:, c:] = False
+            return mask
+        return self.engine.legal_action_mask(state, out=mask)
+
     def _observe(self, hand_done, match_done, winner, rewards=None, terminated=None):
         state = self.state
         to_play = self.engine.current_player(state)
         seats = np.maximum(to_play, 0)
-        mask = self._current_mask = self.engine.legal_action_mask(state, out=self._mask)
+        mask = self._current_mask = self._legal_action_mask()
         obs = self.encoder.encode(state, self._rows, seats, out=self._obs)
         if self.copy:
             obs, mask = obs.copy(), mask.copy()
