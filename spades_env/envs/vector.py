@@ -39,7 +39,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from spades_env.engine import OVER, PLAY, IllegalActionError, SpadesEngine, bits, dealing
+from spades_env.engine import OVER, PLAY, IllegalActionError, SpadesEngine, bits
 from spades_env.engine.records import hand_records
 from spades_env.envs.context import DecisionContext
 from spades_env.observation import ObservationEncoder
@@ -190,10 +190,11 @@ class VectorSpades:
         if len(actions) != self.num_envs:
             raise ValueError(f"expected {self.num_envs} actions (one per game), got {len(actions)}")
         self._check_legal(actions)
-        result = self.engine.step(state, actions, validate=False)
+        # With auto_reset the engine starts the next match of a finished one in the same call.
+        result = self.engine.step(state, actions, validate=False, auto_reset=self.auto_reset)
         hand_done, match_done = result.hand_done, result.match_done
         self.finished = result.finished
-        winner = np.where(match_done, state.winner, -1)
+        winner = result.winner
         if self.reward == "win":
             side_won = self._seat_side[None, :] == winner[:, None]
             rewards = np.where(side_won, 1.0, -1.0).astype(np.float32) * match_done[:, None]
@@ -202,9 +203,6 @@ class VectorSpades:
             if self._scale != 1:
                 rewards *= self._scale
         terminated = match_done if self.episode == "match" else hand_done
-        if self.auto_reset and match_done.any():
-            over = np.flatnonzero(state.phase == OVER)
-            self.engine.start_matches(state, over, dealing.splitmix64(state.key[over]))
         return self._observe(hand_done, match_done, winner, rewards, terminated)
 
     def _check_legal(self, actions: np.ndarray) -> None:
