@@ -17,7 +17,7 @@ from collections.abc import Callable
 import numpy as np
 
 from spades_env import SpadesEngine
-from spades_env.engine import OVER, PLAY, bits, dealing
+from spades_env.engine import PLAY, bits
 
 
 def pin_to_one_core() -> None:
@@ -36,7 +36,15 @@ def timed(run_for: float, body: Callable[[], int]) -> float:
 
 
 def engine_card_plays(rules: str, batch: int, seconds: float, seed: int = 0) -> float:
-    """Card plays/s of uniformly random legal play (mask and sampling included)."""
+    """Card plays/s of uniformly random legal play (mask and sampling included).
+
+    Every step the legal cards of each game (a uint64 mask) are computed and a random one
+    drawn; games at another decision (bids, blind nil, ...) get the full legal-action mask
+    and a random legal action from it (``sample_legal``). ``step`` validates every action
+    and starts a new match where one ended (``auto_reset``). Only card plays are counted.
+    """
+    from spades_env.envs.vector import sample_legal
+
     engine = SpadesEngine(rules)
     rng = np.random.default_rng(seed)
     state = engine.reset(np.arange(batch))
@@ -44,17 +52,13 @@ def engine_card_plays(rules: str, batch: int, seconds: float, seed: int = 0) -> 
     def body() -> int:
         plays = 0
         for _ in range(64):
-            over = np.flatnonzero(state.phase == OVER)
-            if len(over):
-                engine.start_matches(state, over, dealing.splitmix64(state.key[over]))
             actions = bits.random_card(engine.legal_cards(state), rng)
             playing = state.phase == PLAY
             n_play = int(np.count_nonzero(playing))
-            if n_play < batch:  # bids and blind-nil choices: sample from the full mask
+            if n_play < batch:  # bids and other decisions: sample from the full mask
                 other = np.flatnonzero(~playing)
-                mask = engine.legal_action_mask(state, other)
-                actions[other] = np.argmax(rng.random(mask.shape) * mask, axis=1)
-            engine.step(state, actions)
+                actions[other] = sample_legal(engine.legal_action_mask(state, other), rng)
+            engine.step(state, actions, auto_reset=True)
             plays += n_play
         return plays
 

@@ -122,6 +122,9 @@ def test_blind_nil_is_decided_before_looking():
     lay = engine.layout
     assert state.phase[0] == BLIND and state.to_move[0] == 2 and not state.looked[0].any()
     assert np.flatnonzero(engine.legal_action_mask(state)[0]).tolist() == [lay.blind_nil, lay.look]
+    for action in (lay.bid_action(3), 0, lay.n_actions):  # a bid or a card before looking
+        with pytest.raises(IllegalActionError, match=r"phase 'blind'; legal actions: \[.*blind nil.*look"):
+            engine.step(state, [action])
     engine.step(state, [lay.look])
     assert state.phase[0] == BID and state.to_move[0] == 2 and state.looked[0, 2]  # same seat bids
     engine.step(state, [lay.bid_action(3)])

@@ -191,7 +191,7 @@ class SpadesEngine:
         self._auto_reset = False  # set by each ``step``
         self._spans: dict[int, np.ndarray] = {}
         self._handlers = {
-            BLIND: (self._check_mask, self._blind),
+            BLIND: (self._check_blind, self._blind),
             BID: (self._check_bid, self._bid),
             DRAW: (self._check_mask, self._draw),
             EXCHANGE: (self._check_mask, self._exchange),
@@ -691,6 +691,16 @@ class SpadesEngine:
         ok = (bid >= lo) & (bid <= hi)
         if self.layout.redeal is not None:
             ok |= (a == self.layout.redeal) & self.weak_hand(state, idx)
+        if not ok.all():
+            self._raise_illegal(state, idx[~ok][:1], None, a[~ok][:1])
+
+    def _check_blind(self, state: GameState, idx: np.ndarray, a: np.ndarray) -> None:
+        """Blind-nil choices: look, or blind nil where a bid of 0 is open [RULES 2]."""
+        lay = self.layout
+        ok = a == lay.look
+        blind = a == lay.blind_nil
+        if blind.any():
+            ok |= blind & (self.bid_range(state, idx)[0] == 0 if not self._every_bid_open else True)
         if not ok.all():
             self._raise_illegal(state, idx[~ok][:1], None, a[~ok][:1])
 

@@ -162,6 +162,15 @@ def match_winner(
     scores: (G, n_sides) int; hands_played: (G,) int. Returns (G,) int64.
     """
     scores = np.asarray(scores, dtype=np.int64)
+    if scores.shape[1] == 2 and not (rules.boston_wins_match and boston is not None):
+        # Two sides (the usual case): column operations, cheaper than reductions along a short axis.
+        a, b = scores[:, 0], scores[:, 1]
+        ends = np.maximum(a, b) >= rules.target_score
+        if rules.mercy_score is not None:
+            ends |= np.minimum(a, b) <= rules.mercy_score
+        if rules.max_hands is not None:
+            ends |= np.asarray(hands_played) >= rules.max_hands
+        return np.where(ends & (a != b), (b > a).astype(np.int64), -1)
     ends = np.any(scores >= rules.target_score, axis=1)
     if rules.mercy_score is not None:
         ends |= np.any(scores <= rules.mercy_score, axis=1)
