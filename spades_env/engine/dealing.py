@@ -35,10 +35,22 @@ def game_keys(seeds: np.ndarray | list[int]) -> np.ndarray:
     return splitmix64(splitmix64(seeds.astype(np.uint64)))
 
 
+def _splitmix64_int(x: int) -> int:
+    """``splitmix64`` of one Python int (the same value, without array overhead)."""
+    mask = (1 << 64) - 1
+    z = (x + int(_GOLDEN)) & mask
+    z = ((z ^ (z >> 30)) * int(_M1)) & mask
+    z = ((z ^ (z >> 27)) * int(_M2)) & mask
+    return z ^ (z >> 31)
+
+
 def stream(keys: np.ndarray, counter: np.ndarray | int, salt: int) -> np.ndarray:
     """A fresh uint64 per game for (key, counter, salt)."""
-    c = np.atleast_1d(np.asarray(counter, dtype=np.uint64))
-    mixed = splitmix64(c * np.uint64(1_000_003) + np.uint64(salt))
+    if isinstance(counter, (int, np.integer)):  # one counter for all games: mix it once
+        mixed = np.uint64(_splitmix64_int((int(counter) * 1_000_003 + salt) & ((1 << 64) - 1)))
+    else:
+        c = np.atleast_1d(np.asarray(counter, dtype=np.uint64))
+        mixed = splitmix64(c * np.uint64(1_000_003) + np.uint64(salt))
     return splitmix64(keys ^ mixed)
 
 
