@@ -122,11 +122,13 @@ import gymnasium
 import numpy as np
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
 
 from spades_env import cards
 from spades_env.engine import OVER, PLAY, IllegalActionError, SpadesEngine
 from spades_env.engine.state import FREE_LEAD, GameState
 from spades_env.envs.render import render_text
+from spades_env.envs.single import SingleGame
 from spades_env.envs.vector import check_options
 from spades_env.observation import ObservationEncoder
 from spades_env.rules import Rules, resolve_rules
@@ -135,11 +137,49 @@ ILLEGAL = ("raise", "penalty")
 
 
 def env(**kwargs: Any) -> AECEnv:
-    """The Spades AEC env with PettingZoo's standard wrappers (see ``raw_env`` for arguments)."""
-    e: AECEnv = raw_env(**kwargs)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
-    e = wrappers.OrderEnforcingWrapper(e)
-    return e
+    """The Spades AEC env with PettingZoo's standard wrappers (see ``raw_env`` for arguments).
+
+    One ``OrderEnforcingWrapper`` (``_Wrapper``) that also asserts, as PettingZoo's
+    ``AssertOutOfBoundsWrapper`` does, that every action is in the action space.
+    """
+    return _Wrapper(raw_env(**kwargs))
+
+
+class _Wrapper(wrappers.OrderEnforcingWrapper):
+    """``OrderEnforcingWrapper`` + ``AssertOutOfBoundsWrapper`` in one layer, with a direct ``last``.
+
+    The behaviour is that of the two wrappers stacked; only the attribute look-ups that
+    the stack repeats on every ``last`` and ``step`` are skipped.
+    """
+
+    def __init__(self, env: raw_env) -> None:
+        super().__init__(env)
+        self._n_actions = env.engine.layout.n_actions
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        if not self._has_reset:
+            raise AttributeError("agent_selection cannot be accessed before reset")
+        return self.env.last(observe)
+
+    def step(self, action: Any) -> None:
+        raw = self.env
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        elif not raw.agents:
+            self._has_updated = True
+            EnvLogger.warn_step_after_terminated_truncated()
+        else:
+            self._has_updated = True
+            if not (type(action) is int and 0 <= action < self._n_actions):
+                agent = raw.agent_selection
+                dead = raw.terminations[agent] or raw.truncations[agent]
+                assert (action is None and dead) or raw.action_space(agent).contains(action), (
+                    "action is not in action space"
+                )
+            raw.step(action)
+
+    def __str__(self) -> str:
+        return str(self.env)
 
 
 class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
@@ -197,6 +237,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.state: GameState | None = None
         self._view: GameState | None = None  # what observations show (the final state of a hand episode)
         self._mask: np.ndarray | None = None
+        # Spades: one game stepped with Python scalars and incremental observations (same
+        # values, states and errors as the engine's path below, which Hearts keeps).
+        self._single = SingleGame(self.engine, self.encoder) if SingleGame.supports(self.rules) else None
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
         return self.observation_spaces[agent]
@@ -224,6 +267,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         )
         self._view = self.state
         self._mask = None
+        if self._single is not None:
+            self._single.attach(self.state)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -237,15 +282,27 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
     # ---------------------------------------------------------------- observe
     def legal_mask(self) -> np.ndarray:
         """(A,) bool legal actions of the agent to move (cached until the next step)."""
+        return self._legal().view(bool)
+
+    def _legal(self) -> np.ndarray:
+        """(A,) int8 legal actions of the agent to move (cached until the next step)."""
+        if self._single is not None:
+            return self._single.legal_mask()
         if self._mask is None:
-            self._mask = self.engine.legal_action_mask(self.state)[0]
+            self._mask = self.engine.legal_action_mask(self.state)[0].astype(np.int8)
         return self._mask
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self.agent_name_mapping[agent]
-        obs = self.encoder.encode(self._view, self._game, np.array([seat]))[0]
-        if agent == self.agent_selection and not self.terminations[agent] and self.state.phase[0] != OVER:
-            mask = self.legal_mask().astype(np.int8)
+        single = self._single
+        if single is not None:
+            obs = single.observation(seat)
+            live = single.phase != OVER
+        else:
+            obs = self.encoder.encode(self._view, self._game, np.array([seat]))[0]
+            live = self.state.phase[0] != OVER
+        if agent == self.agent_selection and not self.terminations[agent] and live:
+            mask = self._legal().copy()
         else:
             mask = self._zero_mask.copy()
         return {"observation": obs, "action_mask": mask}
@@ -257,13 +314,22 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             self._was_dead_step(action)
             return
         a = int(action)
-        mask = self.legal_mask()
+        mask = self._legal()
         if not (0 <= a < len(mask) and mask[a]):
             if self.illegal == "raise":
                 self._action[0] = a
                 self.engine.step(self.state.copy(), self._action)  # raises the engine's error
                 raise IllegalActionError(f"illegal action {a} for {agent}")
             self._penalize(agent)
+            return
+        single = self._single
+        if single is not None and single.try_step(a):
+            # A common step, applied with scalars: no hand ended, so every reward is 0.
+            self._cumulative_rewards[agent] = 0.0
+            self.rewards = dict.fromkeys(self.agents, 0.0)
+            self.agent_selection = self.possible_agents[single.to_move]
+            if self.render_mode == "human":
+                self.render()
             return
         state = self.state
         ends_hand = (
@@ -292,6 +358,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
                     rewards[name] = delta[self._side[self.agent_name_mapping[name]]] * self._scale
             if before is not None and not match_over:
                 self._view = _hand_end_view(self.engine, before, result.finished[0], a)
+        if single is not None:
+            single.attach(state, self._view)
         self.rewards = rewards
         self._accumulate_rewards()
         if done:
