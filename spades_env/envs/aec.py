@@ -134,6 +134,7 @@ from spades_env.observation import ObservationEncoder
 from spades_env.rules import Rules, resolve_rules
 
 ILLEGAL = ("raise", "penalty")
+RESET_OPTIONS = ("deal", "pile", "dealer", "scores", "bags")
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -234,6 +235,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self._game = np.zeros(1, np.int64)
         self._action = np.zeros(1, np.int64)
         self._rng: np.random.Generator | None = None
+        self._rng_seed: Any = None
         self.state: GameState | None = None
         self._view: GameState | None = None  # what observations show (the final state of a hand episode)
         self._mask: np.ndarray | None = None
@@ -250,25 +252,33 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
     # ------------------------------------------------------------------ reset
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         if seed is not None:
-            self._rng = np.random.default_rng(seed)
-        elif self._rng is None:
-            self._rng = np.random.default_rng()
-            seed = int(self._rng.integers(0, 2**62))
+            if type(seed) is int and seed >= 0:
+                # The generator of later seedless resets is made when one needs it (slow to make).
+                self._rng, self._rng_seed = None, seed
+            else:
+                self._rng = np.random.default_rng(seed)
         else:
+            if self._rng is None:
+                self._rng = np.random.default_rng(self._rng_seed)
             seed = int(self._rng.integers(0, 2**62))
         opts = options or {}
-        self.state = self.engine.reset(
-            int(seed),
-            deals=None if opts.get("deal") is None else [opts["deal"]],
-            piles=None if opts.get("pile") is None else [opts["pile"]],
-            dealers=None if opts.get("dealer") is None else [opts["dealer"]],
-            scores=None if opts.get("scores") is None else [opts["scores"]],
-            bags=None if opts.get("bags") is None else [opts["bags"]],
-        )
+        state = None
+        if self._single is not None and not any(opts.get(k) is not None for k in RESET_OPTIONS):
+            state = self._single.reset(int(seed))  # engine.reset(seed), with Python scalars
+        if state is None:
+            state = self.engine.reset(
+                int(seed),
+                deals=None if opts.get("deal") is None else [opts["deal"]],
+                piles=None if opts.get("pile") is None else [opts["pile"]],
+                dealers=None if opts.get("dealer") is None else [opts["dealer"]],
+                scores=None if opts.get("scores") is None else [opts["scores"]],
+                bags=None if opts.get("bags") is None else [opts["bags"]],
+            )
+            if self._single is not None:
+                self._single.attach(state)
+        self.state = state
         self._view = self.state
         self._mask = None
-        if self._single is not None:
-            self._single.attach(self.state)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -322,12 +332,15 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
                 raise IllegalActionError(f"illegal action {a} for {agent}")
             self._penalize(agent)
             return
+        self._cumulative_rewards[agent] = 0.0
         single = self._single
-        if single is not None and single.try_step(a):
-            # A common step, applied with scalars: no hand ended, so every reward is 0.
-            self._cumulative_rewards[agent] = 0.0
-            self.rewards = dict.fromkeys(self.agents, 0.0)
-            self.agent_selection = self.possible_agents[single.to_move]
+        if single is not None and single.try_step(a, score_hands=self.episode == "match"):
+            # Applied with Python scalars (every step of a Spades match but a few rare ones).
+            if single.hand_delta is None:
+                self.rewards = dict.fromkeys(self.agents, 0.0)
+                self.agent_selection = self.possible_agents[single.to_move]
+            else:
+                self._end_hand(agent, single.hand_delta, single.winner)
             if self.render_mode == "human":
                 self.render()
             return
@@ -338,38 +351,42 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             and state.n_in_trick[0] == self.engine.n_players - 1
         )
         before = state.copy() if ends_hand and self.episode == "hand" else None
-        self._cumulative_rewards[agent] = 0.0
         self._action[0] = a
         result = self.engine.step(state, self._action, validate=False)
         self._mask = None
-        rewards = dict.fromkeys(self.agents, 0.0)
-        done = False
         if result.hand_done[0]:
-            match_over = bool(result.match_done[0])
-            done = match_over or self.episode == "hand"
-            if self.reward == "win":
-                if match_over:
-                    winner = int(state.winner[0])
-                    for name in self.agents:
-                        rewards[name] = 1.0 if self._side[self.agent_name_mapping[name]] == winner else -1.0
-            else:
-                delta = result.score_delta[0].tolist()
-                for name in self.agents:
-                    rewards[name] = delta[self._side[self.agent_name_mapping[name]]] * self._scale
-            if before is not None and not match_over:
+            if before is not None and not result.match_done[0]:
                 self._view = _hand_end_view(self.engine, before, result.finished[0], a)
-        if single is not None:
-            single.attach(state, self._view)
+            if single is not None:
+                single.attach(state, self._view)
+            self._end_hand(agent, result.score_delta[0].tolist(), int(state.winner[0]))
+        else:
+            if single is not None:
+                single.attach(state)
+            self.rewards = dict.fromkeys(self.agents, 0.0)
+            self.agent_selection = self.possible_agents[int(state.to_move[0])]
+        if self.render_mode == "human":
+            self.render()
+
+    def _end_hand(self, agent: str, delta: list[int], winner: int) -> None:
+        """Rewards and terminations after ``agent``'s action ended a hand (side points ``delta``)."""
+        match_over = winner >= 0
+        rewards = dict.fromkeys(self.agents, 0.0)
+        if self.reward == "win":
+            if match_over:
+                for name in self.agents:
+                    rewards[name] = 1.0 if self._side[self.agent_name_mapping[name]] == winner else -1.0
+        else:
+            for name in self.agents:
+                rewards[name] = delta[self._side[self.agent_name_mapping[name]]] * self._scale
         self.rewards = rewards
         self._accumulate_rewards()
-        if done:
+        if match_over or self.episode == "hand":
             self.terminations = dict.fromkeys(self.agents, True)
             nxt = (self.agent_name_mapping[agent] + 1) % len(self.possible_agents)
             self.agent_selection = self.possible_agents[nxt]
         else:
-            self.agent_selection = self.possible_agents[int(state.to_move[0])]
-        if self.render_mode == "human":
-            self.render()
+            self.agent_selection = self.possible_agents[int(self.state.to_move[0])]
 
     def _penalize(self, agent: str) -> None:
         """End the game after an illegal action, as ``TerminateIllegalWrapper`` does."""

@@ -23,9 +23,11 @@ from __future__ import annotations
 import numpy as np
 
 from spades_env import cards
-from spades_env.engine import BEMO, BID, BLIND, DRAW, OVER, PLAY, GameState, SpadesEngine
+from spades_env.engine import BEMO, BID, BLIND, DRAW, OVER, PLAY, GameState, SpadesEngine, dealing
+from spades_env.engine.scoring import BEMO_TRICKS, BIG_CONTRACT_POINTS
 from spades_env.engine.state import FREE_LEAD, LOWEST_CLUB_LEAD, N_SPADES_PHASES, RESTRICTED_LEAD
 from spades_env.observation import SCORE_CLIP, ObservationEncoder
+from spades_env.rules import BIG_BID_THRESHOLD
 
 SPADES = cards.SPADES
 TRUMP = int(cards.TRUMP_MASK)
@@ -33,6 +35,41 @@ TRUMP = int(cards.TRUMP_MASK)
 WEAK = TRUMP | cards.cards_to_mask(s * cards.N_RANKS + r for s in range(4) for r in (9, 10, 11))
 #: ``BYTES[x]``: the 8 bits of the byte x as 8 bytes 0/1, low bit first.
 BYTES = [bytes((x >> k) & 1 for k in range(8)) for x in range(256)]
+
+# ------------------------------------------------ dealing (``engine.dealing``, one game)
+U64 = (1 << 64) - 1
+GOLDEN, M1, M2 = 0x9E3779B97F4A7C15, 0xBF58476D1CE4E5B9, 0x94D049BB133111EB
+
+
+def splitmix64(x: int) -> int:
+    """``dealing.splitmix64`` of one value (a Python int in 0 .. 2**64 - 1)."""
+    z = (x + GOLDEN) & U64
+    z = ((z ^ (z >> 30)) * M1) & U64
+    z = ((z ^ (z >> 27)) * M2) & U64
+    return z ^ (z >> 31)
+
+
+def stream(key: int, counter: int, salt: int) -> int:
+    """``dealing.stream`` of one game."""
+    return splitmix64(key ^ splitmix64((counter * 1_000_003 + salt) & U64))
+
+
+_POSITIONS = np.arange(64, dtype=np.uint64) * np.uint64(GOLDEN)  # wraps modulo 2**64, as in dealing.shuffle
+_GOLDEN, _M1, _M2 = np.uint64(GOLDEN), np.uint64(M1), np.uint64(M2)
+_S30, _S27, _S31 = np.uint64(30), np.uint64(27), np.uint64(31)
+
+
+def shuffle(key: int, counter: int, deck: np.ndarray) -> np.ndarray:
+    """``dealing.shuffle`` of one game: the deck's card ids (int64 array ``deck``) in shuffled order."""
+    with np.errstate(over="ignore"):
+        z = _POSITIONS[: len(deck)] ^ np.uint64(stream(key, counter, 11))
+        z += _GOLDEN
+        z ^= z >> _S30
+        z *= _M1
+        z ^= z >> _S27
+        z *= _M2
+        z ^= z >> _S31
+    return deck[np.argsort(z, kind="stable")]
 
 
 class SingleGame:
@@ -82,7 +119,19 @@ class SingleGame:
         self._layout(encoder, n, s, c, k)
         self.state: GameState | None = None
         self._mask: np.ndarray | None = None
-        self._mask_tail = bytes(self.n_actions - c)
+        self.deck = np.array(r.deck, np.int64)
+        self.card_bit = np.left_shift(np.uint64(1), np.arange(64, dtype=np.uint64))
+        # The mask of a card play is joined from 8-byte chunks: 6 full ones, then the
+        # last C - 48 card bits with every non-card action (0) appended.
+        tail = self.n_actions - c
+        self._mask_last = [BYTES[x][: c - 48] + bytes(tail) for x in range(1 << (c - 48))]
+        self._last_bits = (1 << (c - 48)) - 1
+        self.mercy = r.mercy_score
+        self.bid_threshold = BIG_BID_THRESHOLD.get(n)
+        self.members = [[x for x in range(n) if self.side[x] == side] for side in range(s)]
+        self.hand_delta: list[int] | None = None
+        """Points each side scored in the last ``try_step``, if it ended a hand (else None)."""
+        self._template = engine.reset(0)  # a state to copy, every field filled
 
     @staticmethod
     def _power(led: int, card: int) -> int:
@@ -128,6 +177,10 @@ class SingleGame:
             size += width
         self.at = at
         self.cards_end = at["led_suit"]
+        self.o_hand, self.o_played, self.o_trick = at["hand"], at["played"], at["trick"]
+        self.o_all_hands, self.o_face_up = at.get("all_hands"), at.get("face_up")
+        self.o_led_suit, self.o_leader, self.o_voids = at["led_suit"], at["leader"], at["voids"]
+        self.o_spades_broken, self.o_to_move, self.o_tricks_won = at["spades_broken"], at["to_move"], at["tricks_won"]
         self.card_blocks = card_blocks
         self.base = np.zeros(size, np.float32)
         own = {"hand", "shown", "discards", "seen"}  # blocks the observer sees only its own row of
@@ -180,9 +233,16 @@ class SingleGame:
         self.tricks_won = st.tricks_won[0].tolist()
         self.bids = st.bids[0].tolist()
         self.looked = st.looked[0].tolist()
+        self.blind = st.blind[0].tolist()
         self.n_bids = int(st.n_bids[0])
         self.spades_broken = bool(st.spades_broken[0])
         self.voids = int(st.voids[0])
+        self.scores = st.scores[0].tolist()
+        self.bags = st.bags[0].tolist()
+        self.bemo = st.bemo[0].tolist()
+        self.hand_number = int(st.hand_number[0])
+        self.winner = int(st.winner[0])
+        self.key = int(st.key[0])
         # Row views of the state's arrays, for the write-through.
         self.s_hands, self.s_trick, self.s_tricks_won = st.hands[0], st.trick[0], st.tricks_won[0]
         self.s_trick_winners, self.s_history = st.trick_winners[0], st.history[0]
@@ -263,7 +323,7 @@ class SingleGame:
         return (max(0, r.min_team_bid - partner_bid) if partner_bid >= 0 else 0), self.hand_size
 
     def legal_mask(self) -> np.ndarray:
-        """(A,) int8 legal actions of the seat to move (cached until the next step; do not modify)."""
+        """(A,) int8 legal actions of the seat to move (cached until the next step; read-only)."""
         if self._mask is not None:
             return self._mask
         phase, seat = self.phase, self.to_move
@@ -279,10 +339,10 @@ class SingleGame:
                     b[(legal >> 24) & 255],
                     b[(legal >> 32) & 255],
                     b[(legal >> 40) & 255],
-                    b[(legal >> 48) & 255],
+                    self._mask_last[(legal >> 48) & self._last_bits],
                 ]
             )
-            mask = np.frombuffer(bytearray(row[: self.n_cards] + self._mask_tail), np.int8)
+            mask = np.frombuffer(row, np.int8)  # read-only: ``observe`` hands out copies
         elif phase == BID or phase == BLIND:
             mask = np.zeros(self.n_actions, np.int8)
             lo, hi = self.bid_range(seat)
@@ -297,6 +357,7 @@ class SingleGame:
             mask = np.zeros(self.n_actions, np.int8)
         else:
             mask = self.engine.legal_action_mask(self.state)[0].astype(np.int8)
+        mask.flags.writeable = False
         self._mask = mask
         return mask
 
@@ -305,13 +366,23 @@ class SingleGame:
         """The next card ends the hand (then the engine scores it and deals the next)."""
         return self.phase == PLAY and self.n_tricks == self.hand_size - 1 and self.n_in_trick == self.n - 1
 
-    def try_step(self, a: int) -> bool:
+    def try_step(self, a: int, score_hands: bool = True) -> bool:
         """Apply the legal action ``a`` with scalars if this step is a common one; False (and
-        nothing changed) when the engine must take it (``engine.step``, then ``attach``)."""
+        nothing changed) when the engine must take it (``engine.step``, then ``attach``).
+
+        The hand's last card is played here, the hand scored (``hand_delta``) and the next
+        dealt, when ``score_hands``; else the engine takes it (its ``FinishedHands`` are needed).
+        """
         phase = self.phase
+        self.hand_delta = None
         if phase == PLAY:
             if self.n_in_trick == self.n - 1 and self.n_tricks == self.hand_size - 1:
-                return False
+                if not score_hands:
+                    return False
+                self._play(a)
+                self._finish_hand()
+                self.attach(self.state)
+                return True
             self._play(a)
         elif phase == BID:
             if a == self.redeal_action:
@@ -345,9 +416,10 @@ class SingleGame:
         self.s_looked[seat] = True
         hand = self.hands[seat]
         lo = at["hand"] + seat * c
-        base[lo : lo + c] = [(hand >> x) & 1 for x in range(c)]
+        base[lo : lo + c] = np.frombuffer(b"".join([BYTES[(hand >> (8 * i)) & 255] for i in range(7)]), np.int8)[:c]
         self._set_phase(BID)
         if declared:
+            self.blind[seat] = True
             self.s_blind[seat] = True
             self.bids[seat] = 0
             self.s_bids[seat] = 0
@@ -402,71 +474,253 @@ class SingleGame:
             self.state.led_suit[0] = LOWEST_CLUB_LEAD
 
     def _play(self, card: int) -> None:
-        """Play a card (not the hand's last): the trick, voids, broken spades; a full trick is scored."""
-        seat, st, base, at, c, n = self.to_move, self.state, self.base, self.at, self.n_cards, self.n
+        """Play a card: the trick, voids, broken spades; a full trick is scored (``engine._play``)."""
+        seat, st, base, n = self.to_move, self.state, self.base, self.n
         hand = self.hands[seat] & ~(1 << card)
         self.hands[seat] = hand
         self.s_hands[seat] = hand
-        at_card = seat * c + card
-        base[at["hand"] + at_card] = 0
-        base[at["played"] + at_card] = 1
-        base[at["trick"] + at_card] = 1
-        if self.perfect_information:
-            base[at["all_hands"] + at_card] = 0
-        if self.face_up_deal:
-            base[at["face_up"] + at_card] = 0
+        at_card = seat * self.n_cards + card
+        base[self.o_hand + at_card] = 0
+        base[self.o_played + at_card] = 1
+        base[self.o_trick + at_card] = 1
+        if self.o_all_hands is not None:
+            base[self.o_all_hands + at_card] = 0
+        if self.o_face_up is not None:
+            base[self.o_face_up + at_card] = 0
         suit = self.suit[card]
         if self.n_in_trick == 0:
             led = self.led_suit = suit
             st.led_suit[0] = suit
-            base[at["led_suit"] + suit] = 1
+            base[self.o_led_suit + suit] = 1
         else:
             led = self.led_suit
             if suit != led:
                 bit = 4 * seat + led
                 self.voids |= 1 << bit
                 st.voids[0] = self.voids
-                base[at["voids"] + bit] = 1
+                base[self.o_voids + bit] = 1
         if suit == SPADES and not self.spades_broken:
             self.spades_broken = True
             st.spades_broken[0] = True
-            base[at["spades_broken"]] = 1
-        self.trick[seat] = card
+            base[self.o_spades_broken] = 1
+        trick = self.trick
+        trick[seat] = card
         self.s_trick[seat] = card
-        self.n_in_trick += 1
-        if self.n_in_trick < n:
-            st.n_in_trick[0] = self.n_in_trick
-            self._set_to_move((seat + 1) % n)
+        k = self.n_in_trick + 1
+        base[self.o_to_move + seat] = 0
+        if k < n:
+            self.n_in_trick = k
+            st.n_in_trick[0] = k
+            nxt = seat + 1 if seat + 1 < n else 0
+            base[self.o_to_move + nxt] = 1
+            self.to_move = nxt
+            st.to_move[0] = nxt
             return
         # The trick is complete: the highest spade, else the highest card of the led suit, wins.
-        trick = self.trick
         power = self.power[led]
-        winner = max(range(n), key=lambda x: power[trick[x]])
+        ranks = [power[x] for x in trick]
+        winner = ranks.index(max(ranks))
         won = self.tricks_won[winner] + 1
         self.tricks_won[winner] = won
         self.s_tricks_won[winner] = won
-        base[at["tricks_won"] + winner] = won * self.trick_scale
+        base[self.o_tricks_won + winner] = won * self.trick_scale
         done = self.n_tricks
         self.s_trick_winners[done] = winner
         self.s_history[done] = trick
         self.n_tricks = done + 1
         st.n_tricks[0] = done + 1
-        base[at["leader"] + self.leader] = 0
-        base[at["leader"] + winner] = 1
-        self.leader = winner
+        base[self.o_leader + self.leader] = 0
+        base[self.o_leader + winner] = 1
+        self.leader = self.to_move = winner
         st.leader[0] = winner
-        self._set_to_move(winner)
-        t = at["trick"]
+        st.to_move[0] = winner
+        base[self.o_to_move + winner] = 1
+        t, c = self.o_trick, self.n_cards
         for x in range(n):
             base[t + x * c + trick[x]] = 0
         self.trick = [-1] * n
         self.s_trick[:] = -1
         self.n_in_trick = 0
         st.n_in_trick[0] = 0
-        base[at["led_suit"] + led] = 0
+        base[self.o_led_suit + led] = 0
         if self.after_trick is not None:
             lead = self.after_trick
         else:
             lead = FREE_LEAD if self.spades_broken else RESTRICTED_LEAD
         self.led_suit = lead
         st.led_suit[0] = lead
+
+    # ------------------------------------------------------------ hand end
+    def _finish_hand(self) -> None:
+        """Score the hand just played (``scoring.score_hand``, ``match_winner``) and deal the next
+        one, as ``SpadesEngine._finish_hands`` does."""
+        st = self.state
+        delta, bags, boston = self._score(st.trick_winners[0].tolist())
+        self.hand_delta = delta
+        self.scores = scores = [x + d for x, d in zip(self.scores, delta, strict=True)]
+        self.bags = bags
+        self.hand_number += 1
+        self.winner = winner = self._match_winner(boston)
+        st.scores[0] = scores
+        st.bags[0] = bags
+        st.hand_number[0] = self.hand_number
+        st.winner[0] = winner
+        if winner >= 0:
+            st.phase[0] = OVER
+            return
+        st.dealer[0] = (self.dealer + 1) % self.n
+        st.n_redeals[0] = 0
+        self._start_hand(st)
+
+    def _score(self, trick_winners: list[int]) -> tuple[list[int], list[int], list[bool]]:
+        """Points, bags after the hand and made Bostons of each side (``scoring.score_hand``)."""
+        r = self.rules
+        bids, blind, tricks = self.bids, self.blind, self.tricks_won
+        delta, new_bags, bostons = [], [], []
+        for side, members in enumerate(self.members):
+            nil_points = failed = contract = taken = 0
+            for x in members:
+                if bids[x] == 0:
+                    value = r.blind_nil_bonus if blind[x] else r.nil_bonus
+                    nil_points += value if tricks[x] == 0 else -value
+                    failed += tricks[x]
+                else:
+                    contract += bids[x]
+                    taken += tricks[x]
+            made = taken >= contract
+            over = taken - contract if made else 0
+            if r.set_penalty == "bid":
+                set_points = -10 * contract
+            elif r.set_penalty == "short":
+                set_points = -10 * (contract - taken)
+            else:
+                set_points = 0
+            made_points = 10 * contract
+            big = r.ten_for_two_hundred and contract >= 10
+            boston = False
+            if r.boston:
+                big = big or contract == self.hand_size
+                boston = made and contract == self.hand_size
+            if big:
+                made_points, set_points = BIG_CONTRACT_POINTS, -BIG_CONTRACT_POINTS
+            points = (made_points + over if made else set_points) + nil_points + failed
+            if r.bemo:
+                level = self.bemo[side]
+                if level in BEMO_TRICKS:
+                    n_tricks, value = BEMO_TRICKS[level]
+                    took_all = all(self.side[max(w, 0)] == side for w in trick_winners[:n_tricks])
+                    points += value if took_all else -value
+            if r.exact_small_bid_bonus and 1 <= contract <= 2 and taken == contract:
+                points += 20
+            if r.big_bid_bonus and made and contract > self.bid_threshold:
+                points += 10 * (contract - self.bid_threshold)
+            bags = self.bags[side]
+            if r.bags:
+                bags += over + failed
+                penalties = bags // r.bag_limit
+                bags -= penalties * r.bag_limit
+                points -= penalties * r.bag_penalty
+            delta.append(points)
+            new_bags.append(bags)
+            bostons.append(boston)
+        return delta, new_bags, bostons
+
+    def _match_winner(self, boston: list[bool]) -> int:
+        """Winning side after the hand, or -1 while the match goes on (``scoring.match_winner``)."""
+        r, scores = self.rules, self.scores
+        ends = max(scores) >= r.target_score
+        if self.mercy is not None:
+            ends = ends or min(scores) <= self.mercy
+        if r.max_hands is not None:
+            ends = ends or self.hand_number >= r.max_hands
+        top = max(scores)
+        winner = scores.index(top) if ends and scores.count(top) == 1 else -1
+        if r.boston_wins_match and any(boston):
+            winner = boston.index(True)
+        return winner
+
+    # --------------------------------------------------------- hand start
+    def reset(self, seed: int) -> GameState | None:
+        """``engine.reset(seed)`` (a new state, attached), or None if the engine must make it."""
+        if not 0 <= seed < 1 << 63:
+            return None
+        st = self._template.copy()
+        key = splitmix64(splitmix64(seed))
+        st.key[0] = key
+        st.dealer[0] = stream(key, 0, 7) % self.n
+        st.scores[0] = 0
+        st.bags[0] = 0
+        st.hand_number[0] = 0
+        st.winner[0] = -1
+        st.n_redeals[0] = 0
+        self.key, self.scores, self.bags, self.hand_number = key, [0] * self.n_sides, [0] * self.n_sides, 0
+        self._start_hand(st)
+        self.attach(st)
+        return st
+
+    def _start_hand(self, st: GameState) -> None:
+        """Deal the hand ``hand_number`` (no redeal) into ``st``: ``SpadesEngine._start_hand``."""
+        n, r = self.n, self.rules
+        counter = self.hand_number  # dealing.deal_counter with no redeal
+        if self.two_player:
+            pile = shuffle(self.key, counter, self.deck)
+            st.pile[0] = pile
+            pile = pile.tolist()
+            st.pile_pos[0] = 0
+            deals = [0] * n
+            st.discards[0] = 0
+            st.seen[0] = 0
+            st.exchanged_out[0] = 0
+            st.exchanged_in[0] = 0
+        else:
+            shuffled = shuffle(self.key, counter, self.deck)[: n * self.hand_size]
+            deals = np.bitwise_or.reduce(self.card_bit[shuffled].reshape(n, self.hand_size), axis=1)
+        st.hands[0] = deals
+        st.deal[0] = deals
+        if self.face_up_deal:
+            st.face_up[0] = dealing.pick_cards(st.key[:1], np.array([counter], np.int64), st.deal[:1], 4)[0]
+        st.bemo[0] = -1
+        st.shown[0] = -1
+        st.trick[0] = -1
+        st.n_in_trick[0] = 0
+        st.led_suit[0] = FREE_LEAD if r.spades_lead_anytime else RESTRICTED_LEAD
+        st.n_tricks[0] = 0
+        st.tricks_won[0] = 0
+        st.trick_winners[0] = -1
+        st.bids[0] = -1
+        st.blind[0] = False
+        st.n_bids[0] = 0
+        st.spades_broken[0] = False
+        st.voids[0] = 0
+        st.history[0] = -1
+        st.hand_start_scores[0] = self.scores
+        st.hand_start_bags[0] = self.bags
+        allowed = self._blind_nil_allowed()
+        looked = [not allowed[self.side[x]] for x in range(n)]
+        st.looked[0] = looked
+        dealer = int(st.dealer[0])
+        first = (dealer + 1) % n
+        st.leader[0] = first
+        if self.two_player:
+            # Blind nil is declared before the draw, the non-dealer first; then the dealer draws.
+            st.to_move[0] = dealer if looked[first] and not looked[dealer] else first
+            if looked[first] and looked[dealer]:
+                st.phase[0] = DRAW
+                st.to_move[0] = dealer
+                st.shown[0] = pile[0]
+            else:
+                st.phase[0] = BLIND
+        else:
+            st.to_move[0] = first
+            st.phase[0] = BID if looked[first] else BLIND
+
+    def _blind_nil_allowed(self) -> list[bool]:
+        """May each side's players bid blind nil this hand (``SpadesEngine._blind_nil_allowed``)."""
+        r, scores = self.rules, self.scores
+        if not r.blind_nil:
+            return [False] * self.n_sides
+        behind = r.blind_nil_requires_behind_by
+        if behind is None:
+            return [True] * self.n_sides
+        others = [max(y for j, y in enumerate(scores) if j != side) for side in range(self.n_sides)]
+        return [scores[side] <= others[side] - behind for side in range(self.n_sides)]
