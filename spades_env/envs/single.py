@@ -20,6 +20,8 @@ Spades only: Hearts rules keep the env's batched path (``SingleGame.supports``).
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from spades_env import cards
@@ -132,6 +134,7 @@ class SingleGame:
         self.hand_delta: list[int] | None = None
         """Points each side scored in the last ``try_step``, if it ended a hand (else None)."""
         self._template = engine.reset(0)  # a state to copy, every field filled
+        self._fields = [f.name for f in dataclasses.fields(GameState)]
 
     @staticmethod
     def _power(led: int, card: int) -> int:
@@ -381,7 +384,7 @@ class SingleGame:
                     return False
                 self._play(a)
                 self._finish_hand()
-                self.attach(self.state)
+                self._mask = None
                 return True
             self._play(a)
         elif phase == BID:
@@ -565,12 +568,76 @@ class SingleGame:
         st.bags[0] = bags
         st.hand_number[0] = self.hand_number
         st.winner[0] = winner
+        base = self.base
         if winner >= 0:
-            st.phase[0] = OVER
+            # The match is over: nobody moves, no trick is led; the scores show the last hand.
+            self._set_phase(OVER)
+            base[self.o_to_move + self.to_move] = 0
+            base[self.o_leader + self.leader] = 0
+            self._write_scores()
             return
-        st.dealer[0] = (self.dealer + 1) % self.n
+        self.dealer = (self.dealer + 1) % self.n
+        st.dealer[0] = self.dealer
         st.n_redeals[0] = 0
         self._start_hand(st)
+        self._fresh_hand(st)
+
+    def _write_scores(self) -> None:
+        """The score and bags blocks of ``base`` from the mirror."""
+        base, at, clip = self.base, self.at, SCORE_CLIP
+        base[at["score"] : at["score"] + self.n_sides] = [
+            min(clip, max(-clip, x * self.score_scale)) for x in self.scores
+        ]
+        base[at["bags"] : at["bags"] + self.n_sides] = [x * self.bag_scale for x in self.bags]
+
+    def _fresh_hand(self, st: GameState) -> None:
+        """Mirror and ``base`` of a hand just dealt by ``_start_hand`` into ``st`` (for ``attach``'s cost
+        in two-player, whose draw shows cards)."""
+        self._mask = None
+        if self.two_player:
+            self.attach(st)
+            return
+        n = self.n
+        self.state = st
+        self.hands = hands = st.hands[0].tolist()
+        self.phase = phase = int(st.phase[0])
+        self.to_move = int(st.to_move[0])
+        self.leader = int(st.leader[0])
+        self.dealer = int(st.dealer[0])
+        self.trick = [-1] * n
+        self.n_in_trick = 0
+        self.led_suit = int(st.led_suit[0])
+        self.n_tricks = 0
+        self.tricks_won = [0] * n
+        self.bids = [-1] * n
+        self.looked = looked = st.looked[0].tolist()
+        self.blind = [False] * n
+        self.n_bids = 0
+        self.spades_broken = False
+        self.voids = 0
+        self.bemo = [-1] * self.n_sides
+        self.winner = -1
+        self.s_hands, self.s_trick, self.s_tricks_won = st.hands[0], st.trick[0], st.tricks_won[0]
+        self.s_trick_winners, self.s_history = st.trick_winners[0], st.history[0]
+        self.s_bids, self.s_blind, self.s_looked = st.bids[0], st.blind[0], st.looked[0]
+        # Nothing is played, bid or won yet: the hands (as each seat sees its own), the
+        # phase, seat to move, dealer, scores and target.
+        base, at, c = self.base, self.at, self.n_cards
+        base[:] = 0
+        masks = [hands[x] if looked[x] else 0 for x in range(n)]
+        blocks = [(self.o_hand, masks)]
+        if self.o_all_hands is not None:
+            blocks.append((self.o_all_hands, hands))
+        if self.o_face_up is not None:
+            blocks.append((self.o_face_up, [f & h for f, h in zip(st.face_up[0].tolist(), hands, strict=True)]))
+        for start, rows in blocks:
+            bits = np.unpackbits(np.array(rows, np.uint64).view(np.uint8), bitorder="little").reshape(n, 64)
+            base[start : start + n * c] = bits[:, :c].reshape(-1)
+        base[at["phase"] + phase] = 1
+        base[self.o_to_move + self.to_move] = 1
+        base[at["dealer"] + self.dealer] = 1
+        self._write_scores()
+        base[at["target"]] = self.target
 
     def _score(self, trick_winners: list[int]) -> tuple[list[int], list[int], list[bool]]:
         """Points, bags after the hand and made Bostons of each side (``scoring.score_hand``)."""
@@ -644,18 +711,19 @@ class SingleGame:
         """``engine.reset(seed)`` (a new state, attached), or None if the engine must make it."""
         if not 0 <= seed < 1 << 63:
             return None
-        st = self._template.copy()
+        template = self._template
+        st = GameState(**{name: getattr(template, name).copy() for name in self._fields})
         key = splitmix64(splitmix64(seed))
         st.key[0] = key
-        st.dealer[0] = stream(key, 0, 7) % self.n
         st.scores[0] = 0
         st.bags[0] = 0
         st.hand_number[0] = 0
         st.winner[0] = -1
         st.n_redeals[0] = 0
         self.key, self.scores, self.bags, self.hand_number = key, [0] * self.n_sides, [0] * self.n_sides, 0
+        st.dealer[0] = self.dealer = stream(key, 0, 7) % self.n
         self._start_hand(st)
-        self.attach(st)
+        self._fresh_hand(st)
         return st
 
     def _start_hand(self, st: GameState) -> None:
@@ -698,7 +766,7 @@ class SingleGame:
         allowed = self._blind_nil_allowed()
         looked = [not allowed[self.side[x]] for x in range(n)]
         st.looked[0] = looked
-        dealer = int(st.dealer[0])
+        dealer = self.dealer
         first = (dealer + 1) % n
         st.leader[0] = first
         if self.two_player:
