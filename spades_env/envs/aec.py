@@ -236,12 +236,23 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self._action = np.zeros(1, np.int64)
         self._rng: np.random.Generator | None = None
         self._rng_seed: Any = None
-        self.state: GameState | None = None
+        self._state: GameState | None = None
         self._view: GameState | None = None  # what observations show (the final state of a hand episode)
         self._mask: np.ndarray | None = None
         # Spades: one game stepped with Python scalars and incremental observations (same
         # values, states and errors as the engine's path below, which Hearts keeps).
         self._single = SingleGame(self.engine, self.encoder) if SingleGame.supports(self.rules) else None
+
+    @property
+    def state(self) -> GameState | None:
+        """The engine's state of the game (B = 1), up to date whenever it is read."""
+        if self._single is not None and self._single.state is not None:
+            return self._single.synced()
+        return self._state
+
+    @state.setter
+    def state(self, value: GameState | None) -> None:
+        self._state = value
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
         return self.observation_spaces[agent]
@@ -285,7 +296,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
-        self.agent_selection = self.possible_agents[int(self.state.to_move[0])]
+        self.agent_selection = self.possible_agents[int(state.to_move[0])]
         if self.render_mode == "human":
             self.render()
 
@@ -340,7 +351,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
                 self.rewards = dict.fromkeys(self.agents, 0.0)
                 self.agent_selection = self.possible_agents[single.to_move]
             else:
-                self._end_hand(agent, single.hand_delta, single.winner)
+                self._end_hand(agent, single.hand_delta, single.winner, single.to_move)
             if self.render_mode == "human":
                 self.render()
             return
@@ -359,7 +370,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
                 self._view = _hand_end_view(self.engine, before, result.finished[0], a)
             if single is not None:
                 single.attach(state, self._view)
-            self._end_hand(agent, result.score_delta[0].tolist(), int(state.winner[0]))
+            self._end_hand(agent, result.score_delta[0].tolist(), int(state.winner[0]), int(state.to_move[0]))
         else:
             if single is not None:
                 single.attach(state)
@@ -368,8 +379,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         if self.render_mode == "human":
             self.render()
 
-    def _end_hand(self, agent: str, delta: list[int], winner: int) -> None:
-        """Rewards and terminations after ``agent``'s action ended a hand (side points ``delta``)."""
+    def _end_hand(self, agent: str, delta: list[int], winner: int, to_move: int) -> None:
+        """Rewards and terminations after ``agent``'s action ended a hand (side points ``delta``,
+        ``to_move`` the first to move in the next hand)."""
         match_over = winner >= 0
         rewards = dict.fromkeys(self.agents, 0.0)
         if self.reward == "win":
@@ -386,7 +398,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             nxt = (self.agent_name_mapping[agent] + 1) % len(self.possible_agents)
             self.agent_selection = self.possible_agents[nxt]
         else:
-            self.agent_selection = self.possible_agents[int(self.state.to_move[0])]
+            self.agent_selection = self.possible_agents[to_move]
 
     def _penalize(self, agent: str) -> None:
         """End the game after an illegal action, as ``TerminateIllegalWrapper`` does."""
@@ -404,7 +416,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         if self.render_mode is None:
             gymnasium.logger.warn("You are calling render without specifying a render_mode.")
             return None
-        if self.state is None:
+        if self.state is None:  # (reading the state brings it up to date)
             return None
         text = render_text(self.engine, self._view)
         if self.render_mode == "human":

@@ -120,6 +120,8 @@ class SingleGame:
         self.face_up_deal = r.face_up_deal
         self._layout(encoder, n, s, c, k)
         self.state: GameState | None = None
+        """The game (B = 1); scalar steps leave it behind the mirror until ``synced()``."""
+        self._dirty = False
         self._mask: np.ndarray | None = None
         self.deck = np.array(r.deck, np.int64)
         self.card_bit = np.left_shift(np.uint64(1), np.arange(64, dtype=np.uint64))
@@ -222,6 +224,30 @@ class SingleGame:
         self._load(state)
         self._build(state if view is None else view)
 
+    def synced(self) -> GameState:
+        """The state, brought up to date with the mirror (scalar steps write only the mirror)."""
+        st = self.state
+        if self._dirty:
+            st.hands[0] = self.hands
+            st.phase[0] = self.phase
+            st.to_move[0] = self.to_move
+            st.leader[0] = self.leader
+            st.trick[0] = self.trick
+            st.n_in_trick[0] = self.n_in_trick
+            st.led_suit[0] = self.led_suit
+            st.n_tricks[0] = self.n_tricks
+            st.tricks_won[0] = self.tricks_won
+            st.trick_winners[0] = self.trick_winners
+            st.history[0] = self.history
+            st.bids[0] = self.bids
+            st.blind[0] = self.blind
+            st.looked[0] = self.looked
+            st.n_bids[0] = self.n_bids
+            st.spades_broken[0] = self.spades_broken
+            st.voids[0] = self.voids
+            self._dirty = False
+        return st
+
     def _load(self, st: GameState) -> None:
         """The mirror: the state's fields as Python ints and lists."""
         self.hands = st.hands[0].tolist()
@@ -246,10 +272,9 @@ class SingleGame:
         self.hand_number = int(st.hand_number[0])
         self.winner = int(st.winner[0])
         self.key = int(st.key[0])
-        # Row views of the state's arrays, for the write-through.
-        self.s_hands, self.s_trick, self.s_tricks_won = st.hands[0], st.trick[0], st.tricks_won[0]
-        self.s_trick_winners, self.s_history = st.trick_winners[0], st.history[0]
-        self.s_bids, self.s_blind, self.s_looked = st.bids[0], st.blind[0], st.looked[0]
+        self.trick_winners = st.trick_winners[0].tolist()
+        self.history = st.history[0].tolist()
+        self._dirty = False
 
     def _build(self, st: GameState) -> None:
         """``base`` from a state (what ``ObservationEncoder`` shows of it)."""
@@ -359,7 +384,7 @@ class SingleGame:
         elif phase == OVER:
             mask = np.zeros(self.n_actions, np.int8)
         else:
-            mask = self.engine.legal_action_mask(self.state)[0].astype(np.int8)
+            mask = self.engine.legal_action_mask(self.synced())[0].astype(np.int8)
         mask.flags.writeable = False
         self._mask = mask
         return mask
@@ -403,31 +428,26 @@ class SingleGame:
         base[at + self.to_move] = 0
         base[at + seat] = 1
         self.to_move = seat
-        self.state.to_move[0] = seat
 
     def _set_phase(self, phase: int) -> None:
         base, at = self.base, self.at["phase"]
         base[at + self.phase] = 0
         base[at + phase] = 1
         self.phase = phase
-        self.state.phase[0] = phase
 
     def _blind(self, declared: bool) -> None:
         """Look at the hand (then bid), or declare blind nil (a bid of 0)."""
-        seat, st, base, at, c = self.to_move, self.state, self.base, self.at, self.n_cards
+        seat, base, at, c = self.to_move, self.base, self.at, self.n_cards
         self.looked[seat] = True
-        self.s_looked[seat] = True
+        self._dirty = True
         hand = self.hands[seat]
         lo = at["hand"] + seat * c
         base[lo : lo + c] = np.frombuffer(b"".join([BYTES[(hand >> (8 * i)) & 255] for i in range(7)]), np.int8)[:c]
         self._set_phase(BID)
         if declared:
             self.blind[seat] = True
-            self.s_blind[seat] = True
             self.bids[seat] = 0
-            self.s_bids[seat] = 0
             self.n_bids += 1
-            st.n_bids[0] = self.n_bids
             base[at["bid"] + seat * self.k] = 1
             base[at["has_bid"] + seat] = 1
             base[at["nil"] + seat] = 1
@@ -437,9 +457,8 @@ class SingleGame:
     def _bid(self, bid: int) -> None:
         seat, base, at = self.to_move, self.base, self.at
         self.bids[seat] = bid
-        self.s_bids[seat] = bid
         self.n_bids += 1
-        self.state.n_bids[0] = self.n_bids
+        self._dirty = True
         base[at["bid"] + seat * self.k + bid] = 1
         base[at["has_bid"] + seat] = 1
         if bid == 0:
@@ -470,18 +489,15 @@ class SingleGame:
         self._set_phase(PLAY)
         self._set_to_move(first)
         self.leader = first
-        self.state.leader[0] = first
         self.base[self.at["leader"] + first] = 1
         if self.club_leads:
             self.led_suit = LOWEST_CLUB_LEAD
-            self.state.led_suit[0] = LOWEST_CLUB_LEAD
 
     def _play(self, card: int) -> None:
         """Play a card: the trick, voids, broken spades; a full trick is scored (``engine._play``)."""
-        seat, st, base, n = self.to_move, self.state, self.base, self.n
-        hand = self.hands[seat] & ~(1 << card)
-        self.hands[seat] = hand
-        self.s_hands[seat] = hand
+        seat, base, n = self.to_move, self.base, self.n
+        self.hands[seat] &= ~(1 << card)
+        self._dirty = True
         at_card = seat * self.n_cards + card
         base[self.o_hand + at_card] = 0
         base[self.o_played + at_card] = 1
@@ -493,31 +509,25 @@ class SingleGame:
         suit = self.suit[card]
         if self.n_in_trick == 0:
             led = self.led_suit = suit
-            st.led_suit[0] = suit
             base[self.o_led_suit + suit] = 1
         else:
             led = self.led_suit
             if suit != led:
                 bit = 4 * seat + led
                 self.voids |= 1 << bit
-                st.voids[0] = self.voids
                 base[self.o_voids + bit] = 1
         if suit == SPADES and not self.spades_broken:
             self.spades_broken = True
-            st.spades_broken[0] = True
             base[self.o_spades_broken] = 1
         trick = self.trick
         trick[seat] = card
-        self.s_trick[seat] = card
         k = self.n_in_trick + 1
         base[self.o_to_move + seat] = 0
         if k < n:
             self.n_in_trick = k
-            st.n_in_trick[0] = k
             nxt = seat + 1 if seat + 1 < n else 0
             base[self.o_to_move + nxt] = 1
             self.to_move = nxt
-            st.to_move[0] = nxt
             return
         # The trick is complete: the highest spade, else the highest card of the led suit, wins.
         power = self.power[led]
@@ -525,40 +535,33 @@ class SingleGame:
         winner = ranks.index(max(ranks))
         won = self.tricks_won[winner] + 1
         self.tricks_won[winner] = won
-        self.s_tricks_won[winner] = won
         base[self.o_tricks_won + winner] = won * self.trick_scale
         done = self.n_tricks
-        self.s_trick_winners[done] = winner
-        self.s_history[done] = trick
+        self.trick_winners[done] = winner
+        self.history[done] = trick
         self.n_tricks = done + 1
-        st.n_tricks[0] = done + 1
         base[self.o_leader + self.leader] = 0
         base[self.o_leader + winner] = 1
         self.leader = self.to_move = winner
-        st.leader[0] = winner
-        st.to_move[0] = winner
         base[self.o_to_move + winner] = 1
         t, c = self.o_trick, self.n_cards
         for x in range(n):
             base[t + x * c + trick[x]] = 0
         self.trick = [-1] * n
-        self.s_trick[:] = -1
         self.n_in_trick = 0
-        st.n_in_trick[0] = 0
         base[self.o_led_suit + led] = 0
         if self.after_trick is not None:
             lead = self.after_trick
         else:
             lead = FREE_LEAD if self.spades_broken else RESTRICTED_LEAD
         self.led_suit = lead
-        st.led_suit[0] = lead
 
     # ------------------------------------------------------------ hand end
     def _finish_hand(self) -> None:
         """Score the hand just played (``scoring.score_hand``, ``match_winner``) and deal the next
         one, as ``SpadesEngine._finish_hands`` does."""
-        st = self.state
-        delta, bags, boston = self._score(st.trick_winners[0].tolist())
+        st = self.synced()
+        delta, bags, boston = self._score(self.trick_winners)
         self.hand_delta = delta
         self.scores = scores = [x + d for x, d in zip(self.scores, delta, strict=True)]
         self.bags = bags
@@ -572,6 +575,7 @@ class SingleGame:
         if winner >= 0:
             # The match is over: nobody moves, no trick is led; the scores show the last hand.
             self._set_phase(OVER)
+            st.phase[0] = OVER
             base[self.o_to_move + self.to_move] = 0
             base[self.o_leader + self.leader] = 0
             self._write_scores()
@@ -617,9 +621,9 @@ class SingleGame:
         self.voids = 0
         self.bemo = [-1] * self.n_sides
         self.winner = -1
-        self.s_hands, self.s_trick, self.s_tricks_won = st.hands[0], st.trick[0], st.tricks_won[0]
-        self.s_trick_winners, self.s_history = st.trick_winners[0], st.history[0]
-        self.s_bids, self.s_blind, self.s_looked = st.bids[0], st.blind[0], st.looked[0]
+        self.trick_winners = [-1] * self.hand_size
+        self.history = [[-1] * n for _ in range(self.hand_size)]
+        self._dirty = False
         # Nothing is played, bid or won yet: the hands (as each seat sees its own), the
         # phase, seat to move, dealer, scores and target.
         base, at, c = self.base, self.at, self.n_cards
