@@ -160,7 +160,15 @@ class _Wrapper(wrappers.OrderEnforcingWrapper):
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         if not self._has_reset:
             raise AttributeError("agent_selection cannot be accessed before reset")
-        return self.env.last(observe)
+        raw = self.env
+        agent = raw.agent_selection
+        return (
+            raw.observe(agent) if observe else None,
+            raw._cumulative_rewards[agent],
+            raw.terminations[agent],
+            raw.truncations[agent],
+            raw.infos[agent],
+        )
 
     def step(self, action: Any) -> None:
         raw = self.env
@@ -232,6 +240,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         # Hearts points are penalties: the reward is minus the points taken.
         self._scale = (0.01 if reward == "scaled" else 1.0) * (-1.0 if self.rules.hearts else 1.0)
         self._zero_mask = np.zeros(n_actions, np.int8)
+        self._n_actions = n_actions
+        self._score_hands = episode == "match"  # the fast path scores hands itself (no hand-end view)
         self._game = np.zeros(1, np.int64)
         self._action = np.zeros(1, np.int64)
         self._rng: np.random.Generator | None = None
@@ -317,8 +327,13 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         seat = self.agent_name_mapping[agent]
         single = self._single
         if single is not None:
-            obs = single.observation(seat)
-            live = single.phase != OVER
+            obs = single.base.take(single.index[seat])
+            if agent == self.agent_selection and not self.terminations[agent] and single.phase != OVER:
+                mask = single._mask
+                mask = (single.legal_mask() if mask is None else mask).copy()
+            else:
+                mask = self._zero_mask.copy()
+            return {"observation": obs, "action_mask": mask}
         else:
             obs = self.encoder.encode(self._view, self._game, np.array([seat]))[0]
             live = self.state.phase[0] != OVER
@@ -335,8 +350,14 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             self._was_dead_step(action)
             return
         a = int(action)
-        mask = self._legal()
-        if not (0 <= a < len(mask) and mask[a]):
+        single = self._single
+        if single is not None:
+            mask = single._mask
+            if mask is None:
+                mask = single.legal_mask()
+        else:
+            mask = self._legal()
+        if not (0 <= a < self._n_actions and mask[a]):
             if self.illegal == "raise":
                 self._action[0] = a
                 self.engine.step(self.state.copy(), self._action)  # raises the engine's error
@@ -344,8 +365,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             self._penalize(agent)
             return
         self._cumulative_rewards[agent] = 0.0
-        single = self._single
-        if single is not None and single.try_step(a, score_hands=self.episode == "match"):
+        if single is not None and single.try_step(a, self._score_hands):
             # Applied with Python scalars (every step of a Spades match but a few rare ones).
             if single.hand_delta is None:
                 self.rewards = dict.fromkeys(self.agents, 0.0)

@@ -20,6 +20,7 @@ Spades only: Hearts rules keep the env's batched path (``SingleGame.supports``).
 
 from __future__ import annotations
 
+import array
 import dataclasses
 
 import numpy as np
@@ -37,6 +38,8 @@ TRUMP = int(cards.TRUMP_MASK)
 WEAK = TRUMP | cards.cards_to_mask(s * cards.N_RANKS + r for s in range(4) for r in (9, 10, 11))
 #: ``BYTES[x]``: the 8 bits of the byte x as 8 bytes 0/1, low bit first.
 BYTES = [bytes((x >> k) & 1 for k in range(8)) for x in range(256)]
+#: ``LANES[x]``: the 13 bits of a suit lane x as 13 bytes 0/1, low bit (the two) first.
+LANES = [BYTES[x & 255] + BYTES[x >> 8][:5] for x in range(1 << 13)]
 
 # ------------------------------------------------ dealing (``engine.dealing``, one game)
 U64 = (1 << 64) - 1
@@ -127,9 +130,13 @@ class SingleGame:
         self.card_bit = np.left_shift(np.uint64(1), np.arange(64, dtype=np.uint64))
         # The mask of a card play is joined from 8-byte chunks: 6 full ones, then the
         # last C - 48 card bits with every non-card action (0) appended.
-        tail = self.n_actions - c
-        self._mask_last = [BYTES[x][: c - 48] + bytes(tail) for x in range(1 << (c - 48))]
-        self._last_bits = (1 << (c - 48)) - 1
+        # Masks of card plays are joined from 13-byte suit lanes; following a suit (all suits
+        # when there are no jokers, which are spades) needs only that suit's lane.
+        self._mask_tail = bytes(self.n_actions - c)
+        self.follow_lanes = 3 if r.jokers else 4
+        self.lane_shift = [13 * x for x in range(4)]
+        self._before_lane = [bytes(13 * x) for x in range(4)]
+        self._after_lane = [bytes(c - 13 * (x + 1)) + self._mask_tail for x in range(4)]
         self.mercy = r.mercy_score
         self.bid_threshold = BIG_BID_THRESHOLD.get(n)
         self.members = [[x for x in range(n) if self.side[x] == side] for side in range(s)]
@@ -187,7 +194,10 @@ class SingleGame:
         self.o_led_suit, self.o_leader, self.o_voids = at["led_suit"], at["leader"], at["voids"]
         self.o_spades_broken, self.o_to_move, self.o_tricks_won = at["spades_broken"], at["to_move"], at["tricks_won"]
         self.card_blocks = card_blocks
-        self.base = np.zeros(size, np.float32)
+        # ``w`` takes the scalar writes (an array.array item write is a few times cheaper than
+        # NumPy's); ``base`` is a NumPy view of the same memory for the gathers and block writes.
+        self.w = array.array("f", bytes(4 * size))
+        self.base = np.frombuffer(self.w, np.float32)
         own = {"hand", "shown", "discards", "seen"}  # blocks the observer sees only its own row of
         index = np.empty((n, encoder.size), np.int64)
         for seat in range(n):
@@ -350,26 +360,32 @@ class SingleGame:
             return (7 - partner_bid, 7 - partner_bid) if partner_bid >= 0 else (2, 5)
         return (max(0, r.min_team_bid - partner_bid) if partner_bid >= 0 else 0), self.hand_size
 
+    def _card_bytes(self, cards_mask: int) -> bytes:
+        """The C card bits of a card mask as C bytes 0/1."""
+        row = b"".join(
+            [
+                LANES[cards_mask & 0x1FFF],
+                LANES[(cards_mask >> 13) & 0x1FFF],
+                LANES[(cards_mask >> 26) & 0x1FFF],
+                LANES[(cards_mask >> 39) & 0x1FFF],
+            ]
+        )
+        if self.n_cards > 52:
+            row += bytes(((cards_mask >> 52) & 1, (cards_mask >> 53) & 1))
+        return row
+
     def legal_mask(self) -> np.ndarray:
         """(A,) int8 legal actions of the seat to move (cached until the next step; read-only)."""
         if self._mask is not None:
             return self._mask
         phase, seat = self.phase, self.to_move
         if phase == PLAY:
-            hand = self.hands[seat]
-            legal = hand & self.preferred[self.led_suit] or hand
-            b = BYTES
-            row = b"".join(
-                [
-                    b[legal & 255],
-                    b[(legal >> 8) & 255],
-                    b[(legal >> 16) & 255],
-                    b[(legal >> 24) & 255],
-                    b[(legal >> 32) & 255],
-                    b[(legal >> 40) & 255],
-                    self._mask_last[(legal >> 48) & self._last_bits],
-                ]
-            )
+            hand, led = self.hands[seat], self.led_suit
+            lane = (hand >> self.lane_shift[led]) & 0x1FFF if 0 <= led < self.follow_lanes else 0
+            if lane:  # following suit (no jokers): that suit's cards in hand, a 13-byte lane
+                row = self._before_lane[led] + LANES[lane] + self._after_lane[led]
+            else:
+                row = self._card_bytes(hand & self.preferred[led] or hand) + self._mask_tail
             mask = np.frombuffer(row, np.int8)  # read-only: ``observe`` hands out copies
         elif phase == BID or phase == BLIND:
             mask = np.zeros(self.n_actions, np.int8)
@@ -424,25 +440,25 @@ class SingleGame:
         return True
 
     def _set_to_move(self, seat: int) -> None:
-        base, at = self.base, self.at["to_move"]
+        base, at = self.w, self.at["to_move"]
         base[at + self.to_move] = 0
         base[at + seat] = 1
         self.to_move = seat
 
     def _set_phase(self, phase: int) -> None:
-        base, at = self.base, self.at["phase"]
+        base, at = self.w, self.at["phase"]
         base[at + self.phase] = 0
         base[at + phase] = 1
         self.phase = phase
 
     def _blind(self, declared: bool) -> None:
         """Look at the hand (then bid), or declare blind nil (a bid of 0)."""
-        seat, base, at, c = self.to_move, self.base, self.at, self.n_cards
+        seat, base, at, c = self.to_move, self.w, self.at, self.n_cards
         self.looked[seat] = True
         self._dirty = True
         hand = self.hands[seat]
         lo = at["hand"] + seat * c
-        base[lo : lo + c] = np.frombuffer(b"".join([BYTES[(hand >> (8 * i)) & 255] for i in range(7)]), np.int8)[:c]
+        self.base[lo : lo + c] = np.frombuffer(self._card_bytes(hand), np.int8)[:c]
         self._set_phase(BID)
         if declared:
             self.blind[seat] = True
@@ -455,7 +471,7 @@ class SingleGame:
             self._next_bidder(seat)
 
     def _bid(self, bid: int) -> None:
-        seat, base, at = self.to_move, self.base, self.at
+        seat, base, at = self.to_move, self.w, self.at
         self.bids[seat] = bid
         self.n_bids += 1
         self._dirty = True
@@ -489,13 +505,13 @@ class SingleGame:
         self._set_phase(PLAY)
         self._set_to_move(first)
         self.leader = first
-        self.base[self.at["leader"] + first] = 1
+        self.w[self.at["leader"] + first] = 1
         if self.club_leads:
             self.led_suit = LOWEST_CLUB_LEAD
 
     def _play(self, card: int) -> None:
         """Play a card: the trick, voids, broken spades; a full trick is scored (``engine._play``)."""
-        seat, base, n = self.to_move, self.base, self.n
+        seat, base, n = self.to_move, self.w, self.n
         self.hands[seat] &= ~(1 << card)
         self._dirty = True
         at_card = seat * self.n_cards + card
