@@ -262,7 +262,11 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
 
     @state.setter
     def state(self, value: GameState | None) -> None:
-        self._state = value
+        # Assigning a state (e.g. restoring a copy) makes it the game that is observed and stepped.
+        self._state = self._view = value
+        self._mask = None
+        if self._single is not None and value is not None:
+            self._single.attach(value)
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
         return self.observation_spaces[agent]
@@ -297,8 +301,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             )
             if self._single is not None:
                 self._single.attach(state)
-        self.state = state
-        self._view = self.state
+        self._state = self._view = state
         self._mask = None
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)

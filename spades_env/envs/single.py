@@ -151,6 +151,14 @@ class SingleGame:
         suit, rank = cards.card_suit(card), cards.card_rank(card)
         return 100 + rank if suit == SPADES else (rank if suit == led else -1)
 
+    def __getstate__(self) -> dict:
+        # ``base`` is a view of ``w``: a copy (deepcopy, pickle) makes a new view of its own ``w``.
+        return {k: v for k, v in self.__dict__.items() if k != "base"}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self.base = np.frombuffer(self.w, np.float32)
+
     # ------------------------------------------------------------------ layout
     def _layout(self, encoder: ObservationEncoder, n: int, s: int, c: int, k: int) -> None:
         """Blocks of ``base`` (absolute seats and sides) and each seat's gather index into it."""
