@@ -2,7 +2,7 @@
 """
 # Spades
 
-A PettingZoo AEC environment for Spades on the batched NumPy engine (one game, B = 1).
+A PettingZoo AEC environment for Spades on the NumPy engine (one game, B = 1; see "Implementation and state").
 
 | Import             | `import spades_env; env = spades_env.env(rules="partnership")`        |
 |--------------------|-----------------------------------------------------------------------|
@@ -107,6 +107,21 @@ left), the observation is `spades_env.hearts_observation` (points taken per seat
 bids, the cards the observer passed and, once everyone has passed, received, the pass
 direction), rewards are **minus** the points each side scored in the hand (the moon
 included; `"scaled"` divides by 100), and `render` shows the points taken and the scores.
+
+### Implementation and state
+
+`env()` wraps the raw env in one `OrderEnforcingWrapper` that also asserts, as PettingZoo's
+`AssertOutOfBoundsWrapper` does, that every action is in the action space. Spades games are
+stepped by `spades_env.envs.single.SingleGame`: the common steps (look or blind nil, bids,
+card plays, scoring a hand and dealing the next) run on Python scalars and the observations
+are kept up to date by a few writes per step, with the same values, deals, rewards and errors
+as the batched engine and `ObservationEncoder` (tests compare them step by step); rarer steps
+(the two-player draw and exchange, Bemo, a redeal, the end of a `"hand"` episode) and Hearts
+games go through the batched engine (`SpadesEngine.step`, B = 1).
+`env.unwrapped.state` is the engine's `GameState` of the game (B = 1), the same object for
+the whole match; it is brought up to date when read, so read it through the attribute rather
+than holding on to it while the game goes on. Assigning a state to it (e.g. restoring a copy)
+makes that state the game.
 
 ### Version history
 
