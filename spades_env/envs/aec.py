@@ -345,7 +345,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         seat = self.agent_name_mapping[agent]
         single = self._single
         if single is not None:
-            obs = single.base.take(single.index[seat])
+            obs = single.base.take(single.indices[seat])
             if agent == self.agent_selection and not self.terminations[agent] and single.phase != OVER:
                 mask = single._mask
                 mask = (single.legal_mask() if mask is None else mask).copy()

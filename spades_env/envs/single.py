@@ -232,6 +232,7 @@ class SingleGame:
                     parts.append(a + np.array(rel))
             index[seat] = np.concatenate(parts)
         self.index = index
+        self.indices = list(index)  # each seat's row, ready for ``take``
 
     # -------------------------------------------------------------- sync
     def attach(self, state: GameState, view: GameState | None = None) -> None:
@@ -353,7 +354,7 @@ class SingleGame:
     # ------------------------------------------------------------- observe
     def observation(self, seat: int) -> np.ndarray:
         """(size,) float32: the observation of ``seat`` (a new array)."""
-        return self.base.take(self.index[seat])
+        return self.base.take(self.indices[seat])
 
     def bid_range(self, seat: int) -> tuple[int, int]:
         """Lowest and highest legal bid of ``seat`` (``SpadesEngine.bid_range``)."""
