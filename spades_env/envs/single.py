@@ -395,8 +395,9 @@ class SingleGame:
                 row = self._before_lane[led] + LANES[lane] + self._after_lane[led]
             else:
                 row = self._card_bytes(hand & self.preferred[led] or hand) + self._mask_tail
-            mask = np.frombuffer(row, np.int8)  # read-only: ``observe`` hands out copies
-        elif phase == BID or phase == BLIND:
+            mask = self._mask = np.frombuffer(row, np.int8)  # of bytes: read-only (``observe`` copies it)
+            return mask
+        if phase == BID or phase == BLIND:
             mask = np.zeros(self.n_actions, np.int8)
             lo, hi = self.bid_range(seat)
             if phase == BID:
@@ -415,10 +416,6 @@ class SingleGame:
         return mask
 
     # ---------------------------------------------------------------- step
-    def ends_hand(self) -> bool:
-        """The next card ends the hand (then the engine scores it and deals the next)."""
-        return self.phase == PLAY and self.n_tricks == self.hand_size - 1 and self.n_in_trick == self.n - 1
-
     def try_step(self, a: int, score_hands: bool = True) -> bool:
         """Apply the legal action ``a`` with scalars if this step is a common one; False (and
         nothing changed) when the engine must take it (``engine.step``, then ``attach``).
