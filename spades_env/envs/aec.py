@@ -2,7 +2,7 @@
 """
 # Spades
 
-A PettingZoo AEC environment for Spades on the batched NumPy engine (one game, B = 1).
+A PettingZoo AEC environment for Spades on the NumPy engine (one game, B = 1; see "Implementation and state").
 
 | Import             | `import spades_env; env = spades_env.env(rules="partnership")`        |
 |--------------------|-----------------------------------------------------------------------|
@@ -108,6 +108,21 @@ bids, the cards the observer passed and, once everyone has passed, received, the
 direction), rewards are **minus** the points each side scored in the hand (the moon
 included; `"scaled"` divides by 100), and `render` shows the points taken and the scores.
 
+### Implementation and state
+
+`env()` wraps the raw env in one `OrderEnforcingWrapper` that also asserts, as PettingZoo's
+`AssertOutOfBoundsWrapper` does, that every action is in the action space. Spades games are
+stepped by `spades_env.envs.single.SingleGame`: the common steps (look or blind nil, bids,
+card plays, scoring a hand and dealing the next) run on Python scalars and the observations
+are kept up to date by a few writes per step, with the same values, deals, rewards and errors
+as the batched engine and `ObservationEncoder` (tests compare them step by step); rarer steps
+(the two-player draw and exchange, Bemo, a redeal, the end of a `"hand"` episode) and Hearts
+games go through the batched engine (`SpadesEngine.step`, B = 1).
+`env.unwrapped.state` is the engine's `GameState` of the game (B = 1), the same object for
+the whole match; it is brought up to date when read, so read it through the attribute rather
+than holding on to it while the game goes on. Assigning a state to it (e.g. restoring a copy)
+makes that state the game.
+
 ### Version history
 
 * v0: initial release (observation layout version 1); observation layout version 2 adds
@@ -122,24 +137,73 @@ import gymnasium
 import numpy as np
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
 
 from spades_env import cards
 from spades_env.engine import OVER, PLAY, IllegalActionError, SpadesEngine
 from spades_env.engine.state import FREE_LEAD, GameState
 from spades_env.envs.render import render_text
+from spades_env.envs.single import SingleGame
 from spades_env.envs.vector import check_options
 from spades_env.observation import ObservationEncoder
 from spades_env.rules import Rules, resolve_rules
 
 ILLEGAL = ("raise", "penalty")
+RESET_OPTIONS = ("deal", "pile", "dealer", "scores", "bags")
 
 
 def env(**kwargs: Any) -> AECEnv:
-    """The Spades AEC env with PettingZoo's standard wrappers (see ``raw_env`` for arguments)."""
-    e: AECEnv = raw_env(**kwargs)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
-    e = wrappers.OrderEnforcingWrapper(e)
-    return e
+    """The Spades AEC env with PettingZoo's standard wrappers (see ``raw_env`` for arguments).
+
+    One ``OrderEnforcingWrapper`` (``_Wrapper``) that also asserts, as PettingZoo's
+    ``AssertOutOfBoundsWrapper`` does, that every action is in the action space.
+    """
+    return _Wrapper(raw_env(**kwargs))
+
+
+class _Wrapper(wrappers.OrderEnforcingWrapper):
+    """``OrderEnforcingWrapper`` + ``AssertOutOfBoundsWrapper`` in one layer, with a direct ``last``.
+
+    The behaviour is that of the two wrappers stacked; only the attribute look-ups that
+    the stack repeats on every ``last`` and ``step`` are skipped.
+    """
+
+    def __init__(self, env: raw_env) -> None:
+        super().__init__(env)
+        self._n_actions = env.engine.layout.n_actions
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        if not self._has_reset:
+            raise AttributeError("agent_selection cannot be accessed before reset")
+        raw = self.env
+        agent = raw.agent_selection
+        return (
+            raw.observe(agent) if observe else None,
+            raw._cumulative_rewards[agent],
+            raw.terminations[agent],
+            raw.truncations[agent],
+            raw.infos[agent],
+        )
+
+    def step(self, action: Any) -> None:
+        raw = self.env
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        elif not raw.agents:
+            self._has_updated = True
+            EnvLogger.warn_step_after_terminated_truncated()
+        else:
+            self._has_updated = True
+            if not (type(action) is int and 0 <= action < self._n_actions):
+                agent = raw.agent_selection
+                dead = raw.terminations[agent] or raw.truncations[agent]
+                assert (action is None and dead) or raw.action_space(agent).contains(action), (
+                    "action is not in action space"
+                )
+            raw.step(action)
+
+    def __str__(self) -> str:
+        return str(self.env)
 
 
 class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
@@ -191,12 +255,33 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         # Hearts points are penalties: the reward is minus the points taken.
         self._scale = (0.01 if reward == "scaled" else 1.0) * (-1.0 if self.rules.hearts else 1.0)
         self._zero_mask = np.zeros(n_actions, np.int8)
+        self._n_actions = n_actions
+        self._score_hands = episode == "match"  # the fast path scores hands itself (no hand-end view)
         self._game = np.zeros(1, np.int64)
         self._action = np.zeros(1, np.int64)
         self._rng: np.random.Generator | None = None
-        self.state: GameState | None = None
+        self._rng_seed: Any = None
+        self._state: GameState | None = None
         self._view: GameState | None = None  # what observations show (the final state of a hand episode)
         self._mask: np.ndarray | None = None
+        # Spades: one game stepped with Python scalars and incremental observations (same
+        # values, states and errors as the engine's path below, which Hearts keeps).
+        self._single = SingleGame(self.engine, self.encoder) if SingleGame.supports(self.rules) else None
+
+    @property
+    def state(self) -> GameState | None:
+        """The engine's state of the game (B = 1), up to date whenever it is read."""
+        if self._single is not None and self._single.state is not None:
+            return self._single.synced()
+        return self._state
+
+    @state.setter
+    def state(self, value: GameState | None) -> None:
+        # Assigning a state (e.g. restoring a copy) makes it the game that is observed and stepped.
+        self._state = self._view = value
+        self._mask = None
+        if self._single is not None and value is not None:
+            self._single.attach(value)
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
         return self.observation_spaces[agent]
@@ -207,22 +292,31 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
     # ------------------------------------------------------------------ reset
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         if seed is not None:
-            self._rng = np.random.default_rng(seed)
-        elif self._rng is None:
-            self._rng = np.random.default_rng()
-            seed = int(self._rng.integers(0, 2**62))
+            if type(seed) is int and seed >= 0:
+                # The generator of later seedless resets is made when one needs it (slow to make).
+                self._rng, self._rng_seed = None, seed
+            else:
+                self._rng = np.random.default_rng(seed)
         else:
+            if self._rng is None:
+                self._rng = np.random.default_rng(self._rng_seed)
             seed = int(self._rng.integers(0, 2**62))
         opts = options or {}
-        self.state = self.engine.reset(
-            int(seed),
-            deals=None if opts.get("deal") is None else [opts["deal"]],
-            piles=None if opts.get("pile") is None else [opts["pile"]],
-            dealers=None if opts.get("dealer") is None else [opts["dealer"]],
-            scores=None if opts.get("scores") is None else [opts["scores"]],
-            bags=None if opts.get("bags") is None else [opts["bags"]],
-        )
-        self._view = self.state
+        state = None
+        if self._single is not None and not any(opts.get(k) is not None for k in RESET_OPTIONS):
+            state = self._single.reset(int(seed))  # engine.reset(seed), with Python scalars
+        if state is None:
+            state = self.engine.reset(
+                int(seed),
+                deals=None if opts.get("deal") is None else [opts["deal"]],
+                piles=None if opts.get("pile") is None else [opts["pile"]],
+                dealers=None if opts.get("dealer") is None else [opts["dealer"]],
+                scores=None if opts.get("scores") is None else [opts["scores"]],
+                bags=None if opts.get("bags") is None else [opts["bags"]],
+            )
+            if self._single is not None:
+                self._single.attach(state)
+        self._state = self._view = state
         self._mask = None
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -230,22 +324,39 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
-        self.agent_selection = self.possible_agents[int(self.state.to_move[0])]
+        self.agent_selection = self.possible_agents[int(state.to_move[0])]
         if self.render_mode == "human":
             self.render()
 
     # ---------------------------------------------------------------- observe
     def legal_mask(self) -> np.ndarray:
         """(A,) bool legal actions of the agent to move (cached until the next step)."""
+        return self._legal().view(bool)
+
+    def _legal(self) -> np.ndarray:
+        """(A,) int8 legal actions of the agent to move (cached until the next step)."""
+        if self._single is not None:
+            return self._single.legal_mask()
         if self._mask is None:
-            self._mask = self.engine.legal_action_mask(self.state)[0]
+            self._mask = self.engine.legal_action_mask(self.state)[0].astype(np.int8)
         return self._mask
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self.agent_name_mapping[agent]
-        obs = self.encoder.encode(self._view, self._game, np.array([seat]))[0]
-        if agent == self.agent_selection and not self.terminations[agent] and self.state.phase[0] != OVER:
-            mask = self.legal_mask().astype(np.int8)
+        single = self._single
+        if single is not None:
+            obs = single.base.take(single.indices[seat])
+            if agent == self.agent_selection and not self.terminations[agent] and single.phase != OVER:
+                mask = single._mask
+                mask = (single.legal_mask() if mask is None else mask).copy()
+            else:
+                mask = self._zero_mask.copy()
+            return {"observation": obs, "action_mask": mask}
+        else:
+            obs = self.encoder.encode(self._view, self._game, np.array([seat]))[0]
+            live = self.state.phase[0] != OVER
+        if agent == self.agent_selection and not self.terminations[agent] and live:
+            mask = self._legal().copy()
         else:
             mask = self._zero_mask.copy()
         return {"observation": obs, "action_mask": mask}
@@ -257,13 +368,30 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             self._was_dead_step(action)
             return
         a = int(action)
-        mask = self.legal_mask()
-        if not (0 <= a < len(mask) and mask[a]):
+        single = self._single
+        if single is not None:
+            mask = single._mask
+            if mask is None:
+                mask = single.legal_mask()
+        else:
+            mask = self._legal()
+        if not (0 <= a < self._n_actions and mask[a]):
             if self.illegal == "raise":
                 self._action[0] = a
                 self.engine.step(self.state.copy(), self._action)  # raises the engine's error
                 raise IllegalActionError(f"illegal action {a} for {agent}")
             self._penalize(agent)
+            return
+        self._cumulative_rewards[agent] = 0.0
+        if single is not None and single.try_step(a, self._score_hands):
+            # Applied with Python scalars (every step of a Spades match but a few rare ones).
+            if single.hand_delta is None:
+                self.rewards = dict.fromkeys(self.agents, 0.0)
+                self.agent_selection = self.possible_agents[single.to_move]
+            else:
+                self._end_hand(agent, single.hand_delta, single.winner, single.to_move)
+            if self.render_mode == "human":
+                self.render()
             return
         state = self.state
         ends_hand = (
@@ -272,36 +400,43 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             and state.n_in_trick[0] == self.engine.n_players - 1
         )
         before = state.copy() if ends_hand and self.episode == "hand" else None
-        self._cumulative_rewards[agent] = 0.0
         self._action[0] = a
         result = self.engine.step(state, self._action, validate=False)
         self._mask = None
-        rewards = dict.fromkeys(self.agents, 0.0)
-        done = False
         if result.hand_done[0]:
-            match_over = bool(result.match_done[0])
-            done = match_over or self.episode == "hand"
-            if self.reward == "win":
-                if match_over:
-                    winner = int(state.winner[0])
-                    for name in self.agents:
-                        rewards[name] = 1.0 if self._side[self.agent_name_mapping[name]] == winner else -1.0
-            else:
-                delta = result.score_delta[0].tolist()
-                for name in self.agents:
-                    rewards[name] = delta[self._side[self.agent_name_mapping[name]]] * self._scale
-            if before is not None and not match_over:
+            if before is not None and not result.match_done[0]:
                 self._view = _hand_end_view(self.engine, before, result.finished[0], a)
+            if single is not None:
+                single.attach(state, self._view)
+            self._end_hand(agent, result.score_delta[0].tolist(), int(state.winner[0]), int(state.to_move[0]))
+        else:
+            if single is not None:
+                single.attach(state)
+            self.rewards = dict.fromkeys(self.agents, 0.0)
+            self.agent_selection = self.possible_agents[int(state.to_move[0])]
+        if self.render_mode == "human":
+            self.render()
+
+    def _end_hand(self, agent: str, delta: list[int], winner: int, to_move: int) -> None:
+        """Rewards and terminations after ``agent``'s action ended a hand (side points ``delta``,
+        ``to_move`` the first to move in the next hand)."""
+        match_over = winner >= 0
+        rewards = dict.fromkeys(self.agents, 0.0)
+        if self.reward == "win":
+            if match_over:
+                for name in self.agents:
+                    rewards[name] = 1.0 if self._side[self.agent_name_mapping[name]] == winner else -1.0
+        else:
+            for name in self.agents:
+                rewards[name] = delta[self._side[self.agent_name_mapping[name]]] * self._scale
         self.rewards = rewards
         self._accumulate_rewards()
-        if done:
+        if match_over or self.episode == "hand":
             self.terminations = dict.fromkeys(self.agents, True)
             nxt = (self.agent_name_mapping[agent] + 1) % len(self.possible_agents)
             self.agent_selection = self.possible_agents[nxt]
         else:
-            self.agent_selection = self.possible_agents[int(state.to_move[0])]
-        if self.render_mode == "human":
-            self.render()
+            self.agent_selection = self.possible_agents[to_move]
 
     def _penalize(self, agent: str) -> None:
         """End the game after an illegal action, as ``TerminateIllegalWrapper`` does."""
@@ -319,7 +454,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         if self.render_mode is None:
             gymnasium.logger.warn("You are calling render without specifying a render_mode.")
             return None
-        if self.state is None:
+        if self.state is None:  # (reading the state brings it up to date)
             return None
         text = render_text(self.engine, self._view)
         if self.render_mode == "human":
