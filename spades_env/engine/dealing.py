@@ -35,8 +35,8 @@ def game_keys(seeds: np.ndarray | list[int]) -> np.ndarray:
     return splitmix64(splitmix64(seeds.astype(np.uint64)))
 
 
-def _splitmix64_int(x: int) -> int:
-    """``splitmix64`` of one Python int (the same value, without array overhead)."""
+def splitmix64_int(x: int) -> int:
+    """``splitmix64`` of one Python int in 0 .. 2**64 - 1 (the same value, without array overhead)."""
     mask = (1 << 64) - 1
     z = (x + int(_GOLDEN)) & mask
     z = ((z ^ (z >> 30)) * int(_M1)) & mask
@@ -44,10 +44,15 @@ def _splitmix64_int(x: int) -> int:
     return z ^ (z >> 31)
 
 
+def stream_int(key: int, counter: int, salt: int) -> int:
+    """``stream`` of one game, in Python ints."""
+    return splitmix64_int(key ^ splitmix64_int((counter * 1_000_003 + salt) & ((1 << 64) - 1)))
+
+
 def stream(keys: np.ndarray, counter: np.ndarray | int, salt: int) -> np.ndarray:
     """A fresh uint64 per game for (key, counter, salt)."""
     if isinstance(counter, (int, np.integer)):  # one counter for all games: mix it once
-        mixed = np.uint64(_splitmix64_int((int(counter) * 1_000_003 + salt) & ((1 << 64) - 1)))
+        mixed = np.uint64(splitmix64_int((int(counter) * 1_000_003 + salt) & ((1 << 64) - 1)))
     else:
         c = np.atleast_1d(np.asarray(counter, dtype=np.uint64))
         mixed = splitmix64(c * np.uint64(1_000_003) + np.uint64(salt))
@@ -70,11 +75,11 @@ def deal_counter(hand_number: np.ndarray, n_redeals: np.ndarray | int = 0) -> np
 
 def shuffle(keys: np.ndarray, counter: np.ndarray, deck: tuple[int, ...]) -> np.ndarray:
     """Each game's shuffled deck: (B, len(deck)) int64 card ids (the two-player draw pile)."""
-    order = np.argsort(_sort_keys(keys, counter, len(deck)), axis=1)
+    order = np.argsort(sort_keys(keys, counter, len(deck)), axis=1)
     return np.asarray(deck, dtype=np.int64)[order]
 
 
-def _sort_keys(keys: np.ndarray, counter: np.ndarray, n_cards: int) -> np.ndarray:
+def sort_keys(keys: np.ndarray, counter: np.ndarray, n_cards: int) -> np.ndarray:
     """(B, n_cards) uint64 random sort keys: a deck position's key orders it in the shuffle.
 
     The 64-bit keys of one deal are distinct but for a chance of about 1e-16, so any sort
@@ -105,11 +110,11 @@ def deal(keys: np.ndarray, hand_number: np.ndarray, deck: tuple[int, ...], n_pla
     ``hand_number`` is the deal counter (see ``deal_counter``).
     """
     hand_size = len(deck) // n_players
-    sort_keys = _sort_keys(keys, hand_number, len(deck))
+    keys64 = sort_keys(keys, hand_number, len(deck))
     cuts = tuple(k for k in range(hand_size, len(deck), hand_size))
     # Only which cards land in which hand matters: a partition is cheaper than a sort for
     # small batches (the hands of a few games that just finished one), a sort for large ones.
-    order = np.argpartition(sort_keys, cuts, axis=1) if len(keys) < 1024 else np.argsort(sort_keys, axis=1)
+    order = np.argpartition(keys64, cuts, axis=1) if len(keys) < 1024 else np.argsort(keys64, axis=1)
     card_bits = bits.BIT[np.asarray(deck, dtype=np.int64)][order[:, : hand_size * n_players]].reshape(-1)
     # A hand is the OR of its cards' bits; the bits are distinct, so a segmented sum is the same.
     hands = np.add.reduceat(card_bits, np.arange(0, card_bits.size, hand_size))

@@ -42,39 +42,14 @@ BYTES = [bytes((x >> k) & 1 for k in range(8)) for x in range(256)]
 LANES = [BYTES[x & 255] + BYTES[x >> 8][:5] for x in range(1 << 13)]
 
 # ------------------------------------------------ dealing (``engine.dealing``, one game)
-U64 = (1 << 64) - 1
-GOLDEN, M1, M2 = 0x9E3779B97F4A7C15, 0xBF58476D1CE4E5B9, 0x94D049BB133111EB
-
-
-def splitmix64(x: int) -> int:
-    """``dealing.splitmix64`` of one value (a Python int in 0 .. 2**64 - 1)."""
-    z = (x + GOLDEN) & U64
-    z = ((z ^ (z >> 30)) * M1) & U64
-    z = ((z ^ (z >> 27)) * M2) & U64
-    return z ^ (z >> 31)
-
-
-def stream(key: int, counter: int, salt: int) -> int:
-    """``dealing.stream`` of one game."""
-    return splitmix64(key ^ splitmix64((counter * 1_000_003 + salt) & U64))
-
-
-_POSITIONS = np.arange(64, dtype=np.uint64) * np.uint64(GOLDEN)  # wraps modulo 2**64, as in dealing.shuffle
-_GOLDEN, _M1, _M2 = np.uint64(GOLDEN), np.uint64(M1), np.uint64(M2)
-_S30, _S27, _S31 = np.uint64(30), np.uint64(27), np.uint64(31)
+splitmix64 = dealing.splitmix64_int
+stream = dealing.stream_int
 
 
 def shuffle(key: int, counter: int, deck: np.ndarray) -> np.ndarray:
     """``dealing.shuffle`` of one game: the deck's card ids (int64 array ``deck``) in shuffled order."""
-    with np.errstate(over="ignore"):
-        z = _POSITIONS[: len(deck)] ^ np.uint64(stream(key, counter, 11))
-        z += _GOLDEN
-        z ^= z >> _S30
-        z *= _M1
-        z ^= z >> _S27
-        z *= _M2
-        z ^= z >> _S31
-    return deck[np.argsort(z, kind="stable")]
+    sort_keys = dealing.sort_keys(np.array([key], np.uint64), np.array([counter], np.int64), len(deck))
+    return deck[np.argsort(sort_keys[0])]
 
 
 class SingleGame:
