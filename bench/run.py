@@ -128,7 +128,12 @@ def vector_decisions(batch: int, seconds: float, seed: int = 0) -> float | None:
 
 
 def aec_steps(seconds: float, seed: int = 0) -> float | None:
-    """Steps/s of the PettingZoo AEC env on one game (observe + mask + step)."""
+    """Steps/s of the PettingZoo AEC env on one game (observe + mask + step).
+
+    The policy is the cheapest uniform random legal pick (the indices of the mask, one
+    ``rng.random()``), so that the figure is the env's; resets (a new seeded match when one
+    ends) are included but not counted as steps.
+    """
     try:
         from spades_env import env as make_env
     except ImportError:
@@ -144,8 +149,8 @@ def aec_steps(seconds: float, seed: int = 0) -> float | None:
             if term or trunc:
                 aec.reset(seed=int(rng.integers(1 << 30)))
                 continue
-            mask = obs["action_mask"]
-            aec.step(int(np.flatnonzero(mask)[rng.integers(mask.sum())]))
+            legal = np.flatnonzero(obs["action_mask"])
+            aec.step(int(legal[int(rng.random() * len(legal))]))
             n += 1
         return n
 
