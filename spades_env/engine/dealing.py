@@ -83,7 +83,7 @@ def sort_keys(keys: np.ndarray, counter: np.ndarray, n_cards: int) -> np.ndarray
     """(B, n_cards) uint64 random sort keys: a deck position's key orders it in the shuffle.
 
     The 64-bit keys of one deal are distinct but for a chance of about 1e-16, so any sort
-    (stable or not, or a partition for a deal) gives the same shuffle.
+    (stable or not) gives the same shuffle.
     """
     base = stream(keys, counter, salt=11)
     return splitmix64(base[:, None] ^ (np.arange(n_cards, dtype=np.uint64) * _GOLDEN))
@@ -110,12 +110,7 @@ def deal(keys: np.ndarray, hand_number: np.ndarray, deck: tuple[int, ...], n_pla
     ``hand_number`` is the deal counter (see ``deal_counter``).
     """
     hand_size = len(deck) // n_players
-    keys64 = sort_keys(keys, hand_number, len(deck))
-    cuts = tuple(k for k in range(hand_size, len(deck), hand_size))
-    # Only which cards land in which hand matters: a partition is cheaper than a sort for
-    # small batches (the hands of a few games that just finished one), a sort for large ones.
-    order = np.argpartition(keys64, cuts, axis=1) if len(keys) < 1024 else np.argsort(keys64, axis=1)
-    card_bits = bits.BIT[np.asarray(deck, dtype=np.int64)][order[:, : hand_size * n_players]].reshape(-1)
+    card_bits = bits.BIT[shuffle(keys, hand_number, deck)[:, : hand_size * n_players]].reshape(-1)
     # A hand is the OR of its cards' bits; the bits are distinct, so a segmented sum is the same.
     hands = np.add.reduceat(card_bits, np.arange(0, card_bits.size, hand_size))
     return hands.reshape(len(keys), n_players)
