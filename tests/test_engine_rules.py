@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from conftest import hand, whole_suit
 
-from spades_env import IllegalActionError, Rules, SpadesEngine
+from spades_env import IllegalActionError, Rules, SpadesEngine, list_presets
 from spades_env.cards import parse_card
 from spades_env.engine import BID, BLIND, OVER, PLAY, dealing
 from spades_env.engine.check import check_state
@@ -374,3 +374,33 @@ def test_auto_reset_equals_restarting_finished_matches(preset):
         np.testing.assert_array_equal(ra.score_delta, rb.score_delta)
         assert not np.any(a.phase == OVER)
     assert ended > 0
+
+
+@pytest.mark.parametrize("preset", list_presets())
+def test_step_accepts_exactly_the_actions_of_the_mask(preset):
+    """For states met in random play, step() accepts every masked action and raises
+    IllegalActionError (leaving the game unchanged) for every other one, out-of-range ones too."""
+    engine = SpadesEngine(preset)
+    state = engine.reset(np.arange(6))
+    rng = np.random.default_rng(11)
+    checked = []
+    for t in range(400):
+        mask = engine.legal_action_mask(state)
+        deciding = np.flatnonzero(state.phase != PLAY)  # bids, blind nil, draws, passes ...
+        if t % 23 == 0 or (len(deciding) and len(checked) < 12 and t % 3 == 0):
+            g = int(rng.choice(deciding)) if len(deciding) and t % 23 else int(rng.integers(len(mask)))
+            one = state.take([g])
+            checked.append(int(one.phase[0]))
+            for action in range(-1, engine.layout.n_actions + 1):
+                trial = one.copy()
+                legal = 0 <= action < engine.layout.n_actions and mask[g, action]
+                if legal:
+                    engine.step(trial, [action])
+                else:
+                    with pytest.raises(IllegalActionError, match="legal actions"):
+                        engine.step(trial, [action])
+                    if action in (-1, 0, engine.layout.n_actions):  # and nothing changed (a sample)
+                        for f in dataclasses.fields(one):
+                            np.testing.assert_array_equal(getattr(trial, f.name), getattr(one, f.name))
+        engine.step(state, np.argmax(rng.random(mask.shape) * mask, axis=1), auto_reset=True)
+    assert PLAY in checked and len(set(checked)) >= 2, checked
