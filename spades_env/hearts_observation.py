@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from spades_env.bitrows import BitRows
 from spades_env.engine.core import SpadesEngine
 from spades_env.engine.hearts_scoring import JACK_POINTS, MOON_POINTS
 from spades_env.engine.state import OVER, PASS, PLAY, GameState
@@ -100,6 +101,46 @@ class HeartsObservationEncoder(ObservationEncoder):
             self._phase_index[p] = k
         self._bit = np.left_shift(np.uint64(1), np.arange(64, dtype=np.uint64))
         self._bit[63] = 0  # trick entries of -1 index the last element: no card
+        self._plan_hearts_sources()
+
+    def _plan_hearts_sources(self) -> None:
+        """The batched ``encode``'s bit sources (``BitRows``): the card planes, then every 0/1
+        block from ``led_suit`` to ``dealer`` as one source (they are contiguous, 12 + 7 N bits)."""
+        n, c, o = self.n_players, self.n_cards, {name: sl.start for name, sl in self.slices.items()}
+        sources = [("hand", 0, c)]
+        sources += [(f"played{j}", o["played"] + j * c, c) for j in range(n)]
+        sources += [(f"trick{j}", o["trick"] + j * c, c) for j in range(n)]
+        if self.perfect_information:
+            sources += [(f"all_hands{j}", o["all_hands"] + j * c, c) for j in range(n)]
+        sources += [("passed", o["passed"], c), ("received", o["received"], c)]
+        flags_end = self.slices["dealer"].stop
+        sources.append(("flags", o["led_suit"], flags_end - o["led_suit"]))
+        assert flags_end == o["points"] and flags_end - o["led_suit"] <= 64
+        self._row = {name: i for i, (name, _, _) in enumerate(sources)}
+        self._real_start = flags_end
+        self._bitrows = BitRows([p for _, p, _ in sources], [w for _, _, w in sources], flags_end, self.size)
+        one = np.uint64(1)
+        # Bit offsets inside the flags source, and per-(seat, relative seat) rotation tables.
+        at = {name: o[name] - o["led_suit"] for name in ("led_suit", "leader", "voids", "hearts_broken")}
+        at |= {name: o[name] - o["led_suit"] for name in ("pass_direction", "phase", "to_move", "dealer")}
+        self._flag_at = {name: np.uint64(v) for name, v in at.items()}
+        seat_pairs = np.arange(n * n)
+        rel = (seat_pairs // n - seat_pairs % n) % n  # [x * n + seat]: relative seat of x seen from seat
+        self._rel_bit = {
+            name: np.left_shift(one, (at[name] + rel).astype(np.uint64)) for name in ("leader", "to_move", "dealer")
+        }
+        self._rot_t = np.ascontiguousarray((np.arange(n)[None, :] + np.arange(n)[:, None]) % n)  # [j, seat]
+        self._side_rot_t = np.ascontiguousarray(self.engine.side_of_seat[self._rot_t[: self.n_sides]])
+        self._void_lane = np.uint64((1 << (4 * n)) - 1)
+        self._void_shift = (4 * np.arange(n)).astype(np.uint64)
+        self._void_back = (4 * n - 4 * np.arange(n)).astype(np.uint64)
+        # led suit one-hot by led_suit + 3 (the negative "no lead yet" values give nothing).
+        self._led_bits = np.array([0, 0, 0, 1, 2, 4, 8], np.uint64) << self._flag_at["led_suit"]
+        self._phase_bits = np.full(8, one << self._flag_at["phase"], np.uint64)  # as ``_phase_index``
+        for k, p in enumerate(HEARTS_PHASES):
+            self._phase_bits[p] = one << (self._flag_at["phase"] + np.uint64(k))
+        self._pass_bits = np.left_shift(one, self._flag_at["pass_direction"] + np.arange(4, dtype=np.uint64))
+        self._batch: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
     def encode(
         self,
@@ -108,12 +149,79 @@ class HeartsObservationEncoder(ObservationEncoder):
         seats: np.ndarray,
         out: np.ndarray | None = None,
     ) -> np.ndarray:
-        """Observations of ``seats`` (G,) int64 in ``games`` (G,) int64 of ``state``: (G, size) float32."""
+        """Observations of ``seats`` (G,) int64 in ``games`` (G,) int64 of ``state``: (G, size) float32.
+
+        ``out`` (G, size) float32, if given, is filled and returned (every entry is written).
+        """
         games = np.asarray(games, dtype=np.int64)
         seats = np.asarray(seats, dtype=np.int64)
-        g, n, c = len(games), self.n_players, self.n_cards
+        g, n, s = len(games), self.n_players, self.n_sides
         if out is None:
             out = np.empty((g, self.size), np.float32)
+        if g <= 1 or not out.flags.c_contiguous:
+            return self._encode_plain(state, games, seats, out)
+        row = self._row
+        src, real = self._batch_buffers(g)
+        at = np.take(self._rot_t, seats, axis=1)  # (N, G) flat (game, seat) index of each relative seat
+        at += games * n
+        side_at = np.take(self._side_rot_t, seats, axis=1)
+        side_at += games * s
+        own = at[0]
+
+        hands = np.take(state.hands.reshape(-1), at)
+        src[0] = hands[0]
+        played = src[row["played0"] : row["played0"] + n]
+        np.take(state.deal.reshape(-1), at, out=played)
+        played &= ~hands
+        trick = np.take(state.trick.reshape(-1), at)
+        np.take(self._bit, trick, out=src[row["trick0"] : row["trick0"] + n], mode="wrap")  # -1: no card
+        if self.perfect_information:
+            src[row["all_hands0"] : row["all_hands0"] + n] = hands
+        phase = state.phase[games]
+        hand_number = state.hand_number[games]
+        offset = self.engine.pass_offset(hand_number)
+        passed = state.passed.reshape(-1)
+        src[row["passed"]] = np.take(passed, own)
+        giver = games * n + (seats - offset) % n
+        src[row["received"]] = np.take(passed, giver) * ((phase != PASS) & (offset != 0))
+
+        # The 0/1 blocks from led_suit to dealer, as bits of one uint64.
+        flags = np.take(self._led_bits, state.led_suit[games] + 3)
+        pair = state.leader[games] * n
+        pair += seats
+        flags |= np.take(self._rel_bit["leader"], pair) * (phase == PLAY)
+        voids = state.voids[games].view(np.uint64)
+        rot = voids >> np.take(self._void_shift, seats)
+        voids <<= np.take(self._void_back, seats)
+        rot |= voids
+        rot &= self._void_lane
+        flags |= rot << self._flag_at["voids"]
+        flags |= state.spades_broken[games].astype(np.uint64) << self._flag_at["hearts_broken"]
+        flags |= np.take(self._pass_bits, hand_number % 4)
+        flags |= np.take(self._phase_bits, phase)
+        pair = state.to_move[games] * n
+        pair += seats
+        flags |= np.take(self._rel_bit["to_move"], pair) * (phase != OVER)
+        pair = state.dealer[games] * n
+        pair += seats
+        flags |= np.take(self._rel_bit["dealer"], pair)
+        src[row["flags"]] = flags
+        self._bitrows.expand(src, out)
+
+        # Real-valued entries (points, tricks, scores, target) by column, then into place.
+        points, tricks = np.take(state.points_taken.reshape(-1), at), np.take(state.tricks_won.reshape(-1), at)
+        np.divide(points, MOON_POINTS, out=real[:n], casting="unsafe")
+        np.divide(tricks, self.engine.hand_size, out=real[n : 2 * n], casting="unsafe")
+        score = np.take(state.scores.reshape(-1), side_at) / self.rules.target_score
+        np.clip(score, -SCORE_CLIP, SCORE_CLIP, out=real[2 * n : 2 * n + s], casting="unsafe")
+        real[-1] = self.rules.target_score / 1000
+        out[:, self._real_start :] = real.T
+        return out
+
+    def _encode_plain(self, state: GameState, games: np.ndarray, seats: np.ndarray, out: np.ndarray) -> np.ndarray:
+        """``encode`` written plainly over the batch (one game, or a non-contiguous ``out``); the
+        tests pin the fast path to it."""
+        g, n, c = len(games), self.n_players, self.n_cards
         out[:] = 0
         rows = np.arange(g)
         rel = (seats[:, None] + np.arange(n)) % n  # (G, N) absolute seat of each relative seat
