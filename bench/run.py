@@ -2,8 +2,9 @@
 
 Every figure is measured in the same run as its baseline (OpenSpiel through
 pyspiel, and our readable reference engine), so the ratios hold on a shared,
-noisy machine. The Hearts row is compared with OpenSpiel's ``hearts`` (its
-decisions include the passes). Run ``python -m bench.run --help`` for options.
+noisy machine. The Hearts rows are compared with OpenSpiel's ``hearts`` (its
+decisions include the passes), the VectorSpades rows with OpenSpiel plus its
+observation tensor (Hearts: information-state tensor). Run ``python -m bench.run --help`` for options.
 """
 
 from __future__ import annotations
@@ -66,13 +67,18 @@ def engine_card_plays(rules: str, batch: int, seconds: float, seed: int = 0) -> 
 
 
 def openspiel_decisions(seconds: float, observe: bool = False, seed: int = 0, game: str = "spades") -> float | None:
-    """Decisions/s of OpenSpiel's ``spades`` (or ``hearts``) with random legal play (None if not installed)."""
+    """Decisions/s of OpenSpiel's ``spades`` (or ``hearts``) with random legal play (None if not installed).
+
+    With ``observe`` every decision also encodes the player's observation tensor (Hearts has
+    none in OpenSpiel: its information-state tensor instead).
+    """
     try:
         import pyspiel
     except ImportError:
         return None
     game = pyspiel.load_game(game)
     rng = np.random.default_rng(seed)
+    tensor_of = "observation_tensor" if game.get_type().provides_observation_tensor else "information_state_tensor"
 
     def body() -> int:
         state, n = game.new_initial_state(), 0
@@ -82,7 +88,7 @@ def openspiel_decisions(seconds: float, observe: bool = False, seed: int = 0, ga
                 state.apply_action(outcomes[rng.integers(len(outcomes))][0])
                 continue
             if observe:
-                state.observation_tensor()
+                getattr(state, tensor_of)()
             legal = state.legal_actions()
             state.apply_action(legal[rng.integers(len(legal))])
             n += 1
@@ -100,7 +106,7 @@ def reference_decisions(seconds: float, seed: int = 0) -> float | None:
     return random_reference_decisions(seconds, seed)
 
 
-def vector_decisions(batch: int, seconds: float, seed: int = 0) -> float | None:
+def vector_decisions(batch: int, seconds: float, seed: int = 0, rules: str = "partnership") -> float | None:
     """Decisions/s of VectorSpades: every step applies one action per game and returns the full
     observations, action masks and rewards of all ``batch`` games.
 
@@ -113,7 +119,7 @@ def vector_decisions(batch: int, seconds: float, seed: int = 0) -> float | None:
         from spades_env.envs.vector import sample_legal
     except ImportError:
         return None
-    env = VectorSpades("partnership", num_envs=batch, seed=seed, copy=False)
+    env = VectorSpades(rules, num_envs=batch, seed=seed, copy=False)
     rng = np.random.default_rng(seed)
     _, info = env.reset(seed=seed)
     holder = {"mask": info["action_mask"]}
@@ -185,6 +191,8 @@ def main(argv: list[str] | None = None) -> dict:
     rows.append(("OpenSpiel spades + observation_tensor()", "1", spiel_obs, "decisions/s"))
     spiel_hearts = openspiel_decisions(s, game="hearts")
     rows.append(("OpenSpiel hearts (pyspiel)", "1", spiel_hearts, "decisions/s"))
+    spiel_hearts_obs = openspiel_decisions(s, observe=True, game="hearts")
+    rows.append(("OpenSpiel hearts + information_state_tensor()", "1", spiel_hearts_obs, "decisions/s"))
     rows.append(("reference engine (plain Python)", "1", reference_decisions(s), "decisions/s"))
     for b in args.batches:
         rows.append(("engine, random legal play", str(b), engine_card_plays("partnership", b, s), "card plays/s"))
@@ -196,12 +204,16 @@ def main(argv: list[str] | None = None) -> dict:
         rows.append((f"engine, {preset}", "4096", engine_card_plays(preset, 4096, s), "card plays/s"))
     for b in args.batches:
         rows.append(("VectorSpades, obs + masks", str(b), vector_decisions(b, s), "decisions/s"))
+    rows.append(("VectorSpades, hearts", "4096", vector_decisions(4096, s, rules="hearts"), "decisions/s"))
     rows.append(("PettingZoo AEC env", "1", aec_steps(s), "steps/s"))
     rows.append(("heuristic duplicate tournament", "-", heuristic_hands(s), "hands/s"))
     print(f"{'measurement':44s} {'B':>6s} {'rate':>14s}  {'unit':14s} {'x OpenSpiel':>11s}")
     figures = {}
     for name, b, rate, unit in rows:
-        base = spiel_obs if "VectorSpades" in name else (spiel_hearts if "hearts" in name else spiel)
+        if "VectorSpades" in name or "_tensor()" in name:
+            base = spiel_hearts_obs if "hearts" in name else spiel_obs
+        else:
+            base = spiel_hearts if "hearts" in name else spiel
         ratio = f"{rate / base:11.1f}" if rate and base and unit != "hands/s" else f"{'-':>11s}"
         text = f"{rate:14,.0f}" if rate is not None else f"{'n/a':>14s}"
         print(f"{name:44s} {b:>6s} {text}  {unit:14s} {ratio}")
