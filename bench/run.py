@@ -111,7 +111,8 @@ def vector_decisions(batch: int, seconds: float, seed: int = 0, rules: str = "pa
     observations, action masks and rewards of all ``batch`` games.
 
     The env runs with ``copy=False`` (observations and masks written into reused buffers: the
-    documented fastest mode, which training uses). Actions are uniformly random legal ones drawn
+    documented fastest mode, for loops that use each step's arrays before the next step; the
+    default ``copy=True`` adds a copy of them). Actions are uniformly random legal ones drawn
     by ``spades_env.envs.vector.sample_legal``, whose cost (a few array operations) is included.
     """
     try:
