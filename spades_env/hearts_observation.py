@@ -124,16 +124,11 @@ class HeartsObservationEncoder(ObservationEncoder):
         at = {name: o[name] - o["led_suit"] for name in ("led_suit", "leader", "voids", "hearts_broken")}
         at |= {name: o[name] - o["led_suit"] for name in ("pass_direction", "phase", "to_move", "dealer")}
         self._flag_at = {name: np.uint64(v) for name, v in at.items()}
-        seat_pairs = np.arange(n * n)
-        rel = (seat_pairs // n - seat_pairs % n) % n  # [x * n + seat]: relative seat of x seen from seat
+        self._plan_seat_tables()
         self._rel_bit = {
-            name: np.left_shift(one, (at[name] + rel).astype(np.uint64)) for name in ("leader", "to_move", "dealer")
+            name: np.left_shift(one, (at[name] + self._rel_of_pair).astype(np.uint64))
+            for name in ("leader", "to_move", "dealer")
         }
-        self._rot_t = np.ascontiguousarray((np.arange(n)[None, :] + np.arange(n)[:, None]) % n)  # [j, seat]
-        self._side_rot_t = np.ascontiguousarray(self.engine.side_of_seat[self._rot_t[: self.n_sides]])
-        self._void_lane = np.uint64((1 << (4 * n)) - 1)
-        self._void_shift = (4 * np.arange(n)).astype(np.uint64)
-        self._void_back = (4 * n - 4 * np.arange(n)).astype(np.uint64)
         # led suit one-hot by led_suit + 3 (the negative "no lead yet" values give nothing).
         self._led_bits = np.array([0, 0, 0, 1, 2, 4, 8], np.uint64) << self._flag_at["led_suit"]
         self._phase_bits = np.full(8, one << self._flag_at["phase"], np.uint64)  # as ``_phase_index``
@@ -162,10 +157,7 @@ class HeartsObservationEncoder(ObservationEncoder):
             return self._encode_plain(state, games, seats, out)
         row = self._row
         src, real = self._batch_buffers(g)
-        at = np.take(self._rot_t, seats, axis=1)  # (N, G) flat (game, seat) index of each relative seat
-        at += games * n
-        side_at = np.take(self._side_rot_t, seats, axis=1)
-        side_at += games * s
+        at, side_at = self._relative_cells(games, seats)
         own = at[0]
 
         hands = np.take(state.hands.reshape(-1), at)
@@ -190,12 +182,7 @@ class HeartsObservationEncoder(ObservationEncoder):
         pair = state.leader[games] * n
         pair += seats
         flags |= np.take(self._rel_bit["leader"], pair) * (phase == PLAY)
-        voids = state.voids[games].view(np.uint64)
-        rot = voids >> np.take(self._void_shift, seats)
-        voids <<= np.take(self._void_back, seats)
-        rot |= voids
-        rot &= self._void_lane
-        flags |= rot << self._flag_at["voids"]
+        flags |= self._relative_voids(state, games, seats) << self._flag_at["voids"]
         flags |= state.spades_broken[games].astype(np.uint64) << self._flag_at["hearts_broken"]
         flags |= np.take(self._pass_bits, hand_number % 4)
         flags |= np.take(self._phase_bits, phase)

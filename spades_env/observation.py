@@ -151,7 +151,6 @@ class ObservationEncoder:
         # (N)][, face_up (N)][, shown, discards, seen], then the void bits as one more uint64;
         # the batched ``encode`` places them (and every other 0/1 entry) with ``BitRows``.
         self._cards_end = self.slices["led_suit"].start
-        self._void_lane = np.uint64((1 << (4 * n)) - 1)
         self._side_of_seat = engine.side_of_seat
         self._bit = np.left_shift(np.uint64(1), np.arange(64, dtype=np.uint64))
         self._bit[63] = 0  # trick entries of -1 index the last element: no card
@@ -162,6 +161,7 @@ class ObservationEncoder:
         self._offset = {name: sl.start for name, sl in self.slices.items()}
         # The real-valued blocks come last, contiguous, so one slice holds them all.
         self._real_start = self._offset["tricks_won"]
+        self._plan_seat_tables()
         self._plan_sources()
 
     # ------------------------------------------------------------------ layout
@@ -202,10 +202,7 @@ class ObservationEncoder:
         self._bitrows = BitRows([p for _, p, _ in sources], [w for _, _, w in sources], self._real_start, self.size)
         one = np.uint64(1)
         seat_pairs = np.arange(n * n)
-        rel = (seat_pairs // n - seat_pairs % n) % n  # [x * n + seat]: relative seat of x seen from seat
-        # [seat, j]: absolute seat of relative seat j; [:s] its side.
-        self._rot_t = np.ascontiguousarray((np.arange(n)[None, :] + np.arange(n)[:, None]) % n)  # [j, seat]
-        self._side_rot_t = np.ascontiguousarray(self._side_of_seat[self._rot_t[:s]])  # [j, seat]
+        rel = self._rel_of_pair
         # led_suit (FREE/RESTRICTED/LOWEST_CLUB lead: nothing) + leader while playing, by
         # [(led + 3) * 2 + playing][leader * n + seat].
         led = np.array([0, 0, 0, 1, 2, 4, 8], np.uint64)
@@ -222,8 +219,6 @@ class ObservationEncoder:
         flags |= blind.astype(np.uint64) << (2 * n + j).astype(np.uint64)
         self._flag_bits = flags.reshape(-1)
         self._flag_base = (np.arange(n, dtype=np.int64) * (k + 1) * 2 + 2)[:, None]
-        self._void_shift = (4 * np.arange(n)).astype(np.uint64)
-        self._void_back = (4 * n - 4 * np.arange(n)).astype(np.uint64)
         self._flag_width = np.uint64(3 * n)
         self._broken_at = np.uint64(7 * n)
         # phase one-hot, to_move (not when over), dealer: [(phase * n + to_move) * n + seat] and [dealer * n + seat].
@@ -237,6 +232,36 @@ class ObservationEncoder:
         self._trick_values = np.empty(self.engine.hand_size + 1, np.float32)
         np.multiply(np.arange(self.engine.hand_size + 1, dtype=np.int64), self._trick_scale, out=self._trick_values)
         self._batch: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+    def _plan_seat_tables(self) -> None:
+        """The seat tables both batched encoders (Spades and Hearts) use to look from a seat."""
+        n = self.n_players
+        seat_pairs = np.arange(n * n)
+        self._rel_of_pair = (seat_pairs // n - seat_pairs % n) % n  # [x * n + seat]: x seen from seat
+        # [j, seat]: absolute seat of relative seat j; [:S] its side.
+        self._rot_t = np.ascontiguousarray((np.arange(n)[None, :] + np.arange(n)[:, None]) % n)
+        self._side_rot_t = np.ascontiguousarray(self.engine.side_of_seat[self._rot_t[: self.n_sides]])
+        # The void bits (4 per seat) rotate by 4 * seat within a lane of 4 N bits.
+        self._void_lane = np.uint64((1 << (4 * n)) - 1)
+        self._void_shift = (4 * np.arange(n)).astype(np.uint64)
+        self._void_back = (4 * n - 4 * np.arange(n)).astype(np.uint64)
+
+    def _relative_cells(self, games: np.ndarray, seats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(N, G) flat state index of each relative seat's entry, (S, G) of each relative side's."""
+        at = np.take(self._rot_t, seats, axis=1)
+        at += games * self.n_players
+        side_at = np.take(self._side_rot_t, seats, axis=1)
+        side_at += games * self.n_sides
+        return at, side_at
+
+    def _relative_voids(self, state: GameState, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        """(G,) uint64: the void bits (bit 4 j + suit for relative seat j), the observer's first."""
+        voids = state.voids[games].view(np.uint64)
+        rot = voids >> np.take(self._void_shift, seats)
+        voids <<= np.take(self._void_back, seats)
+        rot |= voids
+        rot &= self._void_lane
+        return rot
 
     def _batch_buffers(self, g: int) -> tuple[np.ndarray, np.ndarray]:
         """Reusable (sources, real-valued tail) buffers of g rows."""
@@ -276,11 +301,7 @@ class ObservationEncoder:
             return out
         n, s, row = self.n_players, self.n_sides, self._row
         src, real = self._batch_buffers(g)
-        # (N, G) flat state index of each relative seat's entry; (S, G) of each relative side's.
-        at = np.take(self._rot_t, seats, axis=1)
-        at += games * n
-        side_at = np.take(self._side_rot_t, seats, axis=1)
-        side_at += games * s
+        at, side_at = self._relative_cells(games, seats)
 
         # Card masks: hand (once looked), played (dealt and no longer held), trick, ...
         hands = np.take(state.hands.reshape(-1), at)
@@ -316,13 +337,7 @@ class ObservationEncoder:
         bids += self._flag_base
         bids += np.take(state.blind.reshape(-1), at)
         flags = np.bitwise_or.reduce(np.take(self._flag_bits, bids), axis=0)
-        voids = state.voids[games].view(np.uint64)
-        rot = voids >> np.take(self._void_shift, seats)
-        voids <<= np.take(self._void_back, seats)
-        rot |= voids
-        rot &= self._void_lane
-        rot <<= self._flag_width
-        flags |= rot
+        flags |= self._relative_voids(state, games, seats) << self._flag_width
         flags |= state.spades_broken[games].astype(np.uint64) << self._broken_at
         src[row["flags"]] = flags
         if self.rules.bemo:
