@@ -271,17 +271,30 @@ class SpadesEngine:
             hand_numbers = self._per_game(hand_numbers, n, "hand_numbers")
             if np.any(hand_numbers < 0):
                 raise ValueError(f"hand_numbers must be non-negative, got {hand_numbers}")
-        state.key[g] = keys
-        state.dealer[g] = dealer
-        state.scores[g] = 0 if scores is None else self._sides_array(scores, n, "scores")
-        state.bags[g] = 0 if bags is None else self._sides_array(bags, n, "bags")
-        state.hand_number[g] = 0 if hand_numbers is None else hand_numbers
-        state.winner[g] = -1
-        state.n_redeals[g] = 0
+        self._new_matches(
+            state,
+            g,
+            keys,
+            dealer,
+            scores=0 if scores is None else self._sides_array(scores, n, "scores"),
+            bags=0 if bags is None else self._sides_array(bags, n, "bags"),
+            hand_numbers=0 if hand_numbers is None else hand_numbers,
+        )
         if piles is not None:
             self._start_hand(state, g, pile=self._pile_array(piles, n))
         else:
             self._start_hand(state, g, None if deals is None else self._deal_array(deals, n))
+
+    def _new_matches(self, state: GameState, g: np.ndarray, keys, dealer, scores=0, bags=0, hand_numbers=0) -> None:
+        """The match fields of new matches in games ``g`` (their first hand is dealt after)."""
+        state.key[g] = keys
+        state.dealer[g] = dealer
+        sides = self._cells(g, self.n_sides)
+        state.scores.reshape(-1)[sides] = scores
+        state.bags.reshape(-1)[sides] = bags
+        state.hand_number[g] = hand_numbers
+        state.winner[g] = -1
+        state.n_redeals[g] = 0
 
     def _empty(self, b: int) -> GameState:
         n, s, t = self.n_players, self.n_sides, self.hand_size
@@ -982,12 +995,7 @@ class SpadesEngine:
             ended = g[over]
             if self._auto_reset:  # the next match starts in the same call as the next hands
                 keys = dealing.splitmix64(state.key[ended])
-                state.key[ended] = keys
-                state.dealer[ended] = dealing.first_dealer(keys, self.n_players)
-                state.scores.reshape(-1)[self._cells(ended, self.n_sides)] = 0
-                state.bags.reshape(-1)[self._cells(ended, self.n_sides)] = 0
-                state.hand_number[ended] = 0
-                state.winner[ended] = -1
+                self._new_matches(state, ended, keys, dealing.first_dealer(keys, self.n_players))
             else:
                 state.phase[ended] = OVER
                 g = cont
