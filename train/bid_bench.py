@@ -42,7 +42,7 @@ from agents.heuristic import HeuristicAgent
 from spades_env import cards
 from spades_env.engine import BID, BLIND, PLAY, SpadesEngine, bits
 from spades_env.rules import resolve_rules
-from train.tournament import hand_bags, mean_ci
+from train.tournament import hand_bags, mean_ci, report_console
 
 #: Deal ``d`` of a benchmark with seed ``s`` is dealt from engine seed ``s * DEAL_STRIDE + d``.
 DEAL_STRIDE = 1_000_000
@@ -321,13 +321,9 @@ def summarize(config: BidBenchConfig, stats: dict[str, dict[str, np.ndarray]]) -
 # ---------------------------------------------------------------------- output
 def print_report(report: dict[str, Any], console=None) -> None:
     """Print the report as a rich table."""
-    from rich.console import Console
     from rich.table import Table
 
-    if console is None:
-        console = Console()
-        if not console.is_terminal:  # logs and pipes: wide enough that no column is cut
-            console = Console(width=160)
+    console = report_console(console)
     cfg = report["config"]
     table = Table(
         title=f"Bidding benchmark: {cfg['deals']} deals x 2 seatings, {cfg['rules']}, heuristic card play",

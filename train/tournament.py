@@ -622,15 +622,23 @@ def write_csv(report: dict[str, Any], path: str | Path) -> list[Path]:
     return [path, bots_path]
 
 
-def print_report(report: dict[str, Any], console=None) -> None:
-    """Print the report as rich tables."""
+def report_console(console=None):
+    """``console``, or a new rich console: the terminal's, or 160 columns wide for logs and pipes
+    (wide enough that no column of the report tables is cut)."""
     from rich.console import Console
-    from rich.table import Table
 
     if console is None:
         console = Console()
-        if not console.is_terminal:  # logs and pipes: wide enough that no column is cut
+        if not console.is_terminal:
             console = Console(width=160)
+    return console
+
+
+def print_report(report: dict[str, Any], console=None) -> None:
+    """Print the report as rich tables."""
+    from rich.table import Table
+
+    console = report_console(console)
     cfg = report["config"]
     unit = "board" if cfg["mode"] == "hand" else "match"
     lower = report.get("lower_is_better", False)
