@@ -52,6 +52,30 @@ def shuffle(key: int, counter: int, deck: np.ndarray) -> np.ndarray:
     return deck[np.argsort(sort_keys[0])]
 
 
+#: The ``GameState`` fields a scalar step may change (written back by ``SingleGame.synced``).
+SCALAR_STEP_FIELDS = (
+    "hands",
+    "phase",
+    "to_move",
+    "leader",
+    "trick",
+    "n_in_trick",
+    "led_suit",
+    "n_tricks",
+    "tricks_won",
+    "trick_winners",
+    "history",
+    "bids",
+    "blind",
+    "looked",
+    "n_bids",
+    "spades_broken",
+    "voids",
+)
+#: The fields ``SingleGame`` mirrors as Python values: those, and what its scalar steps read.
+MIRRORED_FIELDS = SCALAR_STEP_FIELDS + ("dealer", "scores", "bags", "bemo", "hand_number", "winner", "key")
+
+
 class SingleGame:
     """One Spades game on a ``GameState`` of one game, stepped with Python scalars where cheap."""
 
@@ -222,52 +246,15 @@ class SingleGame:
         """The state, brought up to date with the mirror (scalar steps write only the mirror)."""
         st = self.state
         if self._dirty:
-            st.hands[0] = self.hands
-            st.phase[0] = self.phase
-            st.to_move[0] = self.to_move
-            st.leader[0] = self.leader
-            st.trick[0] = self.trick
-            st.n_in_trick[0] = self.n_in_trick
-            st.led_suit[0] = self.led_suit
-            st.n_tricks[0] = self.n_tricks
-            st.tricks_won[0] = self.tricks_won
-            st.trick_winners[0] = self.trick_winners
-            st.history[0] = self.history
-            st.bids[0] = self.bids
-            st.blind[0] = self.blind
-            st.looked[0] = self.looked
-            st.n_bids[0] = self.n_bids
-            st.spades_broken[0] = self.spades_broken
-            st.voids[0] = self.voids
+            for name in SCALAR_STEP_FIELDS:
+                getattr(st, name)[0] = getattr(self, name)
             self._dirty = False
         return st
 
     def _load(self, st: GameState) -> None:
-        """The mirror: the state's fields as Python ints and lists."""
-        self.hands = st.hands[0].tolist()
-        self.phase = int(st.phase[0])
-        self.to_move = int(st.to_move[0])
-        self.leader = int(st.leader[0])
-        self.dealer = int(st.dealer[0])
-        self.trick = st.trick[0].tolist()
-        self.n_in_trick = int(st.n_in_trick[0])
-        self.led_suit = int(st.led_suit[0])
-        self.n_tricks = int(st.n_tricks[0])
-        self.tricks_won = st.tricks_won[0].tolist()
-        self.bids = st.bids[0].tolist()
-        self.looked = st.looked[0].tolist()
-        self.blind = st.blind[0].tolist()
-        self.n_bids = int(st.n_bids[0])
-        self.spades_broken = bool(st.spades_broken[0])
-        self.voids = int(st.voids[0])
-        self.scores = st.scores[0].tolist()
-        self.bags = st.bags[0].tolist()
-        self.bemo = st.bemo[0].tolist()
-        self.hand_number = int(st.hand_number[0])
-        self.winner = int(st.winner[0])
-        self.key = int(st.key[0])
-        self.trick_winners = st.trick_winners[0].tolist()
-        self.history = st.history[0].tolist()
+        """The mirror: the state's fields as Python ints, bools and lists."""
+        for name in MIRRORED_FIELDS:
+            setattr(self, name, getattr(st, name)[0].tolist())
         self._dirty = False
 
     def _build(self, st: GameState) -> None:
