@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from agents.base import Agent, DecisionContext
+from spades_env.envs.context import random_legal
 
 
 def sample_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -12,7 +13,7 @@ def sample_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     masks = np.asarray(masks, dtype=bool)
     if not masks.any(axis=1).all():
         raise ValueError("every row of the action mask needs at least one legal action")
-    return np.argmax(rng.random(masks.shape) * masks, axis=1).astype(np.int64)
+    return random_legal(masks, rng)
 
 
 class RandomAgent(Agent):
