@@ -35,24 +35,31 @@ def game_keys(seeds: np.ndarray | list[int]) -> np.ndarray:
     return splitmix64(splitmix64(seeds.astype(np.uint64)))
 
 
+_U64_MASK = (1 << 64) - 1
+
+
 def splitmix64_int(x: int) -> int:
     """``splitmix64`` of one Python int in 0 .. 2**64 - 1 (the same value, without array overhead)."""
-    mask = (1 << 64) - 1
-    z = (x + int(_GOLDEN)) & mask
-    z = ((z ^ (z >> 30)) * int(_M1)) & mask
-    z = ((z ^ (z >> 27)) * int(_M2)) & mask
+    z = (x + int(_GOLDEN)) & _U64_MASK
+    z = ((z ^ (z >> 30)) * int(_M1)) & _U64_MASK
+    z = ((z ^ (z >> 27)) * int(_M2)) & _U64_MASK
     return z ^ (z >> 31)
+
+
+def _mixed_counter_int(counter: int, salt: int) -> int:
+    """What ``stream`` XORs into a key for (counter, salt), for one counter."""
+    return splitmix64_int((int(counter) * 1_000_003 + salt) & _U64_MASK)
 
 
 def stream_int(key: int, counter: int, salt: int) -> int:
     """``stream`` of one game, in Python ints."""
-    return splitmix64_int(key ^ splitmix64_int((counter * 1_000_003 + salt) & ((1 << 64) - 1)))
+    return splitmix64_int(key ^ _mixed_counter_int(counter, salt))
 
 
 def stream(keys: np.ndarray, counter: np.ndarray | int, salt: int) -> np.ndarray:
     """A fresh uint64 per game for (key, counter, salt)."""
     if isinstance(counter, (int, np.integer)):  # one counter for all games: mix it once
-        mixed = np.uint64(splitmix64_int((int(counter) * 1_000_003 + salt) & ((1 << 64) - 1)))
+        mixed = np.uint64(_mixed_counter_int(counter, salt))
     else:
         c = np.atleast_1d(np.asarray(counter, dtype=np.uint64))
         mixed = splitmix64(c * np.uint64(1_000_003) + np.uint64(salt))
