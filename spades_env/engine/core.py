@@ -188,7 +188,6 @@ class SpadesEngine:
         # No min_team_bid, mirror or fourteen: every bid 0..hand size is open (the usual case).
         self._every_bid_open = not (r.forced_bids or (r.partnership and r.min_team_bid))
         self._base: dict[int, np.ndarray] = {}
-        self._auto_reset = False  # set by each ``step``
         self._spans: dict[int, np.ndarray] = {}
         self._handlers = {
             BLIND: (self._check_blind, self._blind),
@@ -667,10 +666,9 @@ class SpadesEngine:
             finished=[],
             winner=np.full(b, -1, I64),
         )
-        self._auto_reset = auto_reset
         phase = state.phase
         if np.count_nonzero(phase == PLAY) == b:
-            self._play(state, slice(None), self._rows(b), actions, result, validate)
+            self._play(state, slice(None), self._rows(b), actions, result, validate, auto_reset)
             return result
         groups = [(p, idx) for p in self._handlers if len(idx := np.flatnonzero(phase == p))]
         if validate:
@@ -681,7 +679,7 @@ class SpadesEngine:
                 self._handlers[p][0](state, idx, actions[idx])
         for p, idx in groups:
             if p == PLAY:
-                self._play(state, idx, idx, actions[idx], result, False)  # validated above
+                self._play(state, idx, idx, actions[idx], result, False, auto_reset)  # validated above
             else:
                 self._handlers[p][1](state, idx, actions[idx])
         return result
@@ -864,9 +862,17 @@ class SpadesEngine:
         state.phase[more] = np.where(state.looked.reshape(-1)[more * self.n_players + nxt], BID, BLIND)
 
     def _play(
-        self, state: GameState, sel, rows: np.ndarray, card: np.ndarray, result: StepResult, validate: bool
+        self,
+        state: GameState,
+        sel,
+        rows: np.ndarray,
+        card: np.ndarray,
+        result: StepResult,
+        validate: bool,
+        auto_reset: bool,
     ) -> None:
-        """Play one card in each selected game (``sel`` is a slice or the index array ``rows``)."""
+        """Play one card in each selected game (``sel`` is a slice or the index array ``rows``);
+        ``auto_reset`` as in ``step``."""
         seat = state.to_move[sel]
         at = rows * self.n_players + seat  # flat index of (game, seat)
         hands = state.hands.reshape(-1)
@@ -888,12 +894,12 @@ class SpadesEngine:
         complete = n == self.n_players
         n_complete = np.count_nonzero(complete)
         if n_complete == len(rows):
-            self._finish_tricks(state, sel, rows, result)
+            self._finish_tricks(state, sel, rows, result, auto_reset)
         elif n_complete:
             g = rows[complete]
-            self._finish_tricks(state, g, g, result)
+            self._finish_tricks(state, g, g, result, auto_reset)
 
-    def _finish_tricks(self, state: GameState, sel, rows: np.ndarray, result: StepResult) -> None:
+    def _finish_tricks(self, state: GameState, sel, rows: np.ndarray, result: StepResult, auto_reset: bool) -> None:
         """Score the completed trick of each selected game; its winner leads next."""
         n = self.n_players
         if isinstance(sel, slice):
@@ -928,9 +934,9 @@ class SpadesEngine:
         state.led_suit[sel] = self._lead_state(state.spades_broken[sel])
         ended = rows[done == self.hand_size]
         if len(ended):
-            self._finish_hands(state, ended, result)
+            self._finish_hands(state, ended, result, auto_reset)
 
-    def _finish_hands(self, state: GameState, g: np.ndarray, result: StepResult) -> None:
+    def _finish_hands(self, state: GameState, g: np.ndarray, result: StepResult, auto_reset: bool) -> None:
         # ``g`` is an index array: every ``state.x[g]`` below is already a copy.
         r = self.rules
         take = lambda a: a.take(g, axis=0)  # noqa: E731  (faster than a[g] for 2-D rows)
@@ -993,7 +999,7 @@ class SpadesEngine:
         state.dealer[cont] = self.next_seat[state.dealer[cont]]
         if len(cont) < len(g):
             ended = g[over]
-            if self._auto_reset:  # the next match starts in the same call as the next hands
+            if auto_reset:  # the next match starts in the same call as the next hands
                 keys = dealing.splitmix64(state.key[ended])
                 self._new_matches(state, ended, keys, dealing.first_dealer(keys, self.n_players))
             else:
