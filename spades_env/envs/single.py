@@ -48,8 +48,7 @@ stream = dealing.stream_int
 
 def shuffle(key: int, counter: int, deck: np.ndarray) -> np.ndarray:
     """``dealing.shuffle`` of one game: the deck's card ids (int64 array ``deck``) in shuffled order."""
-    sort_keys = dealing.sort_keys(np.array([key], np.uint64), np.array([counter], np.int64), len(deck))
-    return deck[np.argsort(sort_keys[0])]
+    return deck[dealing.shuffle_order(np.array([key], np.uint64), np.array([counter], np.int64), len(deck))[0]]
 
 
 #: The ``GameState`` fields a scalar step may change (written back by ``SingleGame.synced``).
