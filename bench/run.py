@@ -18,7 +18,7 @@ from collections.abc import Callable
 import numpy as np
 
 from spades_env import SpadesEngine
-from spades_env.engine import PLAY, bits
+from spades_env.engine import PLAY
 
 
 def pin_to_one_core() -> None:
@@ -37,15 +37,14 @@ def timed(run_for: float, body: Callable[[], int]) -> float:
 
 
 def engine_card_plays(rules: str, batch: int, seconds: float, seed: int = 0) -> float:
-    """Card plays/s of uniformly random legal play (mask and sampling included).
+    """Card plays/s of uniformly random legal play (legal moves and sampling included).
 
-    Every step the legal cards of each game (a uint64 mask) are computed and a random one
-    drawn; games at another decision (bids, blind nil, ...) get the full legal-action mask
-    and a random legal action from it (``sample_legal``). ``step`` validates every action
-    and starts a new match where one ended (``auto_reset``). Only card plays are counted.
+    Every step each game draws a uniformly random legal action (``random_actions``: the
+    legal cards of the player to move as a uint64 mask and a random one of them; bids and
+    blind-nil choices from their ranges; rarer decisions from the legal-action mask).
+    ``step`` validates every action and starts a new match where one ended
+    (``auto_reset``). Only card plays are counted.
     """
-    from spades_env.envs.vector import sample_legal
-
     engine = SpadesEngine(rules)
     rng = np.random.default_rng(seed)
     state = engine.reset(np.arange(batch))
@@ -53,14 +52,8 @@ def engine_card_plays(rules: str, batch: int, seconds: float, seed: int = 0) -> 
     def body() -> int:
         plays = 0
         for _ in range(64):
-            actions = bits.random_card(engine.legal_cards(state), rng)
-            playing = state.phase == PLAY
-            n_play = int(np.count_nonzero(playing))
-            if n_play < batch:  # bids and other decisions: sample from the full mask
-                other = np.flatnonzero(~playing)
-                actions[other] = sample_legal(engine.legal_action_mask(state, other), rng)
-            engine.step(state, actions, auto_reset=True)
-            plays += n_play
+            plays += int(np.count_nonzero(state.phase == PLAY))
+            engine.step(state, engine.random_actions(state, rng), auto_reset=True)
         return plays
 
     return timed(seconds, body)

@@ -13,6 +13,7 @@ from spades_env.cards import parse_card
 from spades_env.engine import BID, BLIND, OVER, PLAY, dealing
 from spades_env.engine.check import check_state
 from spades_env.engine.state import FREE_LEAD, RESTRICTED_LEAD
+from spades_env.envs.vector import sample_legal
 
 NO_BLIND = Rules.preset("partnership-no-blind-nil")
 C = parse_card
@@ -404,3 +405,42 @@ def test_step_accepts_exactly_the_actions_of_the_mask(preset):
                             np.testing.assert_array_equal(getattr(trial, f.name), getattr(one, f.name))
         engine.step(state, np.argmax(rng.random(mask.shape) * mask, axis=1), auto_reset=True)
     assert PLAY in checked and len(set(checked)) >= 2, checked
+
+
+WEAK_HANDS_MIN_BID = dataclasses.replace(Rules.preset("partnership"), misdeal_weak_hand=True, min_team_bid=4)
+
+
+@pytest.mark.parametrize("preset", [*list_presets(), WEAK_HANDS_MIN_BID])
+def test_random_actions_draw_what_sample_legal_draws_from_the_mask(preset):
+    """``random_actions`` skips the mask for cards, bids and blind nil, yet draws the same
+    actions as ``sample_legal`` on the mask from the same generator state, in every phase
+    (and with the weak-hand redeal and a minimum team bid, which no preset has)."""
+    engine = SpadesEngine(preset)
+    if preset is WEAK_HANDS_MIN_BID:  # seat 1 bids first with a weak hand; the next hands are random
+        weak = [
+            hand("JH QH KH AH 6D 7D 8D 9D TD JD QD KD AD"),
+            hand("2H 3H 4H 5H 6H 7H 8H 9H TH 2D 3D 4D 5D"),
+            whole_suit("C"),
+            whole_suit("S"),
+        ]
+        state = engine.reset(np.arange(64), deals=[weak] * 64, dealers=0)
+    else:
+        state = engine.reset(np.arange(64))
+    ours, theirs = np.random.default_rng(3), np.random.default_rng(3)
+    phases, redeals = set(), 0
+    for _ in range(300):
+        phases.update(np.unique(state.phase).tolist())
+        actions = engine.random_actions(state, ours)
+        np.testing.assert_array_equal(actions, sample_legal(engine.legal_action_mask(state), theirs))
+        redeals += np.count_nonzero(actions == engine.layout.redeal)
+        engine.step(state, actions, auto_reset=True)
+    assert PLAY in phases and len(phases) >= 2, phases
+    if preset is WEAK_HANDS_MIN_BID:
+        assert redeals > 0
+
+
+def test_random_actions_give_0_for_finished_matches():
+    engine = SpadesEngine("partnership")
+    state = engine.reset(np.arange(3))
+    state.phase[1] = OVER
+    assert engine.random_actions(state, np.random.default_rng(0))[1] == 0

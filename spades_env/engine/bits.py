@@ -62,6 +62,39 @@ def select_kth(mask: np.ndarray, k: np.ndarray) -> np.ndarray:
     return (shift + step).astype(np.int64) + SELECT16[window.astype(np.int64) * 16 + k]
 
 
+def pick_true(flags: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Column of the k-th True (from 0) of each row of a (B, A) bool array, k = floor(u * row count).
+
+    u: (B,) floats in [0, 1). Rows are packed into 64-bit words and the word and bit found
+    with popcounts, so a batch costs a few array operations whatever A is. Rows without a
+    True give 0.
+    """
+    b, a = flags.shape
+    n_words = max(1, -(-a // 64))
+    padded = np.empty((b, 64 * n_words), bool)
+    padded[:, :a] = flags
+    padded[:, a:] = False
+    words = np.packbits(padded.reshape(-1), bitorder="little").view("<u8").reshape(b, n_words)
+    counts = np.bitwise_count(words).astype(np.int64)  # column 64 j + i is bit i of word j
+    total = counts[:, 0]
+    for j in range(1, n_words):  # columns one by one: reductions along a short axis are slow
+        total = total + counts[:, j]
+    k = (u * total).astype(np.int64)
+    word = np.zeros(b, np.int64)
+    chosen = words[:, 0]
+    for j in range(n_words - 1):  # move past the words below the k-th True
+        later = k >= counts[:, j]
+        if j:
+            later &= word == j
+        k -= counts[:, j] * later
+        word += later
+        chosen = np.where(later, words[:, j + 1], chosen)
+    column = select_kth(chosen.astype(np.uint64, copy=False), k)
+    if n_words > 1:
+        column += 64 * word
+    return np.where(total > 0, column, 0)
+
+
 def random_card(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """A uniformly random card id from each (non-empty) uint64 mask."""
     k = (rng.random(len(mask)) * np.bitwise_count(mask)).astype(np.int64)

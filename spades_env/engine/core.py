@@ -637,6 +637,38 @@ class SpadesEngine:
             row[lay.no_bemo : lay.big_bemo + 1] = True
         return out
 
+    def random_actions(self, state: GameState, rng: np.random.Generator) -> np.ndarray:
+        """(B,) int64: a uniformly random legal action in each game (0 where the match is over).
+
+        The actions ``sample_legal(self.legal_action_mask(state), rng)`` draws, from the same
+        single ``rng.random(B)`` (action k of a game's legal actions in id order, k = floor(u *
+        count)), but card plays, bids and blind-nil choices are drawn without the mask.
+        """
+        b = state.batch_size
+        u = rng.random(b)
+        legal = self.legal_cards(state)
+        actions = bits.select_kth(legal, (u * np.bitwise_count(legal)).astype(I64))
+        phase = state.phase
+        if np.count_nonzero(phase == PLAY) == b:
+            return actions
+        lay = self.layout
+        actions[phase == OVER] = 0
+        if BID in self._handlers and len(g := np.flatnonzero(phase == BID)):
+            lo, hi = self.bid_range(state, g)
+            n_bids = hi - lo + 1
+            count = n_bids if lay.redeal is None else n_bids + self.weak_hand(state, g)
+            k = (u[g] * count).astype(I64)  # the bids in order, then the redeal (the last id)
+            actions[g] = np.where(k < n_bids, lay.bid_offset + lo + k, -1 if lay.redeal is None else lay.redeal)
+        if BLIND in self._handlers and len(g := np.flatnonzero(phase == BLIND)):
+            # Blind nil (the lower id) where a bid of 0 is open, and look [RULES 2].
+            open_ = True if self._every_bid_open else self.bid_range(state, g)[0] == 0
+            k = (u[g] * (1 + np.asarray(open_, I64))).astype(I64)
+            actions[g] = np.where((k == 0) & open_, lay.blind_nil, lay.look)
+        rest = np.flatnonzero((phase != PLAY) & (phase != BID) & (phase != BLIND) & (phase != OVER))
+        if len(rest):  # draws, exchanges, Bemo, passes: from the mask
+            actions[rest] = bits.pick_true(self.legal_action_mask(state, rest), u[rest])
+        return actions
+
     def current_player(self, state: GameState) -> np.ndarray:
         """(B,) int64: seat to move, -1 where the match is over."""
         return np.where(state.phase == OVER, -1, state.to_move)

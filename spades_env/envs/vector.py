@@ -62,37 +62,14 @@ def check_options(episode: str, reward: str) -> None:
 def sample_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """A uniformly random legal action per row of a (B, A) bool mask: (B,) int64.
 
-    Rows are packed into 64-bit words and the k-th legal action (k uniform below the row's
-    count) is found with popcounts, so a batch costs a few array operations whatever A is.
-    Rows without a legal action (a finished game) get action 0. Draws one ``rng.random(B)``.
+    Action k of each row's legal actions in id order, k uniform below the row's count
+    (``bits.pick_true``: a few array operations whatever A is). Rows without a legal
+    action (a finished game) get action 0. Draws one ``rng.random(B)``.
     """
     mask = np.asarray(mask, dtype=bool)
     if mask.ndim != 2:
         raise ValueError(f"expected a (B, A) mask, got shape {mask.shape}")
-    b, a = mask.shape
-    n_words = max(1, -(-a // 64))
-    padded = np.empty((b, 64 * n_words), bool)
-    padded[:, :a] = mask
-    padded[:, a:] = False
-    words = np.packbits(padded.reshape(-1), bitorder="little").view("<u8").reshape(b, n_words)
-    counts = np.bitwise_count(words).astype(np.int64)  # action 64 j + i is bit i of word j
-    total = counts[:, 0]
-    for j in range(1, n_words):  # columns one by one: reductions along a short axis are slow
-        total = total + counts[:, j]
-    k = (rng.random(b) * total).astype(np.int64)
-    word = np.zeros(b, np.int64)
-    chosen = words[:, 0]
-    for j in range(n_words - 1):  # move past the words below the k-th legal action
-        later = k >= counts[:, j]
-        if j:
-            later &= word == j
-        k -= counts[:, j] * later
-        word += later
-        chosen = np.where(later, words[:, j + 1], chosen)
-    action = bits.select_kth(chosen.astype(np.uint64, copy=False), k)
-    if n_words > 1:
-        action += 64 * word
-    return np.where(total > 0, action, 0)
+    return bits.pick_true(mask, rng.random(len(mask)))
 
 
 class VectorSpades:
