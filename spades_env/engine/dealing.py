@@ -16,15 +16,25 @@ _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 
 
+_S30, _S27, _S31 = np.uint64(30), np.uint64(27), np.uint64(31)
+
+
 def splitmix64(x: np.ndarray) -> np.ndarray:
     """SplitMix64 finalizer of uint64 values (vectorized, wraps modulo 2**64)."""
     z = np.asarray(x, dtype=np.uint64)
     if z.ndim == 0:  # NumPy warns on scalar overflow only; arrays wrap silently (and fast)
         return splitmix64(z.reshape(1))[0]
-    z = z + _GOLDEN
-    z = (z ^ (z >> np.uint64(30))) * _M1
-    z = (z ^ (z >> np.uint64(27))) * _M2
-    return z ^ (z >> np.uint64(31))
+    return _finalize(z + _GOLDEN)
+
+
+def _finalize(z: np.ndarray) -> np.ndarray:
+    """The mixing rounds of SplitMix64, in place on ``z`` (its input plus the golden gamma)."""
+    z ^= z >> _S30
+    z *= _M1
+    z ^= z >> _S27
+    z *= _M2
+    z ^= z >> _S31
+    return z
 
 
 def game_keys(seeds: np.ndarray | list[int]) -> np.ndarray:
@@ -81,6 +91,7 @@ def deal_counter(hand_number: np.ndarray, n_redeals: np.ndarray | int = 0) -> np
 
 
 _POSITION_BITS = np.uint64(63)
+_POSITIONS = np.arange(64, dtype=np.uint64)
 
 
 def shuffle_order(keys: np.ndarray, counter: np.ndarray, n_cards: int) -> np.ndarray:
@@ -91,11 +102,7 @@ def shuffle_order(keys: np.ndarray, counter: np.ndarray, n_cards: int) -> np.nda
     back out of the low bits. The order is the argsort's unless two keys of a deal agree on
     their top 58 bits (a chance of about 1e-14), when the lower position comes first.
     """
-    if n_cards > 64:
-        raise ValueError(f"a deck of at most 64 cards can be shuffled, got {n_cards}")
-    tagged = (sort_keys(keys, counter, n_cards) & ~_POSITION_BITS) | np.arange(n_cards, dtype=np.uint64)
-    tagged.sort(axis=1)
-    return (tagged & _POSITION_BITS).astype(np.int64)
+    return _sorted_positions(keys, counter, n_cards).astype(np.int64)
 
 
 def shuffle(keys: np.ndarray, counter: np.ndarray, deck: tuple[int, ...]) -> np.ndarray:
@@ -106,6 +113,18 @@ def shuffle(keys: np.ndarray, counter: np.ndarray, deck: tuple[int, ...]) -> np.
     return np.asarray(deck, dtype=np.int64)[order]
 
 
+def _sorted_positions(keys: np.ndarray, counter: np.ndarray, n_cards: int) -> np.ndarray:
+    """``shuffle_order`` as uint64 (a fresh array)."""
+    if n_cards > 64:
+        raise ValueError(f"a deck of at most 64 cards can be shuffled, got {n_cards}")
+    tagged = sort_keys(keys, counter, n_cards)
+    tagged &= ~_POSITION_BITS
+    tagged |= _POSITIONS[:n_cards]
+    tagged.sort(axis=1)
+    tagged &= _POSITION_BITS
+    return tagged
+
+
 def sort_keys(keys: np.ndarray, counter: np.ndarray, n_cards: int) -> np.ndarray:
     """(B, n_cards) uint64 random sort keys: a deck position's key orders it in the shuffle.
 
@@ -113,7 +132,13 @@ def sort_keys(keys: np.ndarray, counter: np.ndarray, n_cards: int) -> np.ndarray
     (stable or not) gives the same shuffle.
     """
     base = stream(keys, counter, salt=11)
-    return splitmix64(base[:, None] ^ (np.arange(n_cards, dtype=np.uint64) * _GOLDEN))
+    z = base[:, None] ^ _POSITION_GAMMA[:n_cards]
+    z += _GOLDEN
+    return _finalize(z)
+
+
+#: ``position * golden gamma``: XORed into a deal's base hash to key each deck position.
+_POSITION_GAMMA = np.arange(64, dtype=np.uint64) * _GOLDEN
 
 
 def pick_cards(keys: np.ndarray, counter: np.ndarray, masks: np.ndarray, k: int) -> np.ndarray:
@@ -137,7 +162,11 @@ def deal(keys: np.ndarray, hand_number: np.ndarray, deck: tuple[int, ...], n_pla
     ``hand_number`` is the deal counter (see ``deal_counter``).
     """
     hand_size = len(deck) // n_players
-    card_bits = bits.BIT[shuffle(keys, hand_number, deck)[:, : hand_size * n_players]].reshape(-1)
+    positions = _sorted_positions(keys, hand_number, len(deck))[:, : hand_size * n_players]
+    if deck == tuple(range(len(deck))):  # a position is its card id: its bit is 1 << position
+        card_bits = np.left_shift(np.uint64(1), positions, out=positions).reshape(-1)
+    else:
+        card_bits = bits.BIT[np.asarray(deck, dtype=np.int64)[positions.astype(np.int64)]].reshape(-1)
     # A hand is the OR of its cards' bits; the bits are distinct, so a segmented sum is the same.
     hands = np.add.reduceat(card_bits, np.arange(0, card_bits.size, hand_size))
     return hands.reshape(len(keys), n_players)
