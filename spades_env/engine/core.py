@@ -189,6 +189,7 @@ class SpadesEngine:
         self._every_bid_open = not (r.forced_bids or (r.partnership and r.min_team_bid))
         self._base: dict[int, np.ndarray] = {}
         self._spans: dict[int, np.ndarray] = {}
+        # (check, apply) of each decision but card play (``_play`` checks and applies those).
         self._handlers = {
             BLIND: (self._check_blind, self._blind),
             BID: (self._check_bid, self._bid),
@@ -196,7 +197,6 @@ class SpadesEngine:
             EXCHANGE: (self._check_mask, self._exchange),
             BEMO: (self._check_mask, self._bemo),
             PASS: (self._check_mask, self._pass),
-            PLAY: (self._check_play, None),
         }
         # Only the phases these rules can reach, so that a mixed-phase step looks at no more.
         reachable = {PASS, PLAY} if self.hearts else {BID, PLAY}
@@ -699,7 +699,9 @@ class SpadesEngine:
             winner=np.full(b, -1, I64),
         )
         phase = state.phase
-        if np.count_nonzero(phase == PLAY) == b:
+        playing = phase == PLAY
+        n_play = np.count_nonzero(playing)
+        if n_play == b:
             self._play(state, slice(None), self._rows(b), actions, result, validate, auto_reset)
             return result
         groups = [(p, idx) for p in self._handlers if len(idx := np.flatnonzero(phase == p))]
@@ -709,22 +711,28 @@ class SpadesEngine:
                 self._raise_illegal(state, np.flatnonzero(~live)[:1], actions)
             for p, idx in groups:
                 self._handlers[p][0](state, idx, actions[idx])
-        for p, idx in groups:
-            if p == PLAY:
-                self._play(state, idx, idx, actions[idx], result, False, auto_reset)  # validated above
+        if n_play:
+            # Card plays before the other decisions: ``_play`` checks its cards before any
+            # game changes. Most games playing: the whole batch, masked (cheaper than gathering
+            # and scattering most rows); a few: their rows.
+            if 2 * n_play >= b:
+                self._play(state, slice(None), self._rows(b), actions, result, validate, auto_reset, playing)
             else:
-                self._handlers[p][1](state, idx, actions[idx])
+                idx = np.flatnonzero(playing)
+                self._play(state, idx, idx, actions[idx], result, validate, auto_reset)
+        for p, idx in groups:
+            self._handlers[p][1](state, idx, actions[idx])
         return result
 
     # -------------------------------------------------------------- validation
-    def _check_play(self, state: GameState, idx: np.ndarray, a: np.ndarray) -> None:
-        """Card plays of a mixed batch, checked before any game of the batch changes."""
-        hand = state.hands.reshape(-1)[idx * self.n_players + state.to_move[idx]]
-        self._check_cards(state, idx, self._legal_cards(hand, state.led_suit[idx], state.n_tricks[idx]), a)
-
-    def _check_cards(self, state: GameState, rows: np.ndarray, legal: np.ndarray, a: np.ndarray) -> None:
+    def _check_cards(
+        self, state: GameState, rows: np.ndarray, legal: np.ndarray, a: np.ndarray, playing: np.ndarray | None = None
+    ) -> None:
+        """Raise unless each card ``a`` is in ``legal`` (games not ``playing`` pass)."""
         in_range = (a >= 0) & (a < self.layout.n_card_ids)
         ok = in_range & ((legal >> np.where(in_range, a, 0).astype(np.uint64)) & np.uint64(1)).astype(bool)
+        if playing is not None:
+            ok |= ~playing
         if not ok.all():
             self._raise_illegal(state, rows[~ok][:1], None, a[~ok][:1])
 
@@ -902,9 +910,16 @@ class SpadesEngine:
         result: StepResult,
         validate: bool,
         auto_reset: bool,
+        playing: np.ndarray | None = None,
     ) -> None:
         """Play one card in each selected game (``sel`` is a slice or the index array ``rows``);
-        ``auto_reset`` as in ``step``."""
+        ``auto_reset`` as in ``step``.
+
+        ``playing`` (B,) bool, with ``sel`` the whole batch: only these games play; the others
+        (at another decision or over) play "no card", -1, which changes nothing: its bit
+        (``BIT[-1]``, bit 63) is in no hand, its suit is -1, and it fills an empty trick cell
+        with -1 (outside PLAY the trick is empty, ``n_in_trick`` 0).
+        """
         seat = state.to_move[sel]
         at = rows * self.n_players + seat  # flat index of (game, seat)
         hands = state.hands.reshape(-1)
@@ -912,17 +927,29 @@ class SpadesEngine:
         n = state.n_in_trick[sel]
         led = state.led_suit[sel]
         if validate:
-            self._check_cards(state, rows, self._legal_cards(hand, led, state.n_tricks[sel]), card)
+            legal = self._legal_cards(hand, led, state.n_tricks[sel])
+            self._check_cards(state, rows, legal, card, playing)
+        if playing is not None:
+            card = np.where(playing, card, -1)
         hands[at] = hand & ~bits.BIT[card]
         suit = self._suit_of[card]
-        led = np.where(n == 0, suit, led)
-        state.led_suit[sel] = led
+        first = n == 0
+        if playing is None:
+            led = np.where(first, suit, led)
+            state.led_suit[sel] = led
+        else:  # the others keep their lead state; their suit (-1) compares as their own lead
+            state.led_suit[sel] = np.where(first & playing, suit, led)
+            led = np.where(first, suit, led)
         state.voids[sel] |= (suit != led).astype(I64) << (4 * seat + led)
         state.trick.reshape(-1)[at] = card
         state.spades_broken[sel] |= suit == self.broken_suit
-        n += 1
+        if playing is None:
+            n += 1
+            state.to_move[sel] = self.next_seat[seat]
+        else:
+            n += playing
+            state.to_move[sel] = np.where(playing, self.next_seat[seat], seat)
         state.n_in_trick[sel] = n
-        state.to_move[sel] = self.next_seat[seat]
         complete = n == self.n_players
         n_complete = np.count_nonzero(complete)
         if n_complete == len(rows):
