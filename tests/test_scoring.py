@@ -313,3 +313,36 @@ def test_set_penalty_options_through_a_played_hand(suit_deal, bid_all, play_rand
         bid_all(engine, state, [2, 0, 3, 13])  # side 0 bids 5 and takes nothing
         (fin,) = play_randomly(engine, state)
         assert fin.delta[0, 0] == expected, option
+
+
+TABLE_RULES = [Rules.preset(p) for p in ("partnership", "partnership-house", "two-player", "jokers", "partnership-250")]
+TABLE_RULES += [CUT_BONUS[3], CUT_BONUS[6], Rules(set_penalty="short", boston=True, ten_for_two_hundred=True)]
+
+
+@pytest.mark.parametrize("rules", TABLE_RULES, ids=lambda r: f"{r.n_players}p-{r.set_penalty}-{r.boston}")
+def test_tabulated_side_points_equal_the_direct_computation(rules):
+    """score_hand looks each side's points up in a table built from ``side_points``: on random
+    bids, blind flags and tricks (any counts in 0..hand size) the two agree field by field."""
+    from spades_env.engine import scoring
+
+    table = scoring._side_table(rules)
+    assert table is not None
+    rng = np.random.default_rng(rules.n_players)
+    shape = (5000, rules.n_players)
+    bids = rng.integers(0, rules.hand_size + 1, shape)
+    bids[rng.random(shape) < 0.3] = 0  # plenty of nils
+    tricks = rng.integers(0, rules.hand_size + 1, shape)
+    blind = (bids == 0) & (rng.random(shape) < 0.5)
+    for looked_up, direct in zip(
+        table.lookup(bids, blind, tricks), scoring.side_points(rules, bids, blind, tricks), strict=True
+    ):
+        np.testing.assert_array_equal(looked_up, direct)
+
+
+def test_score_hand_outside_the_table_range_is_computed_directly():
+    from spades_env.engine import scoring
+
+    bids, tricks = np.array([[3, 3, 15, 3]]), np.array([[3, 3, 4, 3]])  # a bid over the hand size
+    score = score_hand(PARTNERSHIP, bids, np.zeros((1, 4), bool), tricks, np.zeros((1, 2), np.int64))
+    points, added, _, _ = scoring.side_points(PARTNERSHIP, bids, np.zeros((1, 4), bool), tricks)
+    np.testing.assert_array_equal(score.delta, points)

@@ -1012,7 +1012,7 @@ class SpadesEngine:
             winner = hearts_match_winner(r, scores, hand_number + 1)
         else:
             bags = state.bags.reshape(-1)[sides]
-            score = score_hand(r, bids, blind, tricks_won, bags, trick_winners=trick_winners, bemo=bemo)
+            score = score_hand(r, bids, blind, tricks_won, bags, trick_winners=trick_winners, bemo=bemo, in_range=True)
             delta, made, bags = score.delta, score.made, score.bags
             scores += delta
             winner = match_winner(r, scores, hand_number + 1, boston=score.boston)

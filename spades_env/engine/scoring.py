@@ -75,6 +75,7 @@ def score_hand(
     bags: np.ndarray,
     trick_winners: np.ndarray | None = None,
     bemo: np.ndarray | None = None,
+    in_range: bool = False,
 ) -> HandScore:
     """Score a hand [RULES 3, 4, 5, 6].
 
@@ -87,12 +88,43 @@ def score_hand(
     contract of every trick, is worth +200 made or -200 set in place of 10 x contract
     (and of the set penalty); overtricks still score 1 each and count as bags.
     A Bemo is scored on top of everything else.
+
+    A side's points before bag penalties depend only on its own seats' bids, blind-nil
+    flags and tricks, so for the usual seatings they are looked up in a table of
+    ``side_points`` over every such combination (``_side_table``). ``in_range`` True
+    promises every bid and trick count is in 0..hand size (a played hand's), which spares
+    checking it.
     """
     bids = np.asarray(bids, dtype=np.int64)
     tricks = np.asarray(tricks, dtype=np.int64)
     blind = np.asarray(blind, dtype=bool)
     bags = np.asarray(bags, dtype=np.int64)
+    table = _side_table(rules)
+    if table is not None and bids.ndim == 2 and len(bids) and (in_range or _in_table(rules, bids, tricks)):
+        points, added, made, boston = table.lookup(bids, blind, tricks)
+    else:
+        points, added, made, boston = side_points(rules, bids, blind, tricks)
+    if rules.bemo and bemo is not None:
+        points += bemo_points(rules, np.asarray(trick_winners, dtype=np.int64), np.asarray(bemo, dtype=np.int64))
+    if rules.bags:
+        new_bags = bags + added
+        penalties = new_bags // rules.bag_limit
+        new_bags -= penalties * rules.bag_limit
+        points -= penalties * rules.bag_penalty
+    else:
+        new_bags, penalties = bags.copy(), np.zeros_like(bags)
+    return HandScore(delta=points, bags=new_bags, made=made, bag_penalties=penalties, boston=boston)
 
+
+def side_points(
+    rules: Rules, bids: np.ndarray, blind: np.ndarray, tricks: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Each side's points before bag penalties and Bemo, the bags it adds, made, Boston.
+
+    bids, tricks: (G, n_players) int64; blind (G, n_players) bool. Returns four (G, n_sides)
+    arrays: points (int64), bags added (overtricks and failed-nil tricks, int64), made and
+    Boston (bool). See ``score_hand``.
+    """
     nil = bids == 0
     nil_value = np.where(blind, rules.blind_nil_bonus, rules.nil_bonus)
     nil_points = per_side(rules, np.where(nil, np.where(tricks == 0, nil_value, -nil_value), 0))
@@ -119,23 +151,66 @@ def score_hand(
     made_points = np.where(big, BIG_CONTRACT_POINTS, made_points)
     set_points = np.where(big, -BIG_CONTRACT_POINTS, set_points)
     points = np.where(made, made_points + over, set_points) + nil_points + failed_nil_tricks
-    if rules.bemo and bemo is not None:
-        points += bemo_points(rules, np.asarray(trick_winners, dtype=np.int64), np.asarray(bemo, dtype=np.int64))
-
     if rules.exact_small_bid_bonus:
         points += np.where((contract >= 1) & (contract <= 2) & (taken == contract), 20, 0)
     if rules.big_bid_bonus:
         threshold = BIG_BID_THRESHOLD[rules.n_players]
         points += np.where(made & (contract > threshold), 10 * (contract - threshold), 0)
+    return points, over + failed_nil_tricks, made, boston
 
-    new_bags = bags.copy()
-    penalties = np.zeros_like(bags)
-    if rules.bags:
-        new_bags = bags + over + failed_nil_tricks
-        penalties = new_bags // rules.bag_limit
-        new_bags -= penalties * rules.bag_limit
-        points -= penalties * rules.bag_penalty
-    return HandScore(delta=points, bags=new_bags, made=made, bag_penalties=penalties, boston=boston)
+
+def _in_table(rules: Rules, bids: np.ndarray, tricks: np.ndarray) -> bool:
+    """Every bid and trick count in 0..hand size (always so for a played hand).
+
+    Viewed as unsigned, a negative count is huge: one maximum per array checks both ends.
+    """
+    h = np.uint64(rules.hand_size)
+    return bool(bids.view(np.uint64).max() <= h and tricks.view(np.uint64).max() <= h)
+
+
+class _SideTable:
+    """``side_points`` of one side, tabulated over its seats' (bid, tricks, blind) codes.
+
+    A seat's code is ``(bid * (hand size + 1) + tricks) * 2 + blind``; a side of two seats
+    (partnerships: seats s and s + n_sides) is ``code_a * n_codes + code_b``.
+    """
+
+    def __init__(self, rules: Rules, seats_per_side: int) -> None:
+        self.n_sides = rules.n_sides
+        self.seats_per_side = seats_per_side
+        h1 = rules.hand_size + 1
+        self.bid_weight, self.n_codes = 2 * h1, 2 * h1 * h1
+        codes = np.arange(self.n_codes**seats_per_side, dtype=np.int64)
+        # Seat j of the side holds digit j (most significant first) of the side code.
+        digits = [(codes // self.n_codes ** (seats_per_side - 1 - j)) % self.n_codes for j in range(seats_per_side)]
+        n = len(codes)
+        bids = np.zeros((n, rules.n_players), np.int64)
+        tricks = np.zeros((n, rules.n_players), np.int64)
+        blind = np.zeros((n, rules.n_players), bool)
+        for j, digit in enumerate(digits):  # side 0: seats 0, n_sides, ...
+            seat = j * rules.n_sides
+            bids[:, seat], tricks[:, seat], blind[:, seat] = digit // self.bid_weight, (digit // 2) % h1, digit % 2
+        points, added, made, boston = (a[:, 0] for a in side_points(rules, bids, blind, tricks))
+        self.points, self.added, self.made, self.boston = points, added, made, boston
+        self.any_boston = bool(boston.any())
+
+    def lookup(self, bids: np.ndarray, blind: np.ndarray, tricks: np.ndarray):
+        seat_codes = bids * self.bid_weight + tricks * 2 + blind
+        s = self.n_sides
+        code = seat_codes if self.seats_per_side == 1 else seat_codes[:, :s] * self.n_codes + seat_codes[:, s:]
+        boston = self.boston[code] if self.any_boston else np.zeros(code.shape, bool)
+        return self.points[code], self.added[code], self.made[code], boston
+
+
+@lru_cache(maxsize=64)
+def _side_table(rules: Rules) -> _SideTable | None:
+    """The table for seatings of one seat per side or partnerships of two (else None: computed)."""
+    how = _seats_by_side(rules)
+    if how == "own":
+        return _SideTable(rules, 1)
+    if how == "alternate" and rules.n_players == 2 * rules.n_sides == 4:
+        return _SideTable(rules, 2)
+    return None
 
 
 def bemo_points(rules: Rules, trick_winners: np.ndarray, bemo: np.ndarray) -> np.ndarray:
