@@ -63,6 +63,13 @@ WEAK_HAND_MASK = np.uint64(
 )
 
 
+def _seat_rows(a: np.ndarray) -> np.ndarray:
+    """A C-contiguous (..., n_players) int64 array as a flat array of seat rows (one opaque
+    8 x n_players-byte item per row): gathering or scattering whole rows by index is then
+    one element per row, several times cheaper than one per seat. Shares ``a``'s memory."""
+    return a.reshape(-1).view(f"V{8 * a.shape[-1]}")
+
+
 class IllegalActionError(ValueError):
     """An action that is not legal for the player to move; names the legal ones."""
 
@@ -166,6 +173,8 @@ class SpadesEngine:
                     self._power[led, c] = rank
         self._power_flat = self._power.reshape(-1)
         self._seat_range = np.arange(r.n_players, dtype=I64)
+        self._empty_seat_row = _seat_rows(np.full(r.n_players, -1, I64))[0]  # a trick with no card yet
+        self._unbroken_lead = int(self._lead_state(np.array(False)))  # ``led_suit`` before the first lead
         # PREFERRED[led_suit]: the cards a player must play if holding any (else any card).
         # Row -1 (FREE_LEAD) is empty; row -2 (RESTRICTED_LEAD) holds the cards of the other
         # suits than the unbroken one. Row -3 (LOWEST_CLUB_LEAD) is the lowest club of the deck,
@@ -188,7 +197,7 @@ class SpadesEngine:
         # No min_team_bid, mirror or fourteen: every bid 0..hand size is open (the usual case).
         self._every_bid_open = not (r.forced_bids or (r.partnership and r.min_team_bid))
         self._base: dict[int, np.ndarray] = {}
-        self._spans: dict[int, np.ndarray] = {}
+        self._cell_tables: dict[int, np.ndarray] = {}
         # (check, apply) of each decision but card play (``_play`` checks and applies those).
         self._handlers = {
             BLIND: (self._check_blind, self._blind),
@@ -288,7 +297,7 @@ class SpadesEngine:
         """The match fields of new matches in games ``g`` (their first hand is dealt after)."""
         state.key[g] = keys
         state.dealer[g] = dealer
-        sides = self._cells(g, self.n_sides)
+        sides = self._cells(g, self.n_sides, state.batch_size)
         state.scores.reshape(-1)[sides] = scores
         state.bags.reshape(-1)[sides] = bags
         state.hand_number[g] = hand_numbers
@@ -340,12 +349,30 @@ class SpadesEngine:
         )
 
     def _start_hand(
-        self, state: GameState, g: np.ndarray, deals: np.ndarray | None = None, pile: np.ndarray | None = None
+        self,
+        state: GameState,
+        g: np.ndarray,
+        deals: np.ndarray | None = None,
+        pile: np.ndarray | None = None,
+        *,
+        after_play: bool = False,
+        scores: np.ndarray | None = None,
+        bags: np.ndarray | None = None,
+        dealer: np.ndarray | None = None,
     ) -> None:
+        """Deal and set up the next hand of games ``g`` (its dealer, scores and bags are set).
+
+        ``after_play``: the games have just played a hand out (their trick is empty), and
+        ``scores``, ``bags`` and ``dealer`` are theirs, already in the state.
+        """
         if len(g) == 0:
             return
         r = self.rules
-        counter = dealing.deal_counter(state.hand_number[g], state.n_redeals[g])
+        b = state.batch_size
+        if after_play and not r.misdeal_weak_hand:
+            counter = state.hand_number[g]  # no redeal yet: the counter is the hand number
+        else:
+            counter = dealing.deal_counter(state.hand_number[g], state.n_redeals[g])
         if r.two_player:
             pile = dealing.shuffle(state.key[g], counter, self.deck) if pile is None else pile
             state.pile[g] = pile
@@ -357,8 +384,8 @@ class SpadesEngine:
             state.exchanged_in[g] = 0
         elif deals is None:
             deals = dealing.deal(state.key[g], counter, self.deck, self.n_players)
-        n, t = self.n_players, self.hand_size
-        seats = self._cells(g, n)  # flat (game, seat) cells of the (B, N) fields
+        n = self.n_players
+        seats = self._cells(g, n, b)  # flat (game, seat) cells of the (B, N) fields
         state.hands.reshape(-1)[seats] = deals
         state.deal.reshape(-1)[seats] = deals
         if r.face_up_deal:
@@ -367,34 +394,38 @@ class SpadesEngine:
             state.bemo[g] = -1
         if r.two_player:
             state.shown[g] = -1
-        state.trick.reshape(-1)[seats] = -1
-        state.n_in_trick[g] = 0
-        state.led_suit[g] = self._lead_state(False)
+        if not after_play:
+            _seat_rows(state.trick)[g] = self._empty_seat_row
+            state.n_in_trick[g] = 0
+        state.led_suit[g] = self._unbroken_lead
         state.n_tricks[g] = 0
         state.tricks_won.reshape(-1)[seats] = 0
-        state.trick_winners.reshape(-1)[self._cells(g, t)] = -1
+        state.trick_winners[g] = -1  # whole rows: cheaper than their cells
         state.bids.reshape(-1)[seats] = -1
         state.blind.reshape(-1)[seats] = False
         state.n_bids[g] = 0
         state.spades_broken[g] = False
         state.voids[g] = 0
-        state.history.reshape(-1)[self._cells(g, t * n)] = -1
-        sides = self._cells(g, self.n_sides)
-        scores = state.scores.reshape(-1)[sides]
+        state.history[g] = -1
+        sides = self._cells(g, self.n_sides, b)
+        if scores is None:
+            scores = state.scores.reshape(-1)[sides]
+            bags = state.bags.reshape(-1)[sides]
+            dealer = state.dealer[g]
         state.hand_start_scores.reshape(-1)[sides] = scores
-        state.hand_start_bags.reshape(-1)[sides] = state.bags.reshape(-1)[sides]
-        first = self.next_seat[state.dealer[g]]
+        state.hand_start_bags.reshape(-1)[sides] = bags
+        first = self.next_seat[dealer]
         state.to_move[g] = first
         state.leader[g] = first
         if r.blind_nil:
-            looked = ~self._blind_nil_allowed(scores)[:, self.side_of_seat]
-            state.looked.reshape(-1)[seats] = looked
-            state.phase[g] = np.where(looked.reshape(-1)[np.arange(len(g)) * n + first], BID, BLIND)
+            allowed = self._blind_nil_allowed(scores)
+            state.looked.reshape(-1)[seats] = ~allowed[:, self.side_of_seat]
+            first_allowed = allowed.reshape(-1)[self._rows(len(g)) * self.n_sides + self.side_of_seat[first]]
+            state.phase[g] = np.where(first_allowed, BLIND, BID)
         else:
             state.phase[g] = BID
         if r.two_player:
             # Blind nil is declared before the draw, the non-dealer first; then the dealer draws [RULES 4].
-            dealer = state.dealer[g]
             dealer_blind = state.looked[g, first] & ~state.looked[g, dealer]
             state.to_move[g] = np.where(dealer_blind, dealer, first)
             state.phase[g] = np.where(state.looked[g, first] & state.looked[g, dealer], DRAW, BLIND)
@@ -448,6 +479,8 @@ class SpadesEngine:
         behind = self.rules.blind_nil_requires_behind_by
         if behind is None:
             return np.ones(scores.shape, bool)
+        if self.n_sides == 2:  # the other side's score is the other column
+            return scores <= scores[:, ::-1] - behind
         others = np.where(np.eye(self.n_sides, dtype=bool)[None], np.iinfo(I64).min, scores[:, None, :])
         return scores <= others.max(axis=2) - behind
 
@@ -478,16 +511,19 @@ class SpadesEngine:
             return np.full(np.shape(broken), FREE_LEAD, I64)
         return np.add(broken, RESTRICTED_LEAD, dtype=I64)  # RESTRICTED_LEAD + 1 == FREE_LEAD
 
-    def _cells(self, g: np.ndarray, width: int) -> np.ndarray:
-        """(G, width) flat indices of rows ``g`` of a C-contiguous (B, width...) array.
+    def _cells(self, g: np.ndarray, width: int, b: int) -> np.ndarray:
+        """(G, width) flat indices of rows ``g`` of a C-contiguous (b, width...) array.
 
-        NumPy's fancy row indexing (``a[g] = v`` on a 2-D array) is several times slower
-        than a flat scatter or ``a.take(g, axis=0)``; the hot paths use these instead.
+        NumPy's fancy row indexing (``a[g] = v`` on a 2-D array) of narrow rows is several
+        times slower than a flat scatter or ``a.take(g, axis=0)``; the hot paths use these
+        instead. The indices are rows of a kept ``arange`` table (taking rows is cheaper
+        than broadcasting ``g * width`` against ``arange(width)``).
         """
-        span = self._spans.get(width)
-        if span is None:
-            span = self._spans[width] = np.arange(width, dtype=I64)
-        return (g * width)[:, None] + span
+        table = self._cell_tables.get(width)
+        if table is None or len(table) < b:
+            table = self._cell_tables[width] = np.arange(b * width, dtype=I64).reshape(b, width)
+            table.flags.writeable = False
+        return table.take(g, axis=0)
 
     def _rows(self, b: int) -> np.ndarray:
         """``arange(b)``, kept for the last few batch sizes (callers' batches may vary freely)."""
@@ -961,17 +997,15 @@ class SpadesEngine:
     def _finish_tricks(self, state: GameState, sel, rows: np.ndarray, result: StepResult, auto_reset: bool) -> None:
         """Score the completed trick of each selected game; its winner leads next."""
         n = self.n_players
-        if isinstance(sel, slice):
-            trick = state.trick
-        else:  # flat (game, seat) cells: cheaper than gathering and scattering rows
-            cells = (rows * n)[:, None] + self._seat_range
-            trick = state.trick.reshape(-1)[cells]
+        full = isinstance(sel, slice)
+        trick = state.trick if full else state.trick.take(rows, axis=0)
         # Each card's power in the led suit, times 8, plus its seat: the largest is the winner's.
         # (argmax along a short axis is slow in NumPy; a few column maxima are not.)
-        keys = self._power_flat[state.led_suit[sel][:, None] * 64 + trick] * 8 + self._seat_range
-        best = keys[:, 0].copy()
+        led = state.led_suit[sel] * 64
+        power = self._power_flat
+        best = power[led + trick[:, 0]] * 8
         for k in range(1, n):
-            np.maximum(best, keys[:, k], out=best)
+            np.maximum(best, power[led + trick[:, k]] * 8 + k, out=best)
         winner = best & 7
         at = rows * n + winner
         state.tricks_won.reshape(-1)[at] += 1
@@ -980,15 +1014,17 @@ class SpadesEngine:
         done = state.n_tricks[sel]
         at = rows * self.hand_size + done
         state.trick_winners.reshape(-1)[at] = winner
-        state.history.reshape(-1)[(at * n)[:, None] + self._seat_range] = trick
+        # The trick is the history's row (game, trick number): both written a seat row at a time.
+        history_rows = _seat_rows(state.history)
+        history_rows[at] = _seat_rows(trick)
         done += 1
         state.n_tricks[sel] = done
         state.leader[sel] = winner
         state.to_move[sel] = winner
-        if isinstance(sel, slice):
+        if full:
             state.trick.fill(-1)
         else:
-            state.trick.reshape(-1)[cells] = -1
+            _seat_rows(state.trick)[rows] = self._empty_seat_row
         state.n_in_trick[sel] = 0
         state.led_suit[sel] = self._lead_state(state.spades_broken[sel])
         ended = rows[done == self.hand_size]
@@ -1001,29 +1037,25 @@ class SpadesEngine:
         take = lambda a: a.take(g, axis=0)  # noqa: E731  (faster than a[g] for 2-D rows)
         tricks_won, bids, blind = take(state.tricks_won), take(state.bids), take(state.blind)
         trick_winners, bemo, hand_number = take(state.trick_winners), take(state.bemo), state.hand_number[g]
-        sides = self._cells(g, self.n_sides)
+        sides = self._cells(g, self.n_sides, state.batch_size)
         scores = state.scores.reshape(-1)[sides]
+        bags = state.bags.reshape(-1)[sides]
+        history = take(state.history)
         if self.hearts:
-            history = take(state.history)
             delta = score_hearts_hand(r, cards_taken(history, trick_winners, self.n_players)).delta
             made = np.zeros(delta.shape, bool)
-            bags = state.bags.reshape(-1)[sides]
             scores += delta
             winner = hearts_match_winner(r, scores, hand_number + 1)
         else:
-            bags = state.bags.reshape(-1)[sides]
             score = score_hand(r, bids, blind, tricks_won, bags, trick_winners=trick_winners, bemo=bemo, in_range=True)
             delta, made, bags = score.delta, score.made, score.bags
             scores += delta
             winner = match_winner(r, scores, hand_number + 1, boston=score.boston)
-            state.bags.reshape(-1)[sides] = bags
-            history = take(state.history)
-        state.scores.reshape(-1)[sides] = scores
-        state.hand_number[g] = hand_number + 1
-        state.winner[g] = winner
         result.hand_done[g] = True
         result.score_delta.reshape(-1)[sides] = delta
-        result.match_done[g] = winner >= 0
+        over = winner >= 0
+        result.match_done[g] = over
+        result.winner[g] = winner
         n = len(g)
         zeros = np.zeros((n, self.n_players), np.uint64)  # the fields of variants these rules lack
         result.finished.append(
@@ -1052,21 +1084,32 @@ class SpadesEngine:
                 key=state.key[g],
             )
         )
-        result.winner[g] = winner
-        over = winner >= 0
-        cont = g[~over] if over.any() else g
-        state.dealer[cont] = self.next_seat[state.dealer[cont]]
-        if len(cont) < len(g):
+        # The next hand: same match and key, the next dealer. A match that ended is OVER, or
+        # with ``auto_reset`` the next match starts (new key, first dealer, 0 points, hand 0).
+        dealer = self.next_seat[state.dealer[g]]
+        hand_number = hand_number + 1
+        any_over = over.any()
+        if any_over and auto_reset:
             ended = g[over]
-            if auto_reset:  # the next match starts in the same call as the next hands
-                keys = dealing.splitmix64(state.key[ended])
-                self._new_matches(state, ended, keys, dealing.first_dealer(keys, self.n_players))
-            else:
-                state.phase[ended] = OVER
-                g = cont
-        if self.rules.misdeal_weak_hand:
+            keys = dealing.splitmix64(state.key[ended])
+            state.key[ended] = keys
+            dealer[over] = dealing.first_dealer(keys, self.n_players)
+            scores = np.where(over[:, None], 0, scores)  # new arrays: the record keeps its own
+            bags = np.where(over[:, None], 0, bags)
+            hand_number[over] = 0
+            winner = -1
+        state.scores.reshape(-1)[sides] = scores
+        state.bags.reshape(-1)[sides] = bags
+        state.hand_number[g] = hand_number
+        state.winner[g] = winner
+        if any_over and not auto_reset:
+            state.phase[g[over]] = OVER
+            going_on = ~over
+            g, dealer, scores, bags = g[going_on], dealer[going_on], scores[going_on], bags[going_on]
+        state.dealer[g] = dealer
+        if r.misdeal_weak_hand:
             state.n_redeals[g] = 0
-        self._start_hand(state, g)
+        self._start_hand(state, g, after_play=True, scores=scores, bags=bags, dealer=dealer)
 
     # ---------------------------------------------------------------- helpers
     def _per_game(self, values, n: int, name: str) -> np.ndarray:
