@@ -44,3 +44,21 @@ def test_shuffle_of_a_deck_that_is_not_0_to_n_maps_positions_to_its_cards():
 def test_decks_over_64_cards_are_refused():
     with pytest.raises(ValueError, match="at most 64 cards"):
         dealing.shuffle_order(np.array([1], np.uint64), np.zeros(1, np.int64), 65)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    pairs=st.lists(st.tuples(st.integers(0, 2**64 - 1), st.integers(0, 2**22)), min_size=1, max_size=20),
+    salt=st.sampled_from([7, 11, 13, 29]),
+)
+def test_stream_of_a_counter_array_is_the_per_game_stream(pairs, salt):
+    """Small counters are looked up in a kept table, large ones mixed directly: either way
+    each game gets the stream of its own (key, counter)."""
+    k = np.array([p[0] for p in pairs], np.uint64)
+    c = np.array([p[1] for p in pairs], np.int64)
+    expected = [dealing.stream_int(int(key), int(counter), salt) for key, counter in pairs]
+    assert dealing.stream(k, c, salt).tolist() == expected
+    small = c % 1024
+    assert dealing.stream(k, small, salt).tolist() == [
+        dealing.stream_int(int(key), int(counter), salt) for key, counter in zip(k, small, strict=True)
+    ]

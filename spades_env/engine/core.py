@@ -690,11 +690,14 @@ class SpadesEngine:
         lay = self.layout
         actions[phase == OVER] = 0
         if BID in self._handlers and len(g := np.flatnonzero(phase == BID)):
-            lo, hi = self.bid_range(state, g)
-            n_bids = hi - lo + 1
-            count = n_bids if lay.redeal is None else n_bids + self.weak_hand(state, g)
-            k = (u[g] * count).astype(I64)  # the bids in order, then the redeal (the last id)
-            actions[g] = np.where(k < n_bids, lay.bid_offset + lo + k, -1 if lay.redeal is None else lay.redeal)
+            if self._every_bid_open and lay.redeal is None:  # 0..hand size
+                actions[g] = lay.bid_offset + (u[g] * (self.hand_size + 1)).astype(I64)
+            else:
+                lo, hi = self.bid_range(state, g)
+                n_bids = hi - lo + 1
+                count = n_bids if lay.redeal is None else n_bids + self.weak_hand(state, g)
+                k = (u[g] * count).astype(I64)  # the bids in order, then the redeal (the last id)
+                actions[g] = np.where(k < n_bids, lay.bid_offset + lo + k, -1 if lay.redeal is None else lay.redeal)
         if BLIND in self._handlers and len(g := np.flatnonzero(phase == BLIND)):
             # Blind nil (the lower id) where a bid of 0 is open, and look [RULES 2].
             open_ = True if self._every_bid_open else self.bid_range(state, g)[0] == 0
@@ -774,8 +777,11 @@ class SpadesEngine:
 
     def _check_bid(self, state: GameState, idx: np.ndarray, a: np.ndarray) -> None:
         bid = a - self.layout.bid_offset
-        lo, hi = self.bid_range(state, idx)
-        ok = (bid >= lo) & (bid <= hi)
+        if self._every_bid_open:  # 0..hand size (a negative bid is huge as unsigned)
+            ok = bid.view(np.uint64) <= np.uint64(self.hand_size)
+        else:
+            lo, hi = self.bid_range(state, idx)
+            ok = (bid >= lo) & (bid <= hi)
         if self.layout.redeal is not None:
             ok |= (a == self.layout.redeal) & self.weak_hand(state, idx)
         if not ok.all():

@@ -72,8 +72,25 @@ def stream(keys: np.ndarray, counter: np.ndarray | int, salt: int) -> np.ndarray
         mixed = np.uint64(_mixed_counter_int(counter, salt))
     else:
         c = np.atleast_1d(np.asarray(counter, dtype=np.uint64))
-        mixed = splitmix64(c * np.uint64(1_000_003) + np.uint64(salt))
+        table = _mixed_counter_table(salt)
+        if len(c) and c.max() < len(table):  # the usual small counters (hand numbers): looked up
+            mixed = table[c]
+        else:
+            mixed = splitmix64(c * np.uint64(1_000_003) + np.uint64(salt))
     return splitmix64(keys ^ mixed)
+
+
+_MIXED_COUNTERS: dict[int, np.ndarray] = {}
+
+
+def _mixed_counter_table(salt: int) -> np.ndarray:
+    """What ``stream`` XORs into a key for counters 0..1023 and ``salt`` (kept per salt)."""
+    table = _MIXED_COUNTERS.get(salt)
+    if table is None:
+        c = np.arange(1024, dtype=np.uint64)
+        table = _MIXED_COUNTERS[salt] = splitmix64(c * np.uint64(1_000_003) + np.uint64(salt))
+        table.flags.writeable = False
+    return table
 
 
 def first_dealer(keys: np.ndarray, n_players: int) -> np.ndarray:
