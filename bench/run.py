@@ -1,8 +1,10 @@
 """``make bench``: throughput of the engine, environments and bots on one core.
 
 Every figure is measured in the same run as its baseline (OpenSpiel through
-pyspiel, and our readable reference engine), so the ratios hold on a shared,
-noisy machine. The Hearts rows are compared with OpenSpiel's ``hearts`` (its
+pyspiel, and our readable reference engine), in interleaved rounds (``--rounds``):
+each round measures every row, a rate is the median over rounds and a ratio the
+median of the rounds' ratios, so the ratios hold on a shared, noisy machine whose
+speed drifts during the run. The Hearts rows are compared with OpenSpiel's ``hearts`` (its
 decisions include the passes), the VectorSpades rows with OpenSpiel plus its
 observation tensor (Hearts: information-state tensor). Run ``python -m bench.run --help`` for options.
 """
@@ -172,50 +174,73 @@ def heuristic_hands(seconds: float) -> float | None:
 
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
+    parser.add_argument("--seconds", type=float, default=2.0, help="time per measurement (split over the rounds)")
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds; medians are reported")
     parser.add_argument("--batches", type=int, nargs="+", default=[1, 256, 4096, 16384])
     parser.add_argument("--json", type=str, default=None, help="also write the figures to this JSON file")
     args = parser.parse_args(argv)
+    if args.rounds < 1:
+        parser.error(f"--rounds must be at least 1, got {args.rounds}")
     pin_to_one_core()
-    s = args.seconds
-    rows: list[tuple[str, str, float | None, str]] = []
-    spiel = openspiel_decisions(s)
-    spiel_obs = openspiel_decisions(s, observe=True)
-    rows.append(("OpenSpiel spades (pyspiel)", "1", spiel, "decisions/s"))
-    rows.append(("OpenSpiel spades + observation_tensor()", "1", spiel_obs, "decisions/s"))
-    spiel_hearts = openspiel_decisions(s, game="hearts")
-    rows.append(("OpenSpiel hearts (pyspiel)", "1", spiel_hearts, "decisions/s"))
-    spiel_hearts_obs = openspiel_decisions(s, observe=True, game="hearts")
-    rows.append(("OpenSpiel hearts + information_state_tensor()", "1", spiel_hearts_obs, "decisions/s"))
-    rows.append(("reference engine (plain Python)", "1", reference_decisions(s), "decisions/s"))
+    # (name, B, unit, measure(seconds), baseline row). Without blind nil every hand takes the
+    # same number of steps, so the games stay in lockstep and every card play takes the
+    # full-batch fast path.
+    spiel, spiel_obs = "OpenSpiel spades (pyspiel)", "OpenSpiel spades + observation_tensor()"
+    hearts, hearts_obs = "OpenSpiel hearts (pyspiel)", "OpenSpiel hearts + information_state_tensor()"
+    rows: list[tuple[str, str, str, Callable[[float], float | None], str | None]] = [
+        (spiel, "1", "decisions/s", openspiel_decisions, spiel),
+        (spiel_obs, "1", "decisions/s", lambda t: openspiel_decisions(t, observe=True), spiel_obs),
+        (hearts, "1", "decisions/s", lambda t: openspiel_decisions(t, game="hearts"), hearts),
+        (hearts_obs, "1", "decisions/s", lambda t: openspiel_decisions(t, observe=True, game="hearts"), hearts_obs),
+        ("reference engine (plain Python)", "1", "decisions/s", reference_decisions, spiel),
+    ]
     for b in args.batches:
-        rows.append(("engine, random legal play", str(b), engine_card_plays("partnership", b, s), "card plays/s"))
-    # Without blind nil every hand takes the same number of steps, so the games stay in
-    # lockstep and every card play takes the full-batch fast path.
-    lockstep = engine_card_plays("partnership-no-blind-nil", 4096, s)
-    rows.append(("engine, lockstep (no blind nil)", "4096", lockstep, "card plays/s"))
+        rows.append(("engine, random legal play", str(b), "card plays/s", _engine("partnership", b), spiel))
+    rows.append(("engine, lockstep (no blind nil)", "4096", "card plays/s", _engine("partnership-no-blind-nil"), spiel))
     for preset in ("cutthroat-4", "two-player", "hearts"):
-        rows.append((f"engine, {preset}", "4096", engine_card_plays(preset, 4096, s), "card plays/s"))
+        base = hearts if preset == "hearts" else spiel
+        rows.append((f"engine, {preset}", "4096", "card plays/s", _engine(preset), base))
     for b in args.batches:
-        rows.append(("VectorSpades, obs + masks", str(b), vector_decisions(b, s), "decisions/s"))
-    rows.append(("VectorSpades, hearts", "4096", vector_decisions(4096, s, rules="hearts"), "decisions/s"))
-    rows.append(("PettingZoo AEC env", "1", aec_steps(s), "steps/s"))
-    rows.append(("heuristic duplicate tournament", "-", heuristic_hands(s), "hands/s"))
+        rows.append(("VectorSpades, obs + masks", str(b), "decisions/s", _vector("partnership", b), spiel_obs))
+    rows.append(("VectorSpades, hearts", "4096", "decisions/s", _vector("hearts", 4096), hearts_obs))
+    rows.append(("PettingZoo AEC env", "1", "steps/s", aec_steps, spiel))
+    # Round-robin: each round measures every row for its share of the time, and a row's ratio
+    # is the median over rounds of its rate over its baseline's in the same round, so that
+    # the machine's drift during the run (it can be 2x on a shared host) cancels.
+    rates: dict[str, list[float | None]] = {f"{name} [B={b}]": [] for name, b, *_ in rows}
+    for _ in range(args.rounds):
+        for name, b, _, measure, _ in rows:
+            rates[f"{name} [B={b}]"].append(measure(args.seconds / args.rounds))
     print(f"{'measurement':44s} {'B':>6s} {'rate':>14s}  {'unit':14s} {'x OpenSpiel':>11s}")
     figures = {}
-    for name, b, rate, unit in rows:
-        if "VectorSpades" in name or "_tensor()" in name:
-            base = spiel_hearts_obs if "hearts" in name else spiel_obs
+    for name, b, unit, _, base in rows:
+        key = f"{name} [B={b}]"
+        runs = rates[key]
+        rate = None if None in runs else float(np.median(runs))
+        base_runs = rates[f"{base} [B=1]"] if base else [None]
+        if rate is not None and None not in base_runs:
+            ratio = f"{np.median([r / q for r, q in zip(runs, base_runs, strict=True)]):11.1f}"
         else:
-            base = spiel_hearts if "hearts" in name else spiel
-        ratio = f"{rate / base:11.1f}" if rate and base and unit != "hands/s" else f"{'-':>11s}"
+            ratio = f"{'-':>11s}"
         text = f"{rate:14,.0f}" if rate is not None else f"{'n/a':>14s}"
         print(f"{name:44s} {b:>6s} {text}  {unit:14s} {ratio}")
-        figures[f"{name} [B={b}]"] = rate
+        figures[key] = rate
+    tournament = heuristic_hands(args.seconds)
+    text = f"{tournament:14,.0f}" if tournament is not None else f"{'n/a':>14s}"
+    print(f"{'heuristic duplicate tournament':44s} {'-':>6s} {text}  {'hands/s':14s} {'-':>11s}")
+    figures["heuristic duplicate tournament [B=-]"] = tournament
     if args.json:
         with open(args.json, "w") as f:
             json.dump(figures, f, indent=2)
     return figures
+
+
+def _engine(rules: str, batch: int = 4096) -> Callable[[float], float]:
+    return lambda seconds: engine_card_plays(rules, batch, seconds)
+
+
+def _vector(rules: str, batch: int) -> Callable[[float], float | None]:
+    return lambda seconds: vector_decisions(batch, seconds, rules=rules)
 
 
 if __name__ == "__main__":
