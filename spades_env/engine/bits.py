@@ -59,7 +59,7 @@ def select_kth(mask: np.ndarray, k: np.ndarray) -> np.ndarray:
     step = high.astype(np.uint64) * U64(16)
     window = (window >> step) & U64(0xFFFF)
     k = k - high * count
-    return (shift + step).astype(np.int64) + SELECT16[window.astype(np.int64) * 16 + k]
+    return (shift + step).astype(np.int64) + SELECT16.take(window.astype(np.int64) * 16 + k)
 
 
 def pick_true(flags: np.ndarray, u: np.ndarray) -> np.ndarray:

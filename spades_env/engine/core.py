@@ -175,6 +175,10 @@ class SpadesEngine:
         self._seat_range = np.arange(r.n_players, dtype=I64)
         self._empty_seat_row = _seat_rows(np.full(r.n_players, -1, I64))[0]  # a trick with no card yet
         self._unbroken_lead = int(self._lead_state(np.array(False)))  # ``led_suit`` before the first lead
+        # ``_card_bit[a + 1]``: the bit of card a, or 0 for -1 and every id past the cards
+        # (``take(mode="clip")`` sends any lower or higher action to those ends).
+        self._card_bit = np.concatenate([[0], bits.BIT[: self.layout.n_card_ids], [0]]).astype(np.uint64)
+        self._suit_of_next = np.concatenate([[-1], self._suit_of[: self.layout.n_card_ids], [-1]])  # likewise
         # PREFERRED[led_suit]: the cards a player must play if holding any (else any card).
         # Row -1 (FREE_LEAD) is empty; row -2 (RESTRICTED_LEAD) holds the cards of the other
         # suits than the unbroken one. Row -3 (LOWEST_CLUB_LEAD) is the lowest club of the deck,
@@ -487,7 +491,7 @@ class SpadesEngine:
     # ------------------------------------------------------------ legal moves
     def legal_cards(self, state: GameState) -> np.ndarray:
         """(B,) uint64: cards the player to move may play (meaningful in PLAY)."""
-        hand = state.hands.reshape(-1)[self._rows(state.batch_size) * self.n_players + state.to_move]
+        hand = state.hands.reshape(-1).take(self._rows(state.batch_size) * self.n_players + state.to_move)
         return self._legal_cards(hand, state.led_suit, state.n_tricks)
 
     def _legal_cards(self, hand: np.ndarray, led_suit: np.ndarray, n_tricks: np.ndarray | None = None) -> np.ndarray:
@@ -685,11 +689,13 @@ class SpadesEngine:
         legal = self.legal_cards(state)
         actions = bits.select_kth(legal, (u * np.bitwise_count(legal)).astype(I64))
         phase = state.phase
-        if np.count_nonzero(phase == PLAY) == b:
+        counts = self._phase_counts(phase)
+        if counts[PLAY] == b:
             return actions
         lay = self.layout
-        actions[phase == OVER] = 0
-        if BID in self._handlers and len(g := np.flatnonzero(phase == BID)):
+        if counts[OVER]:
+            actions[phase == OVER] = 0
+        if counts[BID] and len(g := np.flatnonzero(phase == BID)):
             if self._every_bid_open and lay.redeal is None:  # 0..hand size
                 actions[g] = lay.bid_offset + (u[g] * (self.hand_size + 1)).astype(I64)
             else:
@@ -698,15 +704,20 @@ class SpadesEngine:
                 count = n_bids if lay.redeal is None else n_bids + self.weak_hand(state, g)
                 k = (u[g] * count).astype(I64)  # the bids in order, then the redeal (the last id)
                 actions[g] = np.where(k < n_bids, lay.bid_offset + lo + k, -1 if lay.redeal is None else lay.redeal)
-        if BLIND in self._handlers and len(g := np.flatnonzero(phase == BLIND)):
+        if counts[BLIND] and len(g := np.flatnonzero(phase == BLIND)):
             # Blind nil (the lower id) where a bid of 0 is open, and look [RULES 2].
             open_ = True if self._every_bid_open else self.bid_range(state, g)[0] == 0
             k = (u[g] * (1 + np.asarray(open_, I64))).astype(I64)
             actions[g] = np.where((k == 0) & open_, lay.blind_nil, lay.look)
-        rest = np.flatnonzero((phase != PLAY) & (phase != BID) & (phase != BLIND) & (phase != OVER))
-        if len(rest):  # draws, exchanges, Bemo, passes: from the mask
-            actions[rest] = bits.pick_true(self.legal_action_mask(state, rest), u[rest])
+        rest = [np.flatnonzero(phase == p) for p in (DRAW, EXCHANGE, BEMO, PASS) if counts[p]]
+        if rest:  # draws, exchanges, Bemo, passes: from the mask
+            g = np.concatenate(rest)
+            actions[g] = bits.pick_true(self.legal_action_mask(state, g), u[g])
         return actions
+
+    def _phase_counts(self, phase: np.ndarray) -> np.ndarray:
+        """How many games are in each phase (one pass over the batch)."""
+        return np.bincount(phase, minlength=len(PHASE_NAMES))
 
     def current_player(self, state: GameState) -> np.ndarray:
         """(B,) int64: seat to move, -1 where the match is over."""
@@ -738,16 +749,16 @@ class SpadesEngine:
             winner=np.full(b, -1, I64),
         )
         phase = state.phase
-        playing = phase == PLAY
-        n_play = np.count_nonzero(playing)
+        counts = self._phase_counts(phase)
+        n_play = counts[PLAY]
         if n_play == b:
             self._play(state, slice(None), self._rows(b), actions, result, validate, auto_reset)
             return result
-        groups = [(p, idx) for p in self._handlers if len(idx := np.flatnonzero(phase == p))]
+        groups = [(p, np.flatnonzero(phase == p)) for p in self._handlers if counts[p]]
+        playing = phase == PLAY
         if validate:
-            live = phase != OVER
-            if not live.all():
-                self._raise_illegal(state, np.flatnonzero(~live)[:1], actions)
+            if counts[OVER]:
+                self._raise_illegal(state, np.flatnonzero(phase == OVER)[:1], actions)
             for p, idx in groups:
                 self._handlers[p][0](state, idx, actions[idx])
         if n_play:
@@ -764,17 +775,6 @@ class SpadesEngine:
         return result
 
     # -------------------------------------------------------------- validation
-    def _check_cards(
-        self, state: GameState, rows: np.ndarray, legal: np.ndarray, a: np.ndarray, playing: np.ndarray | None = None
-    ) -> None:
-        """Raise unless each card ``a`` is in ``legal`` (games not ``playing`` pass)."""
-        in_range = (a >= 0) & (a < self.layout.n_card_ids)
-        ok = in_range & ((legal >> np.where(in_range, a, 0).astype(np.uint64)) & np.uint64(1)).astype(bool)
-        if playing is not None:
-            ok |= ~playing
-        if not ok.all():
-            self._raise_illegal(state, rows[~ok][:1], None, a[~ok][:1])
-
     def _check_bid(self, state: GameState, idx: np.ndarray, a: np.ndarray) -> None:
         bid = a - self.layout.bid_offset
         if self._every_bid_open:  # 0..hand size (a negative bid is huge as unsigned)
@@ -965,16 +965,23 @@ class SpadesEngine:
         seat = state.to_move[sel]
         at = rows * self.n_players + seat  # flat index of (game, seat)
         hands = state.hands.reshape(-1)
-        hand = hands[at]
+        hand = hands.take(at)  # (``take`` gathers faster than fancy indexing)
         n = state.n_in_trick[sel]
         led = state.led_suit[sel]
+        c1 = card + 1
+        bit = self._card_bit.take(c1, mode="clip")  # 0 for an action that is no card
         if validate:
-            legal = self._legal_cards(hand, led, state.n_tricks[sel])
-            self._check_cards(state, rows, legal, card, playing)
+            ok = (self._legal_cards(hand, led, state.n_tricks[sel]) & bit) != 0
+            if playing is not None:
+                ok |= ~playing
+            if not ok.all():
+                self._raise_illegal(state, rows[~ok][:1], None, card[~ok][:1])
         if playing is not None:
             card = np.where(playing, card, -1)
-        hands[at] = hand & ~bits.BIT[card]
-        suit = self._suit_of[card]
+            c1 = card + 1
+            bit = self._card_bit.take(c1, mode="clip")
+        hands[at] = hand & ~bit
+        suit = self._suit_of_next.take(c1, mode="clip")
         first = n == 0
         if playing is None:
             led = np.where(first, suit, led)
@@ -987,10 +994,10 @@ class SpadesEngine:
         state.spades_broken[sel] |= suit == self.broken_suit
         if playing is None:
             n += 1
-            state.to_move[sel] = self.next_seat[seat]
+            state.to_move[sel] = self.next_seat.take(seat)
         else:
             n += playing
-            state.to_move[sel] = np.where(playing, self.next_seat[seat], seat)
+            state.to_move[sel] = np.where(playing, self.next_seat.take(seat), seat)
         state.n_in_trick[sel] = n
         complete = n == self.n_players
         n_complete = np.count_nonzero(complete)
@@ -1009,9 +1016,9 @@ class SpadesEngine:
         # (argmax along a short axis is slow in NumPy; a few column maxima are not.)
         led = state.led_suit[sel] * 64
         power = self._power_flat
-        best = power[led + trick[:, 0]] * 8
+        best = power.take(led + trick[:, 0]) * 8
         for k in range(1, n):
-            np.maximum(best, power[led + trick[:, k]] * 8 + k, out=best)
+            np.maximum(best, power.take(led + trick[:, k]) * 8 + k, out=best)
         winner = best & 7
         at = rows * n + winner
         state.tricks_won.reshape(-1)[at] += 1
