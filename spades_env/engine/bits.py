@@ -42,24 +42,29 @@ def lanes(mask: np.ndarray, n_lanes: int = 5) -> np.ndarray:
     return ((mask[..., None] >> SHIFTS[:n_lanes]) & LANE).astype(np.int64)
 
 
+_LOW32, _LOW16 = U64(0xFFFFFFFF), U64(0xFFFF)
+
+
 def select_kth(mask: np.ndarray, k: np.ndarray) -> np.ndarray:
     """Card id of the k-th set bit (counting from 0, low ids first) of each mask.
 
     mask: (B,) uint64 with at least k+1 bits set; k: (B,) int. Returns (B,) int64.
     A binary search on popcounts narrows to a 16-bit window, then one table lookup.
+    (Popcounts stay uint8 and shifts uint64, so no step needs a cast of its own.)
     """
     k = np.asarray(k, dtype=np.int64)
-    count = np.bitwise_count(mask & U64(0xFFFFFFFF)).astype(np.int64)
+    count = np.bitwise_count(mask & _LOW32)
     high = k >= count
-    shift = high.astype(np.uint64) * U64(32)
+    k = k - count * high
+    shift = high.astype(U64) << U64(5)  # 0 or 32
     window = mask >> shift
-    k = k - high * count
-    count = np.bitwise_count(window & U64(0xFFFF)).astype(np.int64)
+    count = np.bitwise_count(window & _LOW16)
     high = k >= count
-    step = high.astype(np.uint64) * U64(16)
-    window = (window >> step) & U64(0xFFFF)
-    k = k - high * count
-    return (shift + step).astype(np.int64) + SELECT16.take(window.astype(np.int64) * 16 + k)
+    k = k - count * high
+    step = high.astype(U64) << U64(4)  # 0 or 16
+    window = (window >> step) & _LOW16
+    shift += step
+    return shift.view(np.int64) + SELECT16.take((window.view(np.int64) << 4) + k)
 
 
 def pick_true(flags: np.ndarray, u: np.ndarray) -> np.ndarray:
