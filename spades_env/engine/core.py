@@ -172,7 +172,6 @@ class SpadesEngine:
                 elif suit == led:
                     self._power[led, c] = rank
         self._power_flat = self._power.reshape(-1)
-        self._seat_range = np.arange(r.n_players, dtype=I64)
         self._empty_seat_row = _seat_rows(np.full(r.n_players, -1, I64))[0]  # a trick with no card yet
         self._unbroken_lead = int(self._lead_state(np.array(False)))  # ``led_suit`` before the first lead
         # ``_card_bit[a + 1]``: the bit of card a, or 0 for -1 and every id past the cards
