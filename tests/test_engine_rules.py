@@ -227,15 +227,27 @@ def test_illegal_action_error_names_game_seat_action_and_legal_actions():
         assert np.array_equal(getattr(before, name), getattr(state, name)), name
 
 
-def test_illegal_card_in_a_mixed_batch_changes_no_game():
+@pytest.mark.parametrize("n_bidding", [1, 2], ids=["most-playing-masked", "few-playing-subset"])
+@pytest.mark.parametrize("illegal", ["card", "bid"])
+def test_an_illegal_action_in_a_mixed_batch_changes_no_game(n_bidding, illegal):
+    """Game 0 plays, the others bid: with most games playing the step plays the whole batch
+    masked, with few it plays their rows; either way one illegal action changes no game."""
     engine, state = start_play(NO_BLIND, SPADE_HEAVY)
     bidding = SpadesEngine(NO_BLIND).reset(0, deals=[SPADE_HEAVY], dealers=0)
-    both = state.take([0, 0])
-    both.put([1], bidding)
-    before = both.copy()
-    with pytest.raises(IllegalActionError, match=r"game 0: illegal action \d+ \(play AS\) for seat 1"):
-        engine.step(both, [C("AS"), engine.layout.bid_action(1)])
-    assert np.array_equal(before.bids, both.bids) and np.array_equal(before.hands, both.hands)
+    batch = state.take([0] * (1 + n_bidding))
+    batch.put(list(range(1, 1 + n_bidding)), bidding.take([0] * n_bidding))
+    before = batch.copy()
+    card = C("AS") if illegal == "card" else C("2H")  # seat 1 may not lead a spade: 2H is legal
+    bids = [engine.layout.bid_action(1)] * n_bidding
+    if illegal == "bid":
+        bids[-1] = engine.layout.n_actions  # no such action
+    pattern = rf"game {n_bidding}: illegal"
+    if illegal == "card":
+        pattern = r"game 0: illegal action \d+ \(play AS\) for seat 1"
+    with pytest.raises(IllegalActionError, match=pattern):
+        engine.step(batch, [card, *bids])
+    for f in dataclasses.fields(batch):
+        np.testing.assert_array_equal(getattr(batch, f.name), getattr(before, f.name))
 
 
 def test_stepping_a_finished_match_raises(suit_deal):
