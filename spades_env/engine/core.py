@@ -205,10 +205,10 @@ class SpadesEngine:
         self._handlers = {
             BLIND: (self._check_blind, self._blind),
             BID: (self._check_bid, self._bid),
-            DRAW: (self._check_mask, self._draw),
+            DRAW: (self._check_draw, self._draw),
             EXCHANGE: (self._check_mask, self._exchange),
-            BEMO: (self._check_mask, self._bemo),
-            PASS: (self._check_mask, self._pass),
+            BEMO: (self._check_bemo, self._bemo),
+            PASS: (self._check_pass, self._pass),
         }
         # Only the phases these rules can reach, so that a mixed-phase step looks at no more.
         reachable = {PASS, PLAY} if self.hearts else {BID, PLAY}
@@ -708,11 +708,21 @@ class SpadesEngine:
             open_ = True if self._every_bid_open else self.bid_range(state, g)[0] == 0
             k = (u[g] * (1 + np.asarray(open_, I64))).astype(I64)
             actions[g] = np.where((k == 0) & open_, lay.blind_nil, lay.look)
-        rest = [np.flatnonzero(phase == p) for p in (DRAW, EXCHANGE, BEMO, PASS) if counts[p]]
-        if rest:  # draws, exchanges, Bemo, passes: from the mask
-            g = np.concatenate(rest)
+        if counts[PASS] and len(g := np.flatnonzero(phase == PASS)):  # any held card not chosen yet
+            held = self._passable(state, g)
+            actions[g] = bits.select_kth(held, (u[g] * np.bitwise_count(held)).astype(I64))
+        if counts[DRAW] and len(g := np.flatnonzero(phase == DRAW)):  # keep, then discard
+            actions[g] = lay.keep + (u[g] * 2).astype(I64) * (lay.discard - lay.keep)
+        if counts[BEMO] and len(g := np.flatnonzero(phase == BEMO)):  # no, little or big Bemo
+            actions[g] = lay.no_bemo + (u[g] * (lay.big_bemo - lay.no_bemo + 1)).astype(I64)
+        if counts[EXCHANGE] and len(g := np.flatnonzero(phase == EXCHANGE)):  # rare: from the mask
             actions[g] = bits.pick_true(self.legal_action_mask(state, g), u[g])
         return actions
+
+    def _passable(self, state: GameState, g: np.ndarray) -> np.ndarray:
+        """Hearts: (G,) uint64 cards the passer may still choose (held, not chosen yet) [RULES 7]."""
+        at = g * self.n_players + state.to_move[g]
+        return state.hands.reshape(-1).take(at) & ~state.passed.reshape(-1).take(at)
 
     def _phase_counts(self, phase: np.ndarray) -> np.ndarray:
         """How many games are in each phase (one pass over the batch)."""
@@ -783,8 +793,7 @@ class SpadesEngine:
             ok = (bid >= lo) & (bid <= hi)
         if self.layout.redeal is not None:
             ok |= (a == self.layout.redeal) & self.weak_hand(state, idx)
-        if not ok.all():
-            self._raise_illegal(state, idx[~ok][:1], None, a[~ok][:1])
+        self._require(state, idx, a, ok)
 
     def _check_blind(self, state: GameState, idx: np.ndarray, a: np.ndarray) -> None:
         """Blind-nil choices: look, or blind nil where a bid of 0 is open [RULES 2]."""
@@ -793,16 +802,32 @@ class SpadesEngine:
         blind = a == lay.blind_nil
         if blind.any():
             ok |= blind & (self.bid_range(state, idx)[0] == 0 if not self._every_bid_open else True)
+        self._require(state, idx, a, ok)
+
+    def _check_draw(self, state: GameState, idx: np.ndarray, a: np.ndarray) -> None:
+        """Two-player draw: keep or discard, both always open [RULES 4]."""
+        self._require(state, idx, a, (a == self.layout.keep) | (a == self.layout.discard))
+
+    def _check_bemo(self, state: GameState, idx: np.ndarray, a: np.ndarray) -> None:
+        """Bemo: no, little or big, all always open [RULES 6]."""
+        lay = self.layout
+        self._require(state, idx, a, (a >= lay.no_bemo) & (a <= lay.big_bemo))
+
+    def _check_pass(self, state: GameState, idx: np.ndarray, a: np.ndarray) -> None:
+        """Hearts passing: a held card not chosen yet [RULES 7]."""
+        bit = self._card_bit.take(a + 1, mode="clip")
+        self._require(state, idx, a, (self._passable(state, idx) & bit) != 0)
+
+    def _require(self, state: GameState, idx: np.ndarray, a: np.ndarray, ok: np.ndarray) -> None:
+        """Raise ``IllegalActionError`` for the first game of ``idx`` whose action is not ``ok``."""
         if not ok.all():
             self._raise_illegal(state, idx[~ok][:1], None, a[~ok][:1])
 
     def _check_mask(self, state: GameState, idx: np.ndarray, a: np.ndarray) -> None:
-        """Any phase but PLAY and BID: check against the legal-action mask (these steps are rare)."""
+        """Two-player exchanges: checked against the legal-action mask (these steps are rare)."""
         mask = self.legal_action_mask(state, idx)
         in_range = (a >= 0) & (a < self.layout.n_actions)
-        ok = in_range & mask[np.arange(len(idx)), np.where(in_range, a, 0)]
-        if not ok.all():
-            self._raise_illegal(state, idx[~ok][:1], None, a[~ok][:1])
+        self._require(state, idx, a, in_range & mask[np.arange(len(idx)), np.where(in_range, a, 0)])
 
     def _raise_illegal(self, state: GameState, game: np.ndarray, actions=None, action=None) -> None:
         g = int(game[0])
@@ -973,8 +998,7 @@ class SpadesEngine:
             ok = (self._legal_cards(hand, led, state.n_tricks[sel]) & bit) != 0
             if playing is not None:
                 ok |= ~playing
-            if not ok.all():
-                self._raise_illegal(state, rows[~ok][:1], None, card[~ok][:1])
+            self._require(state, rows, card, ok)
         if playing is not None:
             card = np.where(playing, card, -1)
             c1 = card + 1
