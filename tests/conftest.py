@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from spades_env.cards import RANK_LETTERS, parse_card
-from spades_env.engine import BID, BLIND, PLAY
+from spades_env.engine import BID, BLIND, OVER, PLAY
 
 
 def hand(text: str) -> list[int]:
@@ -17,6 +17,19 @@ def hand(text: str) -> list[int]:
 def whole_suit(letter: str) -> list[int]:
     """The 13 cards of one suit, e.g. ``whole_suit("S")``."""
     return [parse_card(r + letter) for r in RANK_LETTERS]
+
+
+def step_live_games(engine, state, rng: np.random.Generator) -> bool:
+    """One uniformly random legal action in each game whose match is not over (in place);
+    False, and nothing played, once every match is over."""
+    live = np.flatnonzero(state.phase != OVER)
+    if len(live) == 0:
+        return False
+    sub = state.take(live)
+    mask = engine.legal_action_mask(sub)
+    engine.step(sub, np.argmax(rng.random(mask.shape) * mask, axis=1))
+    state.put(live, sub)
+    return True
 
 
 @pytest.fixture

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import step_live_games
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -27,13 +28,8 @@ def random_states(engine: SpadesEngine, b: int, steps: int, seed: int = 0):
     state = engine.reset(np.arange(b) + 100 * seed)
     rng = np.random.default_rng(seed)
     for _ in range(steps):
-        live = np.flatnonzero(state.phase != OVER)
-        if len(live) == 0:
+        if not step_live_games(engine, state, rng):
             return
-        sub = state.take(live)
-        mask = engine.legal_action_mask(sub)
-        engine.step(sub, np.argmax(rng.random(mask.shape) * mask, axis=1))
-        state.put(live, sub)
         yield state
 
 
@@ -344,13 +340,8 @@ def test_batched_encode_is_bit_identical_to_the_one_game_path(rules, perfect, se
     state = engine.reset(np.arange(8) + seed)
     rng = np.random.default_rng(seed)
     for _ in range(steps):
-        live = np.flatnonzero(state.phase != OVER)
-        if len(live) == 0:
+        if not step_live_games(engine, state, rng):
             break
-        sub = state.take(live)
-        mask = engine.legal_action_mask(sub)
-        engine.step(sub, np.argmax(rng.random(mask.shape) * mask, axis=1))
-        state.put(live, sub)
     games = rng.integers(0, 8, 21)
     seats = rng.integers(0, engine.n_players, len(games))
     got = enc.encode(state, games, seats)

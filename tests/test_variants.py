@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from conftest import step_live_games
 
 from spades_env import SpadesEngine, cards
 from spades_env.engine import bits
@@ -50,12 +51,7 @@ def check_invariants(engine: SpadesEngine, state) -> None:
 
 def play_random(engine: SpadesEngine, state, rng, max_steps: int = 5000, check: bool = True) -> int:
     steps = 0
-    while (state.phase != OVER).any() and steps < max_steps:
-        live = np.flatnonzero(state.phase != OVER)
-        sub = state.take(live)
-        mask = engine.legal_action_mask(sub)
-        engine.step(sub, np.argmax(rng.random(mask.shape) * mask, axis=1))
-        state.put(live, sub)
+    while steps < max_steps and step_live_games(engine, state, rng):
         if check:
             check_invariants(engine, state)
         steps += 1
