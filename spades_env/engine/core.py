@@ -992,6 +992,8 @@ class SpadesEngine:
         hand = hands.take(at)  # (``take`` gathers faster than fancy indexing)
         n = state.n_in_trick[sel]
         led = state.led_suit[sel]
+        if playing is not None:
+            card = np.where(playing, card, -1)
         c1 = card + 1
         bit = self._card_bit.take(c1, mode="clip")  # 0 for an action that is no card
         if validate:
@@ -999,10 +1001,6 @@ class SpadesEngine:
             if playing is not None:
                 ok |= ~playing
             self._require(state, rows, card, ok)
-        if playing is not None:
-            card = np.where(playing, card, -1)
-            c1 = card + 1
-            bit = self._card_bit.take(c1, mode="clip")
         hands[at] = hand & ~bit
         suit = self._suit_of_next.take(c1, mode="clip")
         first = n == 0
