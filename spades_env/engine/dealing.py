@@ -76,8 +76,13 @@ def stream(keys: np.ndarray, counter: np.ndarray | int, salt: int) -> np.ndarray
         if len(c) and c.max() < len(table):  # the usual small counters (hand numbers): looked up
             mixed = table[c]
         else:
-            mixed = splitmix64(c * np.uint64(1_000_003) + np.uint64(salt))
+            mixed = _mix_counters(c, salt)
     return splitmix64(keys ^ mixed)
+
+
+def _mix_counters(counters: np.ndarray, salt: int) -> np.ndarray:
+    """What ``stream`` XORs into a key for each uint64 counter and ``salt``."""
+    return splitmix64(counters * np.uint64(1_000_003) + np.uint64(salt))
 
 
 _MIXED_COUNTERS: dict[int, np.ndarray] = {}
@@ -87,8 +92,7 @@ def _mixed_counter_table(salt: int) -> np.ndarray:
     """What ``stream`` XORs into a key for counters 0..1023 and ``salt`` (kept per salt)."""
     table = _MIXED_COUNTERS.get(salt)
     if table is None:
-        c = np.arange(1024, dtype=np.uint64)
-        table = _MIXED_COUNTERS[salt] = splitmix64(c * np.uint64(1_000_003) + np.uint64(salt))
+        table = _MIXED_COUNTERS[salt] = _mix_counters(np.arange(1024, dtype=np.uint64), salt)
         table.flags.writeable = False
     return table
 
