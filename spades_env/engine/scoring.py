@@ -208,7 +208,7 @@ def _side_table(rules: Rules) -> _SideTable | None:
     how = _seats_by_side(rules)
     if how == "own":
         return _SideTable(rules, 1)
-    if how == "alternate" and rules.n_players == 2 * rules.n_sides == 4:
+    if how == "alternate":  # two seats per side
         return _SideTable(rules, 2)
     return None
 
