@@ -2,14 +2,54 @@
 
 from __future__ import annotations
 
-import typer
+import os
+import sys
 
-app = typer.Typer(help="spades_env: engine, bots, tournaments and training for Spades.", no_args_is_help=True)
+import typer
+import yaml
+
+#: Errors that mean "the input was wrong", not "the program is wrong": shown as one line, exit code 2.
+#: ``ValueError`` covers the project's own validation (and ``UnicodeDecodeError``); ``OSError`` missing,
+#: unreadable or unwritable files; ``yaml.YAMLError`` a broken YAML file. Anything else is a bug: traceback.
+USAGE_ERRORS: tuple[type[BaseException], ...] = (ValueError, OSError, yaml.YAMLError)
+USAGE_EXIT_CODE = 2
+
+
+class _App(typer.Typer):
+    """A Typer app that reports usage errors in one line (``error: ...``) and exits 2.
+
+    ``spades --debug ...`` (or ``SPADES_DEBUG=1``) shows the full traceback instead.
+    """
+
+    debug = False
+
+    def __call__(self, *args, **kwargs):
+        try:
+            return super().__call__(*args, **kwargs)
+        except USAGE_ERRORS as err:
+            if self.debug or os.environ.get("SPADES_DEBUG"):
+                raise
+            message = str(err).strip() or type(err).__name__
+            if isinstance(err, OSError) and err.filename is not None and str(err.filename) not in message:
+                message = f"{message}: {err.filename}"
+            print(f"error: {message}", file=sys.stderr)
+            print("(run with --debug for the traceback)", file=sys.stderr)
+            sys.exit(USAGE_EXIT_CODE)
+
+
+app = _App(
+    help="spades_env: engine, bots, tournaments and training for Spades.",
+    no_args_is_help=True,
+    pretty_exceptions_show_locals=False,
+)
 
 
 @app.callback()
-def main() -> None:
+def main(
+    debug: bool = typer.Option(False, "--debug", help="Show the full traceback of an error (for bug reports)."),
+) -> None:
     """spades_env: engine, bots, tournaments and training for Spades."""
+    _App.debug = debug
 
 
 @app.command()
