@@ -210,3 +210,11 @@ def test_the_preset_table_lists_every_preset_and_what_it_sets():
         if preset.game != Rules().game:
             changed["game"] = preset.game
         assert dict(settings(row["Settings"])) == changed, name
+
+
+def test_the_contents_links_reach_headings():
+    """Each ``(#anchor)`` link names a heading, slugged the way GitHub renders it."""
+    headings = re.findall(r"^#+ (.+)$", TEXT, re.M)
+    anchors = {re.sub(r"[^\w\- ]", "", h.lower()).replace(" ", "-") for h in headings}
+    links = re.findall(r"\]\(#([^)]+)\)", TEXT)
+    assert links and set(links) <= anchors
