@@ -45,3 +45,10 @@ def test_click_usage_errors_keep_exit_code_2():
     run = spades("tournament", "--boards", "many")
     assert run.returncode == 2
     assert "Traceback" not in run.stderr
+
+
+def test_presets_name_the_game_and_the_seating():
+    lines = dict(line.split(None, 1) for line in spades("presets").stdout.splitlines())
+    assert lines["hearts"].startswith("hearts, cutthroat, 4 players, to 100 (lowest score wins)")
+    assert lines["two-player"].startswith("spades, two players")
+    assert lines["partnership"].startswith("spades, partnership (2 teams of 2), to 500")

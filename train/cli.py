@@ -59,8 +59,19 @@ def presets() -> None:
 
     for name in list_presets():
         rules = Rules.preset(name)
-        kind = "partnership" if rules.partnership else f"cutthroat, {rules.n_players} players"
-        typer.echo(f"{name:28s} {kind}, to {rules.target_score}")
+        typer.echo(f"{name:28s} {describe_table(rules)}")
+
+
+def describe_table(rules) -> str:
+    """One line on who plays: ``spades, partnership (2 teams of 2), to 500``."""
+    if rules.partnership:
+        seats = f"partnership ({rules.n_players // 2} teams of 2)"
+    elif rules.n_players == 2:
+        seats = "two players"
+    else:
+        seats = f"cutthroat, {rules.n_players} players"
+    end = "lowest score wins" if rules.game == "hearts" else "highest score wins"
+    return f"{rules.game}, {seats}, to {rules.target_score} ({end})"
 
 
 @app.command()
