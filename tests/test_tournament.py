@@ -14,6 +14,7 @@ from spades_env.rules import Rules
 from train.tournament import (
     StopTournament,
     TournamentConfig,
+    TournamentLogWarning,
     benchmark_heuristic,
     run_tournament,
     seatings,
@@ -84,7 +85,7 @@ def test_a_killed_tournament_resumes_to_exactly_the_uninterrupted_log(tmp_path, 
     assert len(_games(cut)) == 5
     with cut.open("a") as fh:
         fh.write('{"type": "game", "pair_ind')  # a line cut short by the kill
-    with pytest.raises(StopTournament):
+    with pytest.raises(StopTournament), pytest.warns(TournamentLogWarning, match="unfinished last line"):
         run_tournament(config, cut, progress=False, stop_after=9)
     resumed = run_tournament(config, cut, progress=False)
     assert cut.read_text() == full.read_text()
@@ -121,7 +122,7 @@ def test_report_has_rates_ratings_and_writes_json_and_csv(tmp_path):
     config = TournamentConfig(bots=("heuristic", "random"), boards=30)
     report = run_tournament(config, None, progress=False)
     bots = {b["bot"]: b for b in report["bots"]}
-    assert bots["heuristic"]["mu"] > bots["random"]["mu"]
+    assert bots["heuristic"]["rating"] > bots["random"]["rating"]
     assert 0 <= bots["random"]["set_rate"] <= 1 and bots["heuristic"]["bags_per_hand"] >= 0
     pair = report["pairs"][0]
     assert pair["diff_ci95"] > 0 and np.isfinite(pair["diff"])
