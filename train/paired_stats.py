@@ -20,7 +20,8 @@ Estimators
   boards) and use the margins; with every pair on the same number of boards, ``r_i`` is
   the sum of bot i's differences against the others over the number of bots. For two bots
   ``r_A - r_B = A - B``, so the points winner is never rated below the loser. Their 95%
-  intervals propagate the pairs' intervals through the (linear) fit.
+  intervals propagate the pairs' intervals through the (linear) fit, treating the pairs
+  as independent (they play the same deals, so this is only a guide).
 """
 
 from __future__ import annotations
@@ -92,6 +93,8 @@ def least_squares_ratings(
     solve[np.abs(solve) < 1e-12] = 0.0
     played = np.abs(design).sum(axis=0) > 0
     ratings[played] = (solve @ diffs)[played]
-    spread = np.where(solve == 0, 0.0, solve**2 * variances)  # an infinite variance only where it counts
+    counts = solve != 0  # a pair's variance (infinite for one board) only where it moves the rating
+    spread = np.zeros_like(solve)
+    spread[counts] = (solve**2)[counts] * np.broadcast_to(variances, solve.shape)[counts]
     half[played] = (Z95 * np.sqrt(spread.sum(axis=1)))[played]
     return ratings, half

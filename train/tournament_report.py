@@ -234,7 +234,7 @@ def print_report(report: dict[str, Any], console=None) -> None:
         )
     console.print(t)
     points = "Hearts points, lower is better" if lower else "points are bag-adjusted"
-    t = Table(title=f"Bots ({points}; rating: least-squares fit of the pairs' A - B, pts/hand against the average bot)")
+    t = Table(title=f"Bots ({points}; rating: least squares on the pairs' A - B, pts/hand vs the average bot)")
     columns = ("bot", "hands", "pts/hand", "raw pts/hand", "set rate", "bags/hand", "nil bids", "nil made", "rating")
     for col in columns:
         t.add_column(col + (" (95% CI)" if col == "rating" else ""), justify="left" if col == "bot" else "right")
