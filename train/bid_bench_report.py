@@ -22,7 +22,7 @@ def print_report(report: dict[str, Any], console=None) -> None:
     table = Table(
         title=f"Bidding benchmark: {cfg['deals']} deals x 2 seatings, {cfg['rules']}, heuristic card play",
         caption="Points: bag-adjusted, tested side, per hand, 95% CI over deals. "
-        "Abs err: |side contract - side tricks|.",
+        "Δ: paired difference to the heuristic on the same deals. Abs err: |side contract - side tricks|.",
     )
     for col in ("bidder", "points/hand", "Δ vs heuristic", "set rate", "bags/hand", "nil bids", "nil made", "contract"):
         table.add_column(col, justify="left" if col == "bidder" else "right")

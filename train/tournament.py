@@ -31,7 +31,7 @@ Design
   (``train/paired_stats.py`` gives the estimators). The log is ``train/tournament_log.py``.
 * Hearts [RULES 7]: points are penalty points as scored (no bag adjustment) and **lower
   is better**: the report says so (``lower_is_better``), A wins a board when A - B < 0,
-  and the ratings rank accordingly.
+  and the ratings, in points too, are better the lower they are.
 """
 
 from __future__ import annotations
