@@ -12,12 +12,15 @@ from train.bid_bench import (
     HeuristicAgent,
     count_bid,
     deal_seeds,
+    draw_report,
     heuristic_bidder,
     oracle,
     play_hands,
+    plot_bars,
     plot_report,
     print_report,
     run_bid_bench,
+    summarize,
     write_json,
 )
 
@@ -98,3 +101,47 @@ def test_cli_bid_bench_with_a_neural_checkpoint(tmp_path):
     data = json.loads((tmp_path / "out" / "bid_bench.json").read_text())
     assert list(data["strategies"]) == ["heuristic", "count", "neural", "oracle"]
     assert (tmp_path / "out" / "bid_bench.png").stat().st_size > 0
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ({"deals": 0}, "deals must be an integer from 1 to 1000000, got 0"),
+        ({"deals": -2}, "deals must be an integer from 1 to 1000000, got -2"),
+        ({"chunk": 0}, "chunk must be an integer from 1 up, got 0"),
+        ({"oracle_width": -1}, "oracle_width must be an integer from 0 to 12, got -1"),
+        ({"oracle_width": 13}, "oracle_width must be an integer from 0 to 12, got 13"),
+        ({"seed": 2**31}, "seed must be an integer from 0 to 2147483647"),
+    ],
+)
+def test_a_config_refuses_bad_numbers_naming_the_setting(settings, message):
+    with pytest.raises(ValueError, match=f"^{message}"):
+        BidBenchConfig(**settings)
+
+
+def test_the_plot_shows_the_paired_differences_to_the_heuristic_labelled():
+    # Count scores exactly 1 more than the heuristic on every deal: a paired CI of 0 however noisy the deals.
+    rng = np.random.default_rng(0)
+    heur = rng.normal(0, 40, 40)
+    stats = {}
+    for name, points in (("heuristic", heur), ("count", heur + 1), ("oracle", heur + rng.uniform(0, 20, 40))):
+        stats[name] = {k: np.zeros(40) for k in ("contracts", "sets", "bags", "nil_bids", "nil_made", "bid")}
+        stats[name] |= {"points": points, "abs_error": np.zeros(40)}
+    report = summarize(BidBenchConfig(deals=20), stats)
+    count, oracle_row = report["strategies"]["count"], report["strategies"]["oracle"]
+    assert count["diff_vs_heuristic"] == pytest.approx(1) and count["diff_ci95"] == pytest.approx(0, abs=1e-9)
+    assert count["ci95"] > 5  # the unpaired interval of its mean is wide
+    assert plot_bars(report) == [
+        ("count", count["diff_vs_heuristic"], count["diff_ci95"]),
+        ("oracle", oracle_row["diff_vs_heuristic"], oracle_row["diff_ci95"]),
+    ]
+    fig = draw_report(report)
+    ax = fig.axes[0]
+    from matplotlib.container import BarContainer
+
+    (bars,) = [c for c in ax.containers if isinstance(c, BarContainer)]
+    assert [p.get_width() for p in bars.patches] == pytest.approx([1, oracle_row["diff_vs_heuristic"]])
+    (segments,) = [c.get_segments() for c in bars.errorbar.lines[2]]
+    assert [s[1][0] - s[0][0] for s in segments] == pytest.approx([0, 2 * oracle_row["diff_ci95"]], abs=1e-9)
+    labels = [t.get_text() for t in ax.texts]
+    assert labels == ["+1.0 ± 0.0", f"{oracle_row['diff_vs_heuristic']:+.1f} ± {oracle_row['diff_ci95']:.1f}"]

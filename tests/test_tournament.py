@@ -14,6 +14,7 @@ from spades_env.rules import Rules
 from train.tournament import (
     StopTournament,
     TournamentConfig,
+    TournamentLogWarning,
     benchmark_heuristic,
     run_tournament,
     seatings,
@@ -84,7 +85,7 @@ def test_a_killed_tournament_resumes_to_exactly_the_uninterrupted_log(tmp_path, 
     assert len(_games(cut)) == 5
     with cut.open("a") as fh:
         fh.write('{"type": "game", "pair_ind')  # a line cut short by the kill
-    with pytest.raises(StopTournament):
+    with pytest.raises(StopTournament), pytest.warns(TournamentLogWarning, match="unfinished last line"):
         run_tournament(config, cut, progress=False, stop_after=9)
     resumed = run_tournament(config, cut, progress=False)
     assert cut.read_text() == full.read_text()
@@ -121,7 +122,7 @@ def test_report_has_rates_ratings_and_writes_json_and_csv(tmp_path):
     config = TournamentConfig(bots=("heuristic", "random"), boards=30)
     report = run_tournament(config, None, progress=False)
     bots = {b["bot"]: b for b in report["bots"]}
-    assert bots["heuristic"]["mu"] > bots["random"]["mu"]
+    assert bots["heuristic"]["rating"] > bots["random"]["rating"]
     assert 0 <= bots["random"]["set_rate"] <= 1 and bots["heuristic"]["bags_per_hand"] >= 0
     pair = report["pairs"][0]
     assert pair["diff_ci95"] > 0 and np.isfinite(pair["diff"])
@@ -169,3 +170,34 @@ def test_agents_that_ask_for_observations_get_them():
     factory = lambda spec, seed: Watching(seed=seed) if spec == "watching" else make_agent(spec, seed=seed)  # noqa: E731
     run_tournament(config, None, progress=False, agent_factory=factory)
     assert seen and all(shape is not None and shape[0] == n for shape, n in seen)
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ({"boards": 0}, "boards must be an integer from 1 to 1000000, got 0"),
+        ({"boards": -5}, "boards must be an integer from 1 to 1000000, got -5"),
+        ({"boards": 2.5}, "boards must be an integer from 1 to 1000000, got 2.5"),
+        ({"chunk": 0}, "chunk must be an integer from 1 up, got 0"),
+        ({"seed": -1}, "seed must be an integer from 0 to 2147483647, got -1"),
+        ({"mode": "set"}, "mode must be one of"),
+    ],
+)
+def test_a_config_refuses_bad_numbers_naming_the_setting(settings, message):
+    with pytest.raises(ValueError, match=f"^{message}"):
+        TournamentConfig(bots=("heuristic", "random"), **settings)
+
+
+def test_demo_with_no_boards_names_the_boards_not_a_chunk():
+    from typer.testing import CliRunner
+
+    from train.cli import app
+    from train.tournament import demo_config
+
+    with pytest.raises(ValueError, match="^boards must be an integer from 1"):
+        demo_config(boards=0)
+    for args in (["demo", "--boards", "0"], ["tournament", "--boards", "-3"]):
+        run = CliRunner().invoke(app, args)
+        assert run.exit_code != 0
+        assert "boards must be an integer from 1" in run.output + str(run.exception)
+        assert "chunk" not in run.output + str(run.exception)

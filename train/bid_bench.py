@@ -24,12 +24,14 @@ Reported per strategy, for the tested side, per hand: mean bag-adjusted points w
 heuristic bidder with its CI, set rate (sets per non-zero contract), bags, nil bids and
 their success, mean bid, and the mean |side contract - side tricks| (nil bidders count
 0 bid and their tricks count as taken by the side).
+
+The plot shows the paired differences to the heuristic bidder with their 95% CIs (the
+per-deal difference of the same deals, so luck cancels; unpaired intervals of the two
+means would overlap even when the difference is clear), each bar labelled with its value.
 """
 
 from __future__ import annotations
 
-import json
-import math
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -42,10 +44,15 @@ from agents.heuristic import HeuristicAgent
 from spades_env import cards
 from spades_env.engine import BID, BLIND, PLAY, SpadesEngine, bits
 from spades_env.rules import resolve_rules
-from train.tournament import hand_bags, mean_ci, report_console
+from train.bid_bench_report import draw_report, plot_bars, plot_report, print_report, write_json
+from train.paired_stats import mean_ci
+from train.tournament import require_int
+from train.tournament_play import hand_bags
 
 #: Deal ``d`` of a benchmark with seed ``s`` is dealt from engine seed ``s * DEAL_STRIDE + d``.
 DEAL_STRIDE = 1_000_000
+#: Bids are 1..13 (and nil), so the oracle never needs to look further than this around a bid.
+MAX_ORACLE_WIDTH = 12
 #: A bidder: (context of the deciding seats, (G, A) legal masks) -> (G,) bid action ids.
 Bidder = Callable[[DecisionContext, np.ndarray], np.ndarray]
 
@@ -66,6 +73,12 @@ class BidBenchConfig:
     """The oracle tries each side seat's heuristic bid +- this many tricks, and nil."""
     chunk: int = 256
     """Deals per engine batch."""
+
+    def __post_init__(self) -> None:
+        require_int("deals", self.deals, 1, DEAL_STRIDE)
+        require_int("chunk", self.chunk, 1)
+        require_int("seed", self.seed, 0, 2**31 - 1)
+        require_int("oracle_width", self.oracle_width, 0, MAX_ORACLE_WIDTH)
 
 
 # ---------------------------------------------------------------------- bidders
@@ -318,75 +331,17 @@ def summarize(config: BidBenchConfig, stats: dict[str, dict[str, np.ndarray]]) -
     return {"config": cfg, "strategies": out}
 
 
-# ---------------------------------------------------------------------- output
-def print_report(report: dict[str, Any], console=None) -> None:
-    """Print the report as a rich table."""
-    from rich.table import Table
-
-    console = report_console(console)
-    cfg = report["config"]
-    table = Table(
-        title=f"Bidding benchmark: {cfg['deals']} deals x 2 seatings, {cfg['rules']}, heuristic card play",
-        caption="Points: bag-adjusted, tested side, per hand, 95% CI over deals. "
-        "Abs err: |side contract - side tricks|.",
-    )
-    for col in ("bidder", "points/hand", "Δ vs heuristic", "set rate", "bags/hand", "nil bids", "nil made", "contract"):
-        table.add_column(col, justify="left" if col == "bidder" else "right")
-    table.add_column("abs err", justify="right")
-    for name, r in report["strategies"].items():
-        pct = lambda x: "-" if x is None else f"{100 * x:.1f}%"  # noqa: E731
-        table.add_row(
-            name,
-            f"{r['points_per_hand']:+.1f} ± {r['ci95']:.1f}",
-            "-" if name == "heuristic" else f"{r['diff_vs_heuristic']:+.1f} ± {r['diff_ci95']:.1f}",
-            pct(r["set_rate"]),
-            f"{r['bags_per_hand']:.2f}",
-            str(r["nil_bids"]),
-            pct(r["nil_success"]),
-            f"{r['mean_contract']:.2f}",
-            f"{r['mean_abs_bid_error']:.2f}",
-        )
-    console.print(table)
-
-
-def write_json(report: dict[str, Any], path: str | Path) -> Path:
-    """Write the report as JSON (NaN and infinity as null)."""
-
-    def clean(x):
-        if isinstance(x, dict):
-            return {k: clean(v) for k, v in x.items()}
-        if isinstance(x, float) and not math.isfinite(x):
-            return None
-        return x
-
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(clean(report), indent=2) + "\n")
-    return path
-
-
-def plot_report(report: dict[str, Any], path: str | Path) -> Path:
-    """A PNG of points per hand with 95% CIs, one bar per strategy (matplotlib, Agg backend)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    names = list(report["strategies"])
-    means = [report["strategies"][n]["points_per_hand"] for n in names]
-    cis = [report["strategies"][n]["ci95"] for n in names]
-    cis = [c if math.isfinite(c) else 0.0 for c in cis]
-    fig, ax = plt.subplots(figsize=(6, 0.6 * len(names) + 1.6))
-    colors = ["tab:gray" if n == "heuristic" else "tab:orange" if n == "oracle" else "tab:blue" for n in names]
-    ax.barh(names, means, xerr=cis, color=colors, capsize=4)
-    ax.axvline(means[names.index("heuristic")] if "heuristic" in names else 0, color="k", lw=0.8, ls="--")
-    ax.invert_yaxis()
-    ax.set_xlabel("points per hand of the bidding side (bag-adjusted, 95% CI)")
-    cfg = report["config"]
-    ax.set_title(f"Bidding benchmark, {cfg['deals']} deals x 2 seatings, heuristic card play", fontsize=9)
-    fig.tight_layout()
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+__all__ = [
+    "BidBenchConfig",
+    "count_bid",
+    "deal_seeds",
+    "draw_report",
+    "oracle",
+    "play_hands",
+    "plot_bars",
+    "plot_report",
+    "print_report",
+    "run_bid_bench",
+    "summarize",
+    "write_json",
+]

@@ -126,12 +126,26 @@ def tournament(
     progress: bool = typer.Option(True, help="Show a progress bar."),
 ) -> None:
     """Duplicate tournament between bots: fixed deals, seats swapped, resumable JSONL log."""
-    from train.tournament import TournamentConfig, print_report, run_tournament, write_csv, write_json
+    import warnings
+
+    from train.tournament import (
+        TournamentConfig,
+        TournamentLogWarning,
+        check_report_outputs,
+        print_report,
+        run_tournament,
+        write_csv,
+        write_json,
+    )
 
     # Bot options use ';' on the command line, since ',' separates bots.
     specs = tuple(s.strip().replace(";", ",") for s in bots.split(",") if s.strip())
     config = TournamentConfig(bots=specs, rules=rules, boards=boards, mode=mode, seed=seed, chunk=chunk)
-    report = run_tournament(config, log, fresh=fresh, progress=progress)
+    check_report_outputs(json_out, csv_out)
+    with warnings.catch_warnings():  # what a resumed log skipped, as one plain line each
+        warnings.simplefilter("always", TournamentLogWarning)
+        warnings.showwarning = lambda message, *_args, **_kw: typer.echo(f"warning: {message}", err=True)
+        report = run_tournament(config, log, fresh=fresh, progress=progress)
     print_report(report)
     if json_out:
         write_json(report, json_out)
@@ -153,10 +167,12 @@ def bid_bench(
     from pathlib import Path
 
     from train.bid_bench import BidBenchConfig, plot_report, print_report, run_bid_bench, write_json
+    from train.output_paths import check_output_folder
 
     cfg = BidBenchConfig(
         rules=rules, deals=deals, seed=seed, checkpoint=checkpoint, oracle_width=oracle_width, chunk=chunk
     )
+    check_output_folder(out, "--out")
     report = run_bid_bench(cfg, progress=True)
     print_report(report)
     typer.echo(f"json: {write_json(report, Path(out) / 'bid_bench.json')}")

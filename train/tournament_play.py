@@ -1,0 +1,146 @@
+"""Playing duplicate games in one engine batch: the bots act on the games they sit in, tallies per side.
+
+``play_games`` is the tournament's inner loop (``train/tournament.py``); ``hand_bags``
+is the bag count every report shares [RULES 3].
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from agents.base import Agent, DecisionContext
+from spades_env.engine import FinishedHands, SpadesEngine
+
+
+class GameTally:
+    """Per-game, per-side running totals while games play: (G, S) int64 each, ``hands`` (G,)."""
+
+    def __init__(self, g: int, s: int) -> None:
+        z = lambda: np.zeros((g, s), dtype=np.int64)  # noqa: E731
+        self.points, self.adjusted, self.contracts, self.sets = z(), z(), z(), z()
+        self.bags, self.nil_bids, self.nil_made = z(), z(), z()
+        self.hands = np.zeros(g, dtype=np.int64)
+
+    def add(self, engine: SpadesEngine, games: np.ndarray, f) -> None:
+        """Add the finished hands ``f`` (a FinishedHands) of the given global games."""
+        if engine.rules.hearts:  # Hearts points as they are (lower is better); no contracts, bags or nils
+            self.points[games] += f.delta
+            self.adjusted[games] += f.delta
+            self.hands[games] += 1
+            return
+        taken, penalties = hand_bags(engine, f.bids, f.tricks_won, f.start_bags)
+        rules = engine.rules
+        sides = np.eye(engine.n_sides, dtype=np.int64)[engine.side_of_seat]  # (N, S)
+        contract = np.where(f.bids > 0, f.bids, 0) @ sides
+        nil = f.bids == 0
+        self.points[games] += f.delta
+        cost = rules.bag_penalty / rules.bag_limit if rules.bags else 0.0
+        self.adjusted[games] += np.rint(f.delta + penalties * rules.bag_penalty - taken * cost).astype(np.int64)
+        self.contracts[games] += contract > 0
+        self.sets[games] += (contract > 0) & ~f.made
+        self.bags[games] += taken
+        self.nil_bids[games] += nil.astype(np.int64) @ sides
+        self.nil_made[games] += (nil & (f.tricks_won == 0)).astype(np.int64) @ sides
+        self.hands[games] += 1
+
+
+def hand_bags(engine: SpadesEngine, bids: np.ndarray, tricks: np.ndarray, start_bags: np.ndarray):
+    """Bags taken in a hand and bag penalties applied, both (G, S) int64 [RULES 3]."""
+    rules = engine.rules
+    sides = np.eye(engine.n_sides, dtype=np.int64)[engine.side_of_seat]
+    nil = bids == 0
+    contract = np.where(nil, 0, bids) @ sides
+    made_tricks = np.where(nil, 0, tricks) @ sides
+    over = np.where(made_tricks >= contract, made_tricks - contract, 0)
+    taken = over + np.where(nil, tricks, 0) @ sides
+    if not rules.bags:
+        return np.zeros_like(taken), np.zeros_like(taken)
+    return taken, (start_bags + taken) // rules.bag_limit
+
+
+class _Observer:
+    """Builds observations lazily, only for agents that ask for them."""
+
+    def __init__(self, engine: SpadesEngine) -> None:
+        self.engine = engine
+        self._encoder = None
+
+    def __call__(self, agent: Agent, state, games: np.ndarray, seats: np.ndarray):
+        if not getattr(agent, "uses_observations", False):
+            return None
+        if self._encoder is None:
+            from spades_env.observation import ObservationEncoder  # written alongside; optional
+
+            self._encoder = ObservationEncoder(self.engine)
+        return self._encoder.encode(state, games, seats)
+
+
+def play_games(
+    engine: SpadesEngine,
+    seeds: np.ndarray,
+    seat_agents: np.ndarray,
+    agents: list[Agent],
+    mode: str,
+    on_finish: Callable[[np.ndarray, GameTally, Any], None] | None = None,
+    max_hands: int = 1000,
+) -> tuple[GameTally, np.ndarray]:
+    """Play G games (one per seed) to the end of their first hand or match, all in one batch.
+
+    seat_agents: (G, N) int64 index into ``agents`` of the bot in each seat.
+    ``on_finish(games, tally, state)`` is called with the global indices of the games
+    that finished in a step, in index order. Returns the tallies and the winners
+    ((G,) int64 side, -1 in hand mode).
+    """
+    for agent in agents:
+        if not agent.supports(engine):
+            raise ValueError(f"bot {agent.name!r} does not support the rules {engine.rules.name!r}")
+    g_all = len(seeds)
+    state = engine.reset(seeds)
+    tally = GameTally(g_all, engine.n_sides)
+    winners = np.full(g_all, -1, dtype=np.int64)
+    active = np.ones(g_all, dtype=bool)
+    observe = _Observer(engine)
+    # The batch keeps its size to the end (no take/put of shrinking subsets): bots see
+    # only the live games, finished ones are stepped with a legal filler action (hand
+    # mode) or skipped by the engine (a finished match), and their results ignored.
+    while active.any():
+        live = np.flatnonzero(active)
+        masks = engine.legal_action_mask(state)
+        actions = np.argmax(masks, axis=1)
+        seats = state.to_move[live]
+        owner = seat_agents[live, seats]
+        for k, agent in enumerate(agents):
+            sel = np.flatnonzero(owner == k)
+            if len(sel) == 0:
+                continue
+            games, who = live[sel], seats[sel]
+            ctx = DecisionContext(engine, state, games, who)
+            actions[games] = agent.act(observe(agent, state, games, who), masks[games], ctx)
+        ok = masks[live, actions[live]]
+        if not ok.all():  # let the engine name the illegal action and the legal ones
+            bad = live[~ok][:1]
+            engine.step(state.take(bad), actions[bad])
+        result = engine.step(state, actions, validate=False)
+        if not result.finished:
+            continue
+        for f in result.finished:
+            keep = active[f.games]
+            if keep.any():
+                sub = FinishedHands(**{k: getattr(f, k)[keep] for k in f.__dataclass_fields__})
+                tally.add(engine, f.games[keep], sub)
+        done_now = (result.match_done if mode == "match" else result.hand_done) & active
+        done = np.flatnonzero(done_now)
+        winners[done] = state.winner[done]
+        if mode == "match":
+            stuck = np.flatnonzero(active & (tally.hands >= max_hands) & ~done_now)
+            if len(stuck):
+                raise RuntimeError(f"games {stuck.tolist()} passed {max_hands} hands without a winner")
+        active[done] = False
+        if on_finish is not None and len(done):
+            on_finish(done, tally, state)
+    if mode == "hand":
+        winners[:] = -1
+    return tally, winners
