@@ -1,8 +1,8 @@
 """Rules of a game: one frozen, validated dataclass, plus the YAML presets.
 
 Every field maps to an option of ``shared/RULES.md`` (section given in the field's
-comment). Presets live in ``configs/rules/<name>.yaml`` at the project root; each
-file holds the fields that differ from the defaults below.
+comment). Presets ship inside the package as ``spades_env/presets/<name>.yaml`` (read
+by ``spades_env.rules_yaml``); each file holds the fields that differ from the defaults below.
 
 Two games share the trick-taking engine: ``game: spades`` (sections 1-6, the default)
 and ``game: hearts`` (section 7). A few fields default to the game's own value when
@@ -20,11 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from spades_env import cards
+from spades_env.rules_yaml import RulesError, list_presets, load_mapping, preset_bytes, preset_name
 
-PRESET_DIR = Path(__file__).resolve().parent.parent / "configs" / "rules"
+__all__ = ["Rules", "RulesError", "list_presets", "resolve_rules"]
 
 SET_PENALTIES = ("bid", "short", "zero")
 NEGATIVE_TARGET = "-target"
@@ -64,6 +63,15 @@ SPADES_ONLY: dict[str, Any] = {
 }
 #: Options of Hearts only, off under Spades [RULES 7].
 HEARTS_ONLY = ("moon_subtracts", "jack_of_diamonds")
+#: Options that only mean something when another is on: each, set (not its default) while the
+#: option it needs is off, is a contradiction [RULES 2, 3, 6].
+NEEDS: dict[str, str] = {
+    "blind_nil_requires_behind_by": "blind_nil",
+    "blind_nil_bonus": "blind_nil",
+    "bag_limit": "bags",
+    "bag_penalty": "bags",
+    "boston_wins_match": "boston",
+}
 #: Boolean variant options of RULES section 6 (all off by default).
 HOUSE_VARIANTS = (
     "face_up_deal",
@@ -76,10 +84,6 @@ HOUSE_VARIANTS = (
     "bemo",
     "misdeal_weak_hand",
 )
-
-
-class RulesError(ValueError):
-    """A rules field has a bad value; the message names the field and what is allowed."""
 
 
 @dataclass(frozen=True)
@@ -251,24 +255,30 @@ class Rules:
 
     @classmethod
     def from_yaml(cls, path: str | Path) -> Rules:
-        """Load a YAML rules file (a mapping of fields)."""
+        """Load a YAML rules file (a mapping of fields); errors name the file (and the line)."""
         path = Path(path)
-        data = yaml.safe_load(path.read_text()) or {}
-        if not isinstance(data, dict):
-            raise RulesError(f"{path}: expected a mapping of rules fields, got {type(data).__name__}")
+        try:
+            raw = path.read_bytes()
+        except OSError as err:
+            raise RulesError(f"cannot read rules file {str(path)!r}: {err.strerror or err}") from None
+        data = load_mapping(raw, str(path))
         data.setdefault("name", path.stem)
         return cls.from_dict(data, source=str(path))
 
     @classmethod
     def preset(cls, name: str) -> Rules:
-        """Load the preset ``configs/rules/<name>.yaml``."""
-        path = PRESET_DIR / f"{name}.yaml"
-        if not path.exists():
-            raise RulesError(f"unknown rules preset {name!r}; available presets: {list_presets()}")
-        return cls.from_yaml(path)
+        """Load a preset shipped with the package (``"partnership"``, or ``"partnership.yaml"``)."""
+        stem = preset_name(name)
+        data = load_mapping(preset_bytes(stem), f"preset {stem!r}")
+        data.setdefault("name", stem)
+        return cls.from_dict(data, source=f"preset {stem!r}")
 
     def replace(self, **changes: Any) -> Rules:
-        """A copy with some fields changed (validated again)."""
+        """A copy with some fields changed (validated again); unknown fields fail listing the known ones."""
+        known = {f.name for f in dataclasses.fields(self)}
+        unknown = sorted(set(changes) - known)
+        if unknown:
+            raise RulesError(f"Rules.replace: unknown rules field(s) {unknown}; known fields: {sorted(known)}")
         return dataclasses.replace(self, **changes)
 
     def to_dict(self) -> dict[str, Any]:
@@ -276,23 +286,30 @@ class Rules:
         return dataclasses.asdict(self)
 
 
-def list_presets() -> list[str]:
-    """Names of the YAML presets shipped in ``configs/rules/``."""
-    return sorted(p.stem for p in PRESET_DIR.glob("*.yaml"))
-
-
 def resolve_rules(rules: Rules | str | Path | dict | None) -> Rules:
-    """Accept a Rules object, a preset name, a YAML path or a mapping."""
+    """Accept a Rules object, a preset name, a YAML path or a mapping.
+
+    A name that is an existing file is read as a rules file; a bare ``<preset>.yaml`` that
+    is no file is the preset; any other ``.yaml``/``.yml`` path must exist.
+    """
     if rules is None:
         return Rules.preset("partnership")
     if isinstance(rules, Rules):
         return rules
     if isinstance(rules, dict):
         return Rules.from_dict(rules)
-    text = str(rules)
-    if text.endswith((".yaml", ".yml")) or Path(text).is_file():
-        return Rules.from_yaml(text)
-    return Rules.preset(text)
+    if not isinstance(rules, str | Path):
+        raise RulesError(
+            f"rules must be a Rules object, a preset name, a YAML path or a mapping, got {type(rules).__name__}"
+        )
+    path = Path(rules)
+    if path.is_file():
+        return Rules.from_yaml(path)
+    if str(rules).endswith((".yaml", ".yml")):
+        if len(path.parts) == 1 and path.stem in list_presets() and path.suffix == ".yaml":
+            return Rules.preset(path.stem)
+        raise RulesError(f"rules file {str(rules)!r} not found (presets are named without a path: {list_presets()})")
+    return Rules.preset(str(rules))
 
 
 def _check_int(rules: Rules, name: str, lo: int | None = None, hi: int | None = None, optional: bool = False) -> None:
@@ -402,5 +419,15 @@ def _validate_variants(rules: Rules) -> None:
         raise RulesError(
             "rules fields 'min_team_bid' and 'mirror'/'fourteen' cannot be combined: the bids are already forced"
         )
-    if rules.boston_wins_match and not rules.boston:
-        raise RulesError("rules field 'boston_wins_match' needs 'boston': true")
+    if rules.fourteen and rules.nil_bonus != SPADES_ONLY["nil_bonus"]:
+        raise RulesError(
+            f"rules fields 'nil_bonus' and 'fourteen' cannot be combined: fourteen forbids bids below 2, so there "
+            f"is no nil to score (got nil_bonus {rules.nil_bonus}; leave it unset)"
+        )
+    for name, needed in NEEDS.items():
+        value = getattr(rules, name)
+        if value != SPADES_ONLY[name] and not getattr(rules, needed):
+            raise RulesError(
+                f"rules field {name!r} needs {needed!r}: true (got {value!r} with {needed!r} false); "
+                f"leave it unset or turn {needed!r} on"
+            )

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from spades_env import Rules, RulesError, SpadesEngine, list_presets
-from spades_env.rules import PRESET_DIR, resolve_rules
+from spades_env.rules import resolve_rules
+from spades_env.rules_yaml import preset_files
 
 
 def test_presets_exist():
@@ -113,8 +114,9 @@ def test_yaml_files(tmp_path):
         Rules.from_yaml(path)
 
 
-def test_presets_are_plain_yaml_files():
-    assert sorted(p.stem for p in PRESET_DIR.glob("*.yaml")) == list_presets()
+def test_presets_are_plain_yaml_files_inside_the_package():
+    names = sorted(p.name for p in preset_files().iterdir())
+    assert names == sorted(f"{name}.yaml" for name in list_presets())
 
 
 def test_derived_values():
