@@ -23,7 +23,6 @@ import numpy as np
 from spades_env import cards
 from spades_env.engine import bits, dealing, inputs
 from spades_env.engine.actions import ActionLayout
-from spades_env.engine.inputs import MatchStarts
 from spades_env.engine.hearts_scoring import (
     FIRST_TRICK_FORBIDDEN,
     card_points,
@@ -31,6 +30,7 @@ from spades_env.engine.hearts_scoring import (
     hearts_match_winner,
     score_hearts_hand,
 )
+from spades_env.engine.inputs import MatchStarts
 from spades_env.engine.scoring import match_winner, score_hand
 from spades_env.engine.state import (
     BEMO,

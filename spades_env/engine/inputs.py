@@ -170,9 +170,7 @@ def deal_masks(deals: Any, n: int, n_players: int, deck: tuple[int, ...]) -> np.
                 f"got {type(deals).__name__}"
             ) from None
         if len(games) != n or any(s != n_players for s in sizes):
-            raise EngineInputError(
-                f"deals must hold {n} game(s) of {n_players} hands each, got {sizes} hands per game"
-            )
+            raise EngineInputError(f"deals must hold {n} game(s) of {n_players} hands each, got {sizes} hands per game")
         masks = np.zeros((n, n_players), np.uint64)
         in_deck = set(deck)
         for i, game in enumerate(games):
@@ -199,9 +197,7 @@ def pile_array(piles: Any, n: int, pile_size: int) -> np.ndarray:
         arr = piles.astype(I64)
     else:
         try:
-            arr = np.array(
-                [[card_id(c, f"piles[{i}]") for c in pile] for i, pile in enumerate(piles)], dtype=I64
-            )
+            arr = np.array([[card_id(c, f"piles[{i}]") for c in pile] for i, pile in enumerate(piles)], dtype=I64)
         except (TypeError, ValueError) as err:
             if isinstance(err, EngineInputError):
                 raise
