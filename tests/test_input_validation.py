@@ -161,7 +161,7 @@ def _masks() -> np.ndarray:
     return np.array([[sum(1 << c for c in h) for h in _suit_deal()]], dtype=np.uint64)
 
 
-@pytest.mark.parametrize("dtype", [np.int64, np.uint64, np.int64])
+@pytest.mark.parametrize("dtype", [np.int64, np.uint64])
 def test_deals_as_masks_of_any_integer_dtype(engine, dtype):
     state = engine.reset(0, deals=_masks().astype(dtype))
     assert state.deal.tolist() == _masks().tolist()
@@ -199,3 +199,17 @@ def test_piles_take_names_and_refuse_floats():
         engine.reset(0, piles=[[float(c) for c in range(52)]])
     with pytest.raises(EngineInputError, match=r"piles\[0\] is not an ordering"):
         engine.reset(0, piles=[[0] * 52])
+
+
+def test_the_layout_and_the_reference_game_refuse_non_integer_actions(engine):
+    from spades_env.reference import ReferenceGame
+
+    with pytest.raises(EngineInputTypeError, match="bid must be an integer, got float 1.5"):
+        engine.layout.bid_action(1.5)
+    game = ReferenceGame(engine.rules, _suit_deal(), dealer=0)
+    legal = game.legal_actions()
+    for bad in (float(legal[0]) + 0.7, str(legal[0]), True):
+        with pytest.raises(TypeError, match="action must be an integer action id"):
+            game.step(bad)
+    game.step(np.int64(legal[0]))  # NumPy integers are action ids
+    assert game.current_player() != 1

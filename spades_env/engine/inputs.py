@@ -311,3 +311,10 @@ def _check_match_goes_on(rules: Rules, n: int, scores, hand_numbers) -> None:
             f"scores {scores[g].tolist()} of game {g} (after {int(played[g])} hands) already end the match "
             f"({', '.join(ends)}): side {int(winner[g])} has won; give the scores of a match still going on"
         )
+
+
+def integer(value: Any, name: str) -> int:
+    """One integer (a Python or NumPy int, not a bool, float or string) as a Python int."""
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
+        raise EngineInputTypeError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
+    return int(value)
