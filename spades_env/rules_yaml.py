@@ -12,14 +12,12 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from spades_env.rules_check import RulesError
+
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
 
 PRESET_SUFFIX = ".yaml"
-
-
-class RulesError(ValueError):
-    """A rules field has a bad value; the message names the field and what is allowed."""
 
 
 def preset_files() -> Traversable:

@@ -165,11 +165,13 @@ def test_a_preset_given_with_its_file_name_is_the_preset(name, tmp_path, monkeyp
     assert SpadesEngine(name).rules == preset
 
 
-def test_a_misspelt_preset_suggests_the_close_one():
+def test_a_misspelt_preset_suggests_the_close_one(tmp_path):
     with pytest.raises(RulesError, match="unknown rules preset 'partnershp'; did you mean 'partnership'"):
         Rules.preset("partnershp")
     with pytest.raises(RulesError, match="rules file 'nowhere/partnership.yaml' not found"):
         resolve_rules("nowhere/partnership.yaml")
+    with pytest.raises(RulesError, match="cannot read rules file .*none.yaml"):
+        Rules.from_yaml(tmp_path / "none.yaml")
 
 
 # ------------------------------------------------------------------ broken rules files
