@@ -169,6 +169,11 @@ def _validate_variants(rules: Rules) -> None:
         raise RulesError(
             f"rules field 'jokers' needs 'n_players' 2 or 4 (a 52-card deck that divides evenly), got {rules.n_players}"
         )
+    if rules.ten_for_two_hundred and not rules.partnership and rules.hand_size < 10:
+        raise RulesError(
+            f"rules field 'ten_for_two_hundred' needs a contract of 10 tricks to be possible: with 'n_players' "
+            f"{rules.n_players} each hand holds {rules.hand_size} cards"
+        )
     if rules.fourteen and not rules.partnership:
         raise RulesError("rules field 'fourteen' needs 'partnership': true (a team's combined bid is 7)")
     _conflict(rules, ("mirror", "fourteen"), "both force the bids")

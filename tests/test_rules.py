@@ -151,6 +151,12 @@ def test_a_nil_bonus_under_fourteen_is_refused():
         Rules(fourteen=True, blind_nil=False, nil_bonus=50)
 
 
+def test_ten_for_two_hundred_needs_hands_of_ten_cards():
+    with pytest.raises(RulesError, match="'ten_for_two_hundred' needs a contract of 10 tricks"):
+        Rules(n_players=6, partnership=False, ten_for_two_hundred=True)
+    assert Rules(n_players=5, partnership=False, ten_for_two_hundred=True).hand_size == 10  # fine
+
+
 def test_replace_with_an_unknown_field_lists_the_known_ones():
     with pytest.raises(RulesError, match=r"unknown rules field\(s\) \['target_scor'\]; known fields: .*'target_score'"):
         Rules().replace(target_scor=1)
