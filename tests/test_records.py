@@ -200,3 +200,13 @@ def test_a_result_field_of_another_type_fails_verify(some_records):
     rec["points"] = [float(p) for p in rec["points"]]  # equal as numbers, but not what the engine writes
     with pytest.raises(records.RecordError, match="'points' differs"):
         records.verify(rec)
+
+
+def test_a_record_with_a_bad_card_name_or_key_fails_naming_the_field(some_records):
+    rec = copy.deepcopy(some_records[0])
+    rec["hands"][2][0] = "1X"
+    with pytest.raises(records.RecordError, match=r"record field 'hands' \[2\]: cannot parse card '1X'"):
+        records.verify(rec)
+    rec = {**some_records[0], "key": 1.5}
+    with pytest.raises(records.RecordError, match="record field 'key' must be an integer"):
+        records.verify(rec)

@@ -157,13 +157,14 @@ def _decisions(record: dict[str, Any]) -> list[tuple[int, int]]:
     return out
 
 
-def _card_list(record: dict[str, Any], name: str, where: str, names: Any) -> list[int]:
+def _card_list(label: str, names: Any) -> list[int]:
+    """Card ids of a list of card names; ``label`` names the field (and item) in errors."""
     if not isinstance(names, list) or not all(isinstance(c, str) for c in names):
-        raise RecordError(f"record field {name!r} {where} must be a list of card names, got {names!r}")
+        raise RecordError(f"record field {label} must be a list of card names, got {names!r}")
     try:
         return [cards.parse_card(c) for c in names]
     except ValueError as err:
-        raise RecordError(f"record field {name!r} {where}: {err}") from None
+        raise RecordError(f"record field {label}: {err}") from None
 
 
 def replay(record: dict[str, Any], engine: SpadesEngine | None = None) -> dict[str, Any]:
@@ -192,12 +193,12 @@ def replay(record: dict[str, Any], engine: SpadesEngine | None = None) -> dict[s
     if "hand_number" in record:  # with the key it seeds exchange draws; in Hearts it sets the pass
         start["hand_numbers"] = [record["hand_number"]]
     if engine.rules.two_player:
-        start["piles"] = [_card_list(record, "pile", "", _field(record, "pile"))]
+        start["piles"] = [_card_list("'pile'", _field(record, "pile"))]
     else:
         hands = _field(record, "hands")
         if not isinstance(hands, list):
             raise RecordError(f"record field 'hands' must be a list of hands, got {type(hands).__name__}")
-        start["deals"] = [[_card_list(record, "hands", f"[{seat}]", hand) for seat, hand in enumerate(hands)]]
+        start["deals"] = [[_card_list(f"'hands' [{seat}]", hand) for seat, hand in enumerate(hands)]]
     key = record.get("key", 0)
     if not _is_int(key) or not 0 <= key < 2**64:
         raise RecordError(f"record field 'key' must be an integer in 0..2**64 - 1, got {key!r}")
