@@ -2,7 +2,7 @@
 
 import gymnasium
 
-from spades_env.engine import GameState, IllegalActionError, SpadesEngine
+from spades_env.engine import EngineInputError, GameState, IllegalActionError, SpadesEngine
 from spades_env.envs import VectorSpades, env, raw_env
 from spades_env.envs.gym_env import ENV_ID
 from spades_env.envs.vector import sample_legal
@@ -15,6 +15,7 @@ if ENV_ID not in gymnasium.registry:
     gymnasium.register(id=ENV_ID, entry_point="spades_env.envs.gym_env:SpadesGymEnv")
 
 __all__ = [
+    "EngineInputError",
     "GameState",
     "IllegalActionError",
     "ObservationEncoder",

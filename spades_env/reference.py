@@ -28,6 +28,7 @@ player draws from the discards (an argument of ``step``, checked to be a discard
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable, Sequence
 
 from spades_env.cards import BIG_JOKER, CLUBS, DIAMONDS, HEARTS, LITTLE_JOKER, N_RANKS, N_STANDARD_CARDS, SPADES
@@ -351,7 +352,9 @@ class ReferenceGame:
         ``replacement``: in the two-player exchange, the card drawn at random from the
         discards for the card given up.
         """
-        action = int(action)
+        if isinstance(action, bool) or not hasattr(action, "__index__"):
+            raise TypeError(f"action must be an integer action id, got {type(action).__name__} {action!r}")
+        action = operator.index(action)
         legal = self.legal_actions()
         if action not in legal:
             raise ValueError(f"illegal action {action} for seat {self.to_move} in phase {self.phase}; legal: {legal}")

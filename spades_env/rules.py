@@ -1,16 +1,18 @@
 """Rules of a game: one frozen, validated dataclass, plus the YAML presets.
 
 Every field maps to an option of ``shared/RULES.md`` (section given in the field's
-comment). Presets live in ``configs/rules/<name>.yaml`` at the project root; each
-file holds the fields that differ from the defaults below.
+comment). Presets ship inside the package as ``spades_env/presets/<name>.yaml`` (read
+by ``spades_env.rules_yaml``); each file holds the fields that differ from the defaults below.
 
 Two games share the trick-taking engine: ``game: spades`` (sections 1-6, the default)
 and ``game: hearts`` (section 7). A few fields default to the game's own value when
 left unset (``None``, or ``"default"`` for ``lose_score``): ``partnership`` (Spades:
 true, Hearts: false), ``target_score`` (500 / 100), ``blind_nil`` (true / false),
 ``lose_score`` (-200 / null) and ``bags`` (true / false). The Spades options
-(``SPADES_ONLY``) must stay at their neutral value under Hearts, and the Hearts options
-(``HEARTS_ONLY``) off under Spades; anything else fails with a message naming the field.
+(``rules_check.SPADES_ONLY``) must stay at their neutral value under Hearts, the Hearts
+options (``HEARTS_ONLY``) off under Spades, and an option that needs another (``NEEDS``)
+at its default while that one is off; anything else fails with a message naming the field
+(``spades_env.rules_check``).
 """
 
 from __future__ import annotations
@@ -20,66 +22,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from spades_env import cards
+from spades_env.rules_check import GAME_DEFAULT, GAME_DEFAULTS, GAMES, NEGATIVE_TARGET, RulesError, validate
+from spades_env.rules_yaml import list_presets, load_mapping, preset_bytes, preset_name
 
-PRESET_DIR = Path(__file__).resolve().parent.parent / "configs" / "rules"
+__all__ = ["Rules", "RulesError", "list_presets", "resolve_rules"]
 
-SET_PENALTIES = ("bid", "short", "zero")
-NEGATIVE_TARGET = "-target"
 #: Cutthroat big-bid thresholds by player count [RULES 5].
 BIG_BID_THRESHOLD = {3: 10, 4: 8, 5: 7, 6: 6}
 #: Twos removed so the deck divides evenly, by player count [RULES 5].
 REMOVED_TWOS = {2: (), 3: (cards.CLUBS,), 4: (), 5: (cards.CLUBS, cards.DIAMONDS), 6: (0, 1, 2, 3)}
 #: The twos the ``jokers`` variant removes to make room for the two jokers [RULES 6].
 JOKER_REMOVED_TWOS = (cards.CLUBS, cards.DIAMONDS)
-GAMES = ("spades", "hearts")
-#: ``lose_score`` value that stands for the game's default (-200 in Spades, off in Hearts).
-GAME_DEFAULT = "default"
-#: Fields whose default depends on the game: (Spades, Hearts) values.
-GAME_DEFAULTS: dict[str, tuple[Any, Any]] = {
-    "partnership": (True, False),
-    "target_score": (500, 100),
-    "blind_nil": (True, False),
-    "lose_score": (-200, None),
-    "bags": (True, False),
-}
-#: Options of Spades only; under Hearts each must keep the neutral value given here [RULES 7].
-SPADES_ONLY: dict[str, Any] = {
-    "lose_score": None,
-    "blind_nil": False,
-    "blind_nil_requires_behind_by": None,
-    "min_team_bid": 0,
-    "set_penalty": "bid",
-    "bags": False,
-    "bag_limit": 10,
-    "bag_penalty": 100,
-    "nil_bonus": 100,
-    "blind_nil_bonus": 200,
-    "spades_lead_anytime": False,
-    "exact_small_bid_bonus": False,
-    "big_bid_bonus": False,
-    "boston_wins_match": False,
-}
-#: Options of Hearts only, off under Spades [RULES 7].
-HEARTS_ONLY = ("moon_subtracts", "jack_of_diamonds")
-#: Boolean variant options of RULES section 6 (all off by default).
-HOUSE_VARIANTS = (
-    "face_up_deal",
-    "ten_for_two_hundred",
-    "mirror",
-    "jokers",
-    "fourteen",
-    "lowest_club_leads",
-    "boston",
-    "bemo",
-    "misdeal_weak_hand",
-)
-
-
-class RulesError(ValueError):
-    """A rules field has a bad value; the message names the field and what is allowed."""
 
 
 @dataclass(frozen=True)
@@ -164,7 +118,7 @@ class Rules:
                 unset = getattr(self, name) == GAME_DEFAULT if name == "lose_score" else getattr(self, name) is None
                 if unset:
                     object.__setattr__(self, name, values[hearts])
-        _validate(self)
+        validate(self)
 
     # ----------------------------------------------------------------- derived
     @property
@@ -251,24 +205,30 @@ class Rules:
 
     @classmethod
     def from_yaml(cls, path: str | Path) -> Rules:
-        """Load a YAML rules file (a mapping of fields)."""
+        """Load a YAML rules file (a mapping of fields); errors name the file (and the line)."""
         path = Path(path)
-        data = yaml.safe_load(path.read_text()) or {}
-        if not isinstance(data, dict):
-            raise RulesError(f"{path}: expected a mapping of rules fields, got {type(data).__name__}")
+        try:
+            raw = path.read_bytes()
+        except OSError as err:
+            raise RulesError(f"cannot read rules file {str(path)!r}: {err.strerror or err}") from None
+        data = load_mapping(raw, str(path))
         data.setdefault("name", path.stem)
         return cls.from_dict(data, source=str(path))
 
     @classmethod
     def preset(cls, name: str) -> Rules:
-        """Load the preset ``configs/rules/<name>.yaml``."""
-        path = PRESET_DIR / f"{name}.yaml"
-        if not path.exists():
-            raise RulesError(f"unknown rules preset {name!r}; available presets: {list_presets()}")
-        return cls.from_yaml(path)
+        """Load a preset shipped with the package (``"partnership"``, or ``"partnership.yaml"``)."""
+        stem = preset_name(name)
+        data = load_mapping(preset_bytes(stem), f"preset {stem!r}")
+        data.setdefault("name", stem)
+        return cls.from_dict(data, source=f"preset {stem!r}")
 
     def replace(self, **changes: Any) -> Rules:
-        """A copy with some fields changed (validated again)."""
+        """A copy with some fields changed (validated again); unknown fields fail listing the known ones."""
+        known = {f.name for f in dataclasses.fields(self)}
+        unknown = sorted(set(changes) - known)
+        if unknown:
+            raise RulesError(f"Rules.replace: unknown rules field(s) {unknown}; known fields: {sorted(known)}")
         return dataclasses.replace(self, **changes)
 
     def to_dict(self) -> dict[str, Any]:
@@ -276,131 +236,27 @@ class Rules:
         return dataclasses.asdict(self)
 
 
-def list_presets() -> list[str]:
-    """Names of the YAML presets shipped in ``configs/rules/``."""
-    return sorted(p.stem for p in PRESET_DIR.glob("*.yaml"))
-
-
 def resolve_rules(rules: Rules | str | Path | dict | None) -> Rules:
-    """Accept a Rules object, a preset name, a YAML path or a mapping."""
+    """Accept a Rules object, a preset name, a YAML path or a mapping.
+
+    A name that is an existing file is read as a rules file; a bare ``<preset>.yaml`` that
+    is no file is the preset; any other ``.yaml``/``.yml`` path must exist.
+    """
     if rules is None:
         return Rules.preset("partnership")
     if isinstance(rules, Rules):
         return rules
     if isinstance(rules, dict):
         return Rules.from_dict(rules)
-    text = str(rules)
-    if text.endswith((".yaml", ".yml")) or Path(text).is_file():
-        return Rules.from_yaml(text)
-    return Rules.preset(text)
-
-
-def _check_int(rules: Rules, name: str, lo: int | None = None, hi: int | None = None, optional: bool = False) -> None:
-    value = getattr(rules, name)
-    if value is None and optional:
-        return
-    ok = isinstance(value, int) and not isinstance(value, bool)
-    ok = ok and (lo is None or value >= lo) and (hi is None or value <= hi)
-    if not ok:
-        bounds = f"{lo if lo is not None else '-inf'}..{hi if hi is not None else 'inf'}"
-        extra = " or null" if optional else ""
-        raise RulesError(f"rules field {name!r} must be an integer in {bounds}{extra}, got {value!r}")
-
-
-def _check_bool(rules: Rules, name: str) -> None:
-    value = getattr(rules, name)
-    if not isinstance(value, bool):
-        raise RulesError(f"rules field {name!r} must be true or false, got {value!r}")
-
-
-def _validate(rules: Rules) -> None:
-    if not isinstance(rules.name, str):
-        raise RulesError(f"rules field 'name' must be a string, got {rules.name!r}")
-    if rules.game not in GAMES:
-        raise RulesError(f"rules field 'game' must be one of {list(GAMES)}, got {rules.game!r}")
-    bools = ("partnership", "blind_nil", "bags", "spades_lead_anytime", "exact_small_bid_bonus", "big_bid_bonus")
-    for name in bools + HOUSE_VARIANTS + ("boston_wins_match",) + HEARTS_ONLY:
-        _check_bool(rules, name)
-    if rules.hearts:
-        _validate_hearts(rules)
-        return
-    for name in HEARTS_ONLY:
-        if getattr(rules, name):
-            raise RulesError(f"rules field {name!r} is a Hearts option: it needs 'game': 'hearts' (got 'spades')")
-    _check_int(rules, "n_players", 2, 6)
-    if rules.partnership and rules.n_players != 4:
-        raise RulesError(f"rules field 'n_players' must be 4 when 'partnership' is true, got {rules.n_players}")
-    _check_int(rules, "target_score", 1)
-    if not (rules.lose_score is None or rules.lose_score == NEGATIVE_TARGET):
-        if isinstance(rules.lose_score, str):
-            raise RulesError(
-                f"rules field 'lose_score' must be an integer below 'target_score', {NEGATIVE_TARGET!r} "
-                f"or null, got {rules.lose_score!r}"
-            )
-        _check_int(rules, "lose_score", None, rules.target_score - 1)
-    _check_int(rules, "max_hands", 1, optional=True)
-    _check_int(rules, "blind_nil_requires_behind_by", 1, optional=True)
-    _check_int(rules, "min_team_bid", 0, 13)
-    if rules.min_team_bid and not rules.partnership:
-        raise RulesError("rules field 'min_team_bid' needs 'partnership': true (cutthroat has no teams)")
-    if rules.set_penalty not in SET_PENALTIES:
-        raise RulesError(f"rules field 'set_penalty' must be one of {list(SET_PENALTIES)}, got {rules.set_penalty!r}")
-    _check_int(rules, "bag_limit", 1)
-    _check_int(rules, "bag_penalty", 0)
-    _check_int(rules, "nil_bonus", 0)
-    _check_int(rules, "blind_nil_bonus", 0)
-    if rules.exact_small_bid_bonus and (rules.partnership or rules.n_players not in (3, 4)):
-        raise RulesError("rules field 'exact_small_bid_bonus' applies only to cutthroat with 3 or 4 players")
-    if rules.big_bid_bonus and (rules.partnership or rules.two_player):
-        raise RulesError("rules field 'big_bid_bonus' applies only to cutthroat with 3 to 6 players")
-    _validate_variants(rules)
-
-
-def _validate_hearts(rules: Rules) -> None:
-    """Hearts: 4 players, and every Spades option left at its neutral value [RULES 7]."""
-    if rules.n_players != 4:
-        raise RulesError(f"rules field 'n_players' must be 4 for game 'hearts', got {rules.n_players}")
-    for name, neutral in SPADES_ONLY.items():
-        if getattr(rules, name) != neutral:
-            raise RulesError(
-                f"rules field {name!r} is a Spades option and cannot be used with game 'hearts' "
-                f"(got {getattr(rules, name)!r}; leave it unset or {neutral!r})"
-            )
-    for name in HOUSE_VARIANTS:
-        if getattr(rules, name):
-            raise RulesError(f"rules field {name!r} is a Spades variant and cannot be used with game 'hearts'")
-    _check_int(rules, "target_score", 1)
-    _check_int(rules, "max_hands", 1, optional=True)
-
-
-def _conflict(rules: Rules, fields: tuple[str, ...], why: str) -> None:
-    """Reject a combination of options that are all on, naming every field."""
-    if all(getattr(rules, f) for f in fields):
-        raise RulesError(f"rules fields {' and '.join(repr(f) for f in fields)} cannot be combined: {why}")
-
-
-def _validate_variants(rules: Rules) -> None:
-    """The section 4 and 6 combinations that make no sense [RULES 4, 6]."""
-    if rules.two_player:
-        for name, why in (
-            ("face_up_deal", "two-player Spades has no deal, the hands are drawn from a pile"),
-            ("misdeal_weak_hand", "two-player Spades has no deal to redo, the hands are drawn from a pile"),
-            ("lowest_club_leads", "in two-player Spades the non-dealer leads [RULES 4]"),
-        ):
-            if getattr(rules, name):
-                raise RulesError(f"rules field {name!r} cannot be used with 'n_players': 2: {why}")
-    if rules.jokers and rules.n_players not in (2, 4):
+    if not isinstance(rules, str | Path):
         raise RulesError(
-            f"rules field 'jokers' needs 'n_players' 2 or 4 (a 52-card deck that divides evenly), got {rules.n_players}"
+            f"rules must be a Rules object, a preset name, a YAML path or a mapping, got {type(rules).__name__}"
         )
-    if rules.fourteen and not rules.partnership:
-        raise RulesError("rules field 'fourteen' needs 'partnership': true (a team's combined bid is 7)")
-    _conflict(rules, ("mirror", "fourteen"), "both force the bids")
-    _conflict(rules, ("mirror", "blind_nil"), "mirror forces every bid, so there is no blind nil to choose")
-    _conflict(rules, ("fourteen", "blind_nil"), "fourteen forbids bids below 2, blind nil included")
-    if rules.forced_bids and rules.min_team_bid:
-        raise RulesError(
-            "rules fields 'min_team_bid' and 'mirror'/'fourteen' cannot be combined: the bids are already forced"
-        )
-    if rules.boston_wins_match and not rules.boston:
-        raise RulesError("rules field 'boston_wins_match' needs 'boston': true")
+    path = Path(rules)
+    if path.is_file():
+        return Rules.from_yaml(path)
+    if str(rules).endswith((".yaml", ".yml")):
+        if len(path.parts) == 1 and path.stem in list_presets() and path.suffix == ".yaml":
+            return Rules.preset(path.stem)
+        raise RulesError(f"rules file {str(rules)!r} not found (presets are named without a path: {list_presets()})")
+    return Rules.preset(str(rules))

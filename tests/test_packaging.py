@@ -3,6 +3,8 @@
 import subprocess
 import sys
 
+import pytest
+
 HEAVY = ("torch", "tensorboard", "matplotlib", "agents", "train", "rich", "typer", "openskill", "pyspiel")
 
 
@@ -26,3 +28,75 @@ def test_every_preset_builds_an_engine_and_envs():
         obs, info = env.reset()
         assert obs.shape == (2, env.encoder.size)
         assert info["action_mask"].any(axis=1).all()
+
+
+_INSTALLED_CHECK = """
+import pathlib, sys
+import gymnasium, numpy as np
+import spades_env
+
+here = pathlib.Path(spades_env.__file__).resolve()
+assert here.is_relative_to(pathlib.Path(sys.prefix).resolve()), f"spades_env imported from {here}"
+presets = spades_env.list_presets()
+assert presets == sorted(sys.argv[1].split(",")), presets
+rng = np.random.default_rng(0)
+
+aec = spades_env.env()  # the default rules: the 'partnership' preset
+aec.reset(seed=0)
+for agent in aec.agent_iter():
+    obs, reward, terminated, truncated, info = aec.last()
+    aec.step(None if terminated or truncated else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+assert not aec.agents
+
+gym = gymnasium.make("spades_env/Spades-v0")
+obs, info = gym.reset(seed=0)
+done = False
+while not done:
+    obs, reward, terminated, truncated, info = gym.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    done = terminated or truncated
+print("installed ok:", len(presets), "presets")
+"""
+
+
+@pytest.mark.slow
+def test_a_built_wheel_ships_the_presets_and_plays_from_a_fresh_venv(tmp_path):
+    """Build the wheel, install it alone in a fresh venv (dependencies seen through a .pth),
+    and from outside the repository list the presets and play through both env entry points."""
+    import os
+    import shutil
+    import sysconfig
+    from pathlib import Path
+
+    import spades_env
+
+    root = Path(__file__).resolve().parent.parent
+    src = tmp_path / "src"  # build a copy, so that no build/ or egg-info lands in the checkout
+    src.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(root / name, src / name)
+    for name in ("spades_env", "agents", "train"):
+        shutil.copytree(root / name, src / name, ignore=shutil.ignore_patterns("__pycache__"))
+    pip = [sys.executable, "-m", "pip"]
+    subprocess.run(
+        [*pip, "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path / "dist"), str(src)],
+        check=True,
+        capture_output=True,
+    )
+    (wheel,) = (tmp_path / "dist").glob("spades_env-*.whl")
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    subprocess.run([*pip, "--python", str(python), "install", "--no-deps", "-q", str(wheel)], check=True)
+    get_purelib = "import sysconfig; print(sysconfig.get_paths()['purelib'])"
+    fresh_site = subprocess.run([python, "-c", get_purelib], capture_output=True, text=True, check=True).stdout
+    # A plain path line: the dependencies are importable, the editable finder of this checkout is not.
+    (Path(fresh_site.strip()) / "_deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    presets = ",".join(spades_env.list_presets())
+    out = subprocess.run(
+        [python, "-c", _INSTALLED_CHECK, presets], cwd=outside, env=env, capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert f"installed ok: {len(spades_env.list_presets())} presets" in out.stdout

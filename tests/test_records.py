@@ -150,3 +150,63 @@ def test_two_player_records_with_blind_nil_exchanges_replay_in_later_hands():
                 checked += 1
                 later += record["hand_number"] > 0 and any(record["blind_nil"])
     assert checked > 20 and later > 0
+
+
+def _two_player_record() -> dict:
+    return _random_records(Rules.preset("two-player"), [3])[0]
+
+
+@pytest.mark.parametrize("kind", ["partnership", "two-player", "hearts", "house"])
+def test_deleting_any_field_of_a_valid_record_fails_verify_naming_it(some_records, kind):
+    if kind == "partnership":
+        rec = some_records[0]
+    elif kind == "two-player":
+        rec = _two_player_record()
+    else:
+        preset = "hearts" if kind == "hearts" else "partnership-house"
+        engine = SpadesEngine(preset)
+        state = engine.reset(np.arange(4))
+        rng = np.random.default_rng(0)
+        rec = None
+        while rec is None:
+            mask = engine.legal_action_mask(state)
+            result = engine.step(state, np.argmax(rng.random(mask.shape) * mask, axis=1))
+            if result.finished:
+                rec = records.hand_records(engine, result.finished[0])[0]
+    records.verify(rec)
+    for field in rec:
+        broken = {k: v for k, v in rec.items() if k != field}
+        with pytest.raises(records.RecordError, match=f"'{field}'"):
+            records.verify(broken)
+
+
+def test_an_unknown_field_fails_verify(some_records):
+    rec = {**some_records[0], "comment": "mine"}
+    with pytest.raises(records.RecordError, match=r"\['comment'\] are not fields of a hand record"):
+        records.verify(rec)
+
+
+@pytest.mark.parametrize("value", [66.7, 66.0, "66", True, None])
+def test_a_non_integer_action_id_fails_replay(some_records, value):
+    rec = copy.deepcopy(some_records[0])
+    plays = [k for k, a in enumerate(rec["actions"]) if a["name"].startswith("play")]
+    rec["actions"][plays[0]]["action"] = value if value != 66.0 else float(rec["actions"][plays[0]]["action"])
+    with pytest.raises(records.RecordError, match=rf"'actions' \[{plays[0]}\] 'action' must be an integer"):
+        records.verify(rec)
+
+
+def test_a_result_field_of_another_type_fails_verify(some_records):
+    rec = copy.deepcopy(some_records[0])
+    rec["points"] = [float(p) for p in rec["points"]]  # equal as numbers, but not what the engine writes
+    with pytest.raises(records.RecordError, match="'points' differs"):
+        records.verify(rec)
+
+
+def test_a_record_with_a_bad_card_name_or_key_fails_naming_the_field(some_records):
+    rec = copy.deepcopy(some_records[0])
+    rec["hands"][2][0] = "1X"
+    with pytest.raises(records.RecordError, match=r"record field 'hands' \[2\]: cannot parse card '1X'"):
+        records.verify(rec)
+    rec = {**some_records[0], "key": 1.5}
+    with pytest.raises(records.RecordError, match="record field 'key' must be an integer"):
+        records.verify(rec)

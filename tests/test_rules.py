@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from spades_env import Rules, RulesError, SpadesEngine, list_presets
-from spades_env.rules import PRESET_DIR, resolve_rules
+from spades_env.rules import resolve_rules
+from spades_env.rules_yaml import preset_files
 
 
 def test_presets_exist():
@@ -113,8 +114,9 @@ def test_yaml_files(tmp_path):
         Rules.from_yaml(path)
 
 
-def test_presets_are_plain_yaml_files():
-    assert sorted(p.stem for p in PRESET_DIR.glob("*.yaml")) == list_presets()
+def test_presets_are_plain_yaml_files_inside_the_package():
+    names = sorted(p.name for p in preset_files().iterdir())
+    assert names == sorted(f"{name}.yaml" for name in list_presets())
 
 
 def test_derived_values():
@@ -123,3 +125,82 @@ def test_derived_values():
     assert Rules(lose_score=None).mercy_score is None
     assert [Rules().side_of_seat(s) for s in range(4)] == [0, 1, 0, 1]
     assert Rules(n_players=5, partnership=False).n_sides == 5
+
+
+# ------------------------------------------------------------------ contradictions
+@pytest.mark.parametrize(
+    "changes, needed",
+    [
+        (dict(blind_nil=False, blind_nil_requires_behind_by=100), "blind_nil"),
+        (dict(blind_nil=False, blind_nil_bonus=300), "blind_nil"),
+        (dict(bags=False, bag_limit=5), "bags"),
+        (dict(bags=False, bag_penalty=50), "bags"),
+        (dict(boston_wins_match=True), "boston"),
+    ],
+)
+def test_an_option_set_while_the_option_it_needs_is_off_is_refused(changes, needed):
+    (name,) = set(changes) - {needed}
+    with pytest.raises(RulesError, match=f"rules field '{name}' needs '{needed}': true"):
+        Rules(**changes)
+    Rules(**{**changes, needed: True})  # fine once it is on
+    Rules(**{needed: False})  # and the option left at its default is fine too
+
+
+def test_a_nil_bonus_under_fourteen_is_refused():
+    with pytest.raises(RulesError, match="'nil_bonus' and 'fourteen'"):
+        Rules(fourteen=True, blind_nil=False, nil_bonus=50)
+
+
+def test_ten_for_two_hundred_needs_hands_of_ten_cards():
+    with pytest.raises(RulesError, match="'ten_for_two_hundred' needs a contract of 10 tricks"):
+        Rules(n_players=6, partnership=False, ten_for_two_hundred=True)
+    assert Rules(n_players=5, partnership=False, ten_for_two_hundred=True).hand_size == 10  # fine
+
+
+def test_replace_with_an_unknown_field_lists_the_known_ones():
+    with pytest.raises(RulesError, match=r"unknown rules field\(s\) \['target_scor'\]; known fields: .*'target_score'"):
+        Rules().replace(target_scor=1)
+
+
+# ------------------------------------------------------------------ presets by name
+@pytest.mark.parametrize("name", ["partnership.yaml", "hearts.yaml"])
+def test_a_preset_given_with_its_file_name_is_the_preset(name, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # no such file here
+    preset = Rules.preset(name[: -len(".yaml")])
+    assert Rules.preset(name) == resolve_rules(name) == preset
+    assert SpadesEngine(name).rules == preset
+
+
+def test_a_misspelt_preset_suggests_the_close_one(tmp_path):
+    with pytest.raises(RulesError, match="unknown rules preset 'partnershp'; did you mean 'partnership'"):
+        Rules.preset("partnershp")
+    with pytest.raises(RulesError, match="rules file 'nowhere/partnership.yaml' not found"):
+        resolve_rules("nowhere/partnership.yaml")
+    with pytest.raises(RulesError, match="cannot read rules file .*none.yaml"):
+        Rules.from_yaml(tmp_path / "none.yaml")
+
+
+# ------------------------------------------------------------------ broken rules files
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (b"target_score: 300\nset_penalty: [short\n", r"bad\.yaml, line 3: not valid YAML"),
+        (b"target_score: 300\n  bags: true\n", r"bad\.yaml, line 2: not valid YAML"),
+        (b"target_score: 300\nname: caf\xe9\n", r"bad\.yaml, line 2: not UTF-8 text"),
+        (b"", r"bad\.yaml: holds no rules fields"),
+        (b"# only a comment\n\n# and another\n", r"bad\.yaml: holds no rules fields"),
+    ],
+    ids=["unclosed-list", "bad-indent", "latin-1", "empty", "comments-only"],
+)
+def test_a_broken_rules_file_names_the_file_and_the_line(tmp_path, content, message):
+    path = tmp_path / "bad.yaml"
+    path.write_bytes(content)
+    for load in (Rules.from_yaml, resolve_rules, SpadesEngine):
+        with pytest.raises(RulesError, match=message):
+            load(str(path))
+
+
+def test_an_explicit_empty_mapping_is_the_defaults(tmp_path):
+    path = tmp_path / "defaults.yaml"
+    path.write_text("{}  # every field at its default\n")
+    assert Rules.from_yaml(path) == Rules(name="defaults")

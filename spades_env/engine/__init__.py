@@ -2,6 +2,7 @@
 
 from spades_env.engine.actions import ActionLayout
 from spades_env.engine.core import FinishedHands, IllegalActionError, SpadesEngine, StepResult
+from spades_env.engine.inputs import EngineInputError, EngineInputTypeError
 from spades_env.engine.state import BEMO, BID, BLIND, DRAW, EXCHANGE, OVER, PHASE_NAMES, PLAY, GameState
 
 __all__ = [
@@ -14,6 +15,8 @@ __all__ = [
     "PHASE_NAMES",
     "PLAY",
     "ActionLayout",
+    "EngineInputError",
+    "EngineInputTypeError",
     "FinishedHands",
     "GameState",
     "IllegalActionError",

@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from spades_env import cards
+from spades_env.engine import inputs
 from spades_env.rules import Rules
 
 #: How ``describe`` names each special action.
@@ -128,6 +129,7 @@ class ActionLayout:
 
     def bid_action(self, bid: int) -> int:
         """Action id for a bid of ``bid`` tricks."""
+        bid = inputs.integer(bid, "bid")
         if not 0 <= bid <= self.max_bid:
             raise ValueError(f"bid must be in 0..{self.max_bid}, got {bid}")
         return self.bid_offset + bid

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from spades_env import cards
-from spades_env.engine import bits, dealing
+from spades_env.engine import bits, dealing, inputs
 from spades_env.engine.actions import ActionLayout
 from spades_env.engine.hearts_scoring import (
     FIRST_TRICK_FORBIDDEN,
@@ -30,6 +30,7 @@ from spades_env.engine.hearts_scoring import (
     hearts_match_winner,
     score_hearts_hand,
 )
+from spades_env.engine.inputs import MatchStarts
 from spades_env.engine.scoring import match_winner, score_hand
 from spades_env.engine.state import (
     BEMO,
@@ -236,20 +237,16 @@ class SpadesEngine:
         ``dealers`` (B,), starting ``scores`` and ``bags`` (B, S), and ``hand_numbers`` (B,)
         hands already played in the match (Hearts: it sets the pass direction).
         Game i of a batch plays exactly the match a single reset with seed i plays.
+        Every argument is checked before any work (hashing the seeds, allocating the state);
+        a refused one raises ``inputs.EngineInputError`` (a ValueError) naming it.
         """
-        keys = dealing.game_keys(np.atleast_1d(seeds))
-        state = self._empty(len(keys))
-        self.start_matches(
-            state,
-            np.arange(len(keys)),
-            keys,
-            deals=deals,
-            dealers=dealers,
-            scores=scores,
-            bags=bags,
-            piles=piles,
-            hand_numbers=hand_numbers,
+        seeds = inputs.seed_array(seeds)
+        starts = self._match_starts(
+            len(seeds), deals=deals, dealers=dealers, scores=scores, bags=bags, piles=piles, hand_numbers=hand_numbers
         )
+        keys = dealing.game_keys(seeds)
+        state = self._empty(len(keys))
+        self._begin_matches(state, np.arange(len(keys)), keys, starts)
         return state
 
     def start_matches(
@@ -267,34 +264,25 @@ class SpadesEngine:
     ) -> None:
         """Start new matches in the given games of an existing state (auto-reset)."""
         g = np.asarray(games, dtype=I64)
-        n = len(g)
-        if self.rules.two_player and deals is not None:
-            raise ValueError("two-player Spades has no deal: give the draw pile order with 'piles' instead of 'deals'")
-        if piles is not None and not self.rules.two_player:
-            raise ValueError("'piles' is only for two-player Spades (n_players 2); give 'deals' instead")
-        if dealers is None:
-            dealer = dealing.first_dealer(keys, self.n_players)
-        else:
-            dealer = self._per_game(dealers, n, "dealers")
-            if np.any((dealer < 0) | (dealer >= self.n_players)):
-                raise ValueError(f"dealers must be seats in 0..{self.n_players - 1}, got {dealer}")
-        if hand_numbers is not None:
-            hand_numbers = self._per_game(hand_numbers, n, "hand_numbers")
-            if np.any(hand_numbers < 0):
-                raise ValueError(f"hand_numbers must be non-negative, got {hand_numbers}")
-        self._new_matches(
-            state,
-            g,
-            keys,
-            dealer,
-            scores=0 if scores is None else self._sides_array(scores, n, "scores"),
-            bags=0 if bags is None else self._sides_array(bags, n, "bags"),
-            hand_numbers=0 if hand_numbers is None else hand_numbers,
+        starts = self._match_starts(
+            len(g), deals=deals, dealers=dealers, scores=scores, bags=bags, piles=piles, hand_numbers=hand_numbers
         )
-        if piles is not None:
-            self._start_hand(state, g, pile=self._pile_array(piles, n))
+        self._begin_matches(state, g, keys, starts)
+
+    def _match_starts(self, n: int, **overrides) -> MatchStarts:
+        """The checked overrides of ``n`` new matches (see ``inputs.match_starts``)."""
+        return inputs.match_starts(self.rules, n, self.deck, self.hand_size, self.pile_size, **overrides)
+
+    def _begin_matches(self, state: GameState, g: np.ndarray, keys: np.ndarray, starts: MatchStarts) -> None:
+        """Start matches in games ``g`` from checked overrides."""
+        dealer = dealing.first_dealer(keys, self.n_players) if starts.dealers is None else starts.dealers
+        self._new_matches(
+            state, g, keys, dealer, scores=starts.scores, bags=starts.bags, hand_numbers=starts.hand_numbers
+        )
+        if starts.piles is not None:
+            self._start_hand(state, g, pile=starts.piles)
         else:
-            self._start_hand(state, g, None if deals is None else self._deal_array(deals, n))
+            self._start_hand(state, g, starts.deals)
 
     def _new_matches(self, state: GameState, g: np.ndarray, keys, dealer, scores=0, bags=0, hand_numbers=0) -> None:
         """The match fields of new matches in games ``g`` (their first hand is dealt after)."""
@@ -746,10 +734,8 @@ class SpadesEngine:
         drawn from that key: the match ``start_matches`` would start), so its state
         is never OVER; ``StepResult.match_done`` and ``winner`` tell what ended.
         """
-        actions = np.asarray(actions, dtype=I64).reshape(-1)
         b = state.batch_size
-        if len(actions) != b:
-            raise ValueError(f"expected {b} actions (one per game), got {len(actions)}")
+        actions = inputs.action_array(actions, b)
         result = StepResult(
             hand_done=np.zeros(b, bool),
             match_done=np.zeros(b, bool),
@@ -1144,60 +1130,3 @@ class SpadesEngine:
         if r.misdeal_weak_hand:
             state.n_redeals[g] = 0
         self._start_hand(state, g, after_play=True, scores=scores, bags=bags, dealer=dealer)
-
-    # ---------------------------------------------------------------- helpers
-    def _per_game(self, values, n: int, name: str) -> np.ndarray:
-        arr = np.broadcast_to(np.asarray(values, dtype=I64), (n,))
-        return arr.copy()
-
-    def _sides_array(self, values, n: int, name: str) -> np.ndarray:
-        arr = np.asarray(values, dtype=I64)
-        if arr.ndim == 1:
-            arr = np.broadcast_to(arr, (n, self.n_sides))
-        if arr.shape != (n, self.n_sides):
-            raise ValueError(f"{name} must have shape ({n}, {self.n_sides}) (games, sides), got {arr.shape}")
-        return arr
-
-    def _pile_array(self, piles, n: int) -> np.ndarray:
-        """Two-player: (n, 52) card ids, top of the pile first; check it is the whole deck."""
-        arr = np.array([[c if isinstance(c, int | np.integer) else cards.parse_card(c) for c in p] for p in piles])
-        if arr.shape != (n, self.pile_size) or np.any(np.sort(arr, axis=1) != np.array(self.deck)):
-            raise ValueError(f"piles must be {n} orderings of the {self.pile_size} cards of the deck, got {arr.shape}")
-        return arr.astype(I64)
-
-    def _deal_array(self, deals, n: int) -> np.ndarray:
-        """Accept (n, N) uint64 masks or nested lists of card ids; check it is a legal deal."""
-        if isinstance(deals, np.ndarray) and deals.dtype == np.uint64:
-            masks = deals
-        else:
-            if len(deals) != n or any(len(game) != self.n_players for game in deals):
-                raise ValueError(
-                    f"deals must hold {n} game(s) of {self.n_players} hands each, "
-                    f"got {[len(game) for game in deals]} hands per game"
-                )
-            deck = set(self.deck)
-            for i, game in enumerate(deals):
-                for seat, hand in enumerate(game):
-                    bad = [c for c in hand if int(c) not in deck]
-                    if bad:
-                        raise ValueError(
-                            f"deal for game {i}, seat {seat} holds card id(s) {bad} that are not in the deck "
-                            f"of these rules ({len(self.deck)} cards)"
-                        )
-            masks = np.array([[cards.cards_to_mask(h) for h in game] for game in deals], dtype=np.uint64)
-        if masks.shape != (n, self.n_players):
-            raise ValueError(f"deals must have shape ({n}, {self.n_players}) (games, seats), got {masks.shape}")
-        deck_mask = np.uint64(cards.cards_to_mask(self.deck))
-        counts = bits.popcount(masks)
-        union = np.bitwise_or.reduce(masks, axis=1)
-        bad = np.flatnonzero(
-            np.any(counts != self.hand_size, axis=1) | (union != deck_mask) | (counts.sum(axis=1) != len(self.deck))
-        )
-        if len(bad):
-            g = int(bad[0])
-            raise ValueError(
-                f"deal for game {g} is not a legal deal: each of the {self.n_players} hands needs "
-                f"{self.hand_size} distinct cards of the deck, got sizes {counts[g].tolist()} "
-                f"({int(bits.popcount(union[g : g + 1])[0])} distinct cards of {len(self.deck)})"
-            )
-        return masks

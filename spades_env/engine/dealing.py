@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from spades_env.engine import bits
+from spades_env.engine import bits, inputs
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -37,12 +37,9 @@ def _finalize(z: np.ndarray) -> np.ndarray:
     return z
 
 
-def game_keys(seeds: np.ndarray | list[int]) -> np.ndarray:
-    """Per-game keys (uint64) from non-negative integer seeds."""
-    seeds = np.asarray(seeds, dtype=np.int64)
-    if np.any(seeds < 0):
-        raise ValueError("seeds must be non-negative integers")
-    return splitmix64(splitmix64(seeds.astype(np.uint64)))
+def game_keys(seeds: np.ndarray | list[int] | int) -> np.ndarray:
+    """Per-game keys (uint64) from integer seeds in 0 .. 2**64 - 1 (checked by ``inputs.seed_array``)."""
+    return splitmix64(splitmix64(inputs.seed_array(seeds)))
 
 
 _U64_MASK = (1 << 64) - 1

@@ -122,43 +122,113 @@ def dumps(record: dict[str, Any]) -> str:
     return json.dumps(record, separators=(",", ":"))
 
 
+class RecordError(ValueError):
+    """A record is not a valid hand record; the message names the field."""
+
+
+def _field(record: dict[str, Any], name: str) -> Any:
+    if name not in record:
+        raise RecordError(f"record field {name!r} is missing")
+    return record[name]
+
+
+def _canonical(value: Any) -> str:
+    """JSON text of a field, so that equal means equal in type too."""
+    return json.dumps(value, sort_keys=True)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _decisions(record: dict[str, Any]) -> list[tuple[int, int]]:
+    """The (seat, action id) of each recorded decision; both must be integers (never truncated)."""
+    steps = _field(record, "actions")
+    if not isinstance(steps, list):
+        raise RecordError(f"record field 'actions' must be a list of decisions, got {type(steps).__name__}")
+    out = []
+    for k, step in enumerate(steps):
+        if not isinstance(step, dict) or "seat" not in step or "action" not in step:
+            raise RecordError(f"record field 'actions' [{k}] must be a mapping with 'seat' and 'action', got {step!r}")
+        for key in ("seat", "action"):
+            if not _is_int(step[key]):
+                raise RecordError(f"record field 'actions' [{k}] {key!r} must be an integer, got {step[key]!r}")
+        out.append((step["seat"], step["action"]))
+    return out
+
+
+def _card_list(label: str, names: Any) -> list[int]:
+    """Card ids of a list of card names; ``label`` names the field (and item) in errors."""
+    if not isinstance(names, list) or not all(isinstance(c, str) for c in names):
+        raise RecordError(f"record field {label} must be a list of card names, got {names!r}")
+    try:
+        return [cards.parse_card(c) for c in names]
+    except ValueError as err:
+        raise RecordError(f"record field {label}: {err}") from None
+
+
 def replay(record: dict[str, Any], engine: SpadesEngine | None = None) -> dict[str, Any]:
     """Play a record's decisions through the engine and return the record it produces.
 
-    Raises ``IllegalActionError`` if a recorded decision is illegal and ``ValueError``
-    if the record is not a whole hand. Compare the result with the input (see
-    ``verify``) to re-score a record.
+    Raises ``IllegalActionError`` if a recorded decision is illegal and ``RecordError``
+    (a ``ValueError``) naming the field if the record lacks what a replay needs, holds a
+    non-integer seat or action id, or is not a whole hand. Compare the result with the
+    input (see ``verify``) to re-score a record.
     """
     from spades_env.rules import Rules
 
-    engine = engine or SpadesEngine(Rules.from_dict(record["rules"]))
+    if not isinstance(record, dict):
+        raise RecordError(f"a record is a mapping of fields, got {type(record).__name__}")
+    if engine is None:
+        rules = _field(record, "rules")
+        if not isinstance(rules, dict):
+            raise RecordError(f"record field 'rules' must be a mapping of rules fields, got {type(rules).__name__}")
+        engine = SpadesEngine(Rules.from_dict(rules, source="record field 'rules'"))
     state = engine._empty(1)
-    start = {"dealers": [record["dealer"]], "scores": [record["start_scores"]], "bags": [record["start_bags"]]}
+    start = {
+        "dealers": [_field(record, "dealer")],
+        "scores": [_field(record, "start_scores")],
+        "bags": [_field(record, "start_bags")],
+    }
     if "hand_number" in record:  # with the key it seeds exchange draws; in Hearts it sets the pass
         start["hand_numbers"] = [record["hand_number"]]
-    if "pile" in record:
-        start["piles"] = [[cards.parse_card(c) for c in record["pile"]]]
+    if engine.rules.two_player:
+        start["piles"] = [_card_list("'pile'", _field(record, "pile"))]
     else:
-        start["deals"] = [[[cards.parse_card(c) for c in hand] for hand in record["hands"]]]
+        hands = _field(record, "hands")
+        if not isinstance(hands, list):
+            raise RecordError(f"record field 'hands' must be a list of hands, got {type(hands).__name__}")
+        start["deals"] = [[_card_list(f"'hands' [{seat}]", hand) for seat, hand in enumerate(hands)]]
+    key = record.get("key", 0)
+    if not _is_int(key) or not 0 <= key < 2**64:
+        raise RecordError(f"record field 'key' must be an integer in 0..2**64 - 1, got {key!r}")
+    decisions = _decisions(record)
     # The game key seeds what the record does not list (the two-player exchange draws, face-up cards).
-    engine.start_matches(state, np.array([0]), np.array([record.get("key", 0)], dtype=np.uint64), **start)
-    for k, step in enumerate(record["actions"]):
-        if state.phase[0] == OVER or int(state.to_move[0]) != step["seat"]:
-            raise ValueError(f"record action {k} is by seat {step['seat']}, but it is not that seat's turn")
-        result = engine.step(state, np.array([step["action"]]))
+    engine.start_matches(state, np.array([0]), np.array([key], dtype=np.uint64), **start)
+    for k, (seat, action) in enumerate(decisions):
+        if state.phase[0] == OVER or int(state.to_move[0]) != seat:
+            raise RecordError(f"record action {k} is by seat {seat}, but it is not that seat's turn")
+        result = engine.step(state, np.array([action]))
         if result.hand_done[0]:
-            if k != len(record["actions"]) - 1:
-                raise ValueError(f"the hand ended at action {k}, before the record's last action")
+            if k != len(decisions) - 1:
+                raise RecordError(f"the hand ended at action {k}, before the record's last action")
             return hand_records(engine, result.finished[0])[0]
-    raise ValueError(f"record ends before the hand is over ({len(record['actions'])} actions)")
+    raise RecordError(f"record ends before the hand is over ({len(decisions)} actions)")
 
 
 def verify(record: dict[str, Any]) -> None:
-    """Replay a record and raise ``ValueError`` naming the first field that differs."""
+    """Replay a record and raise ``RecordError`` naming the first field that is missing, unknown or differs.
+
+    A record is valid only if it holds every field a replay produces, no other, each equal
+    to the replayed one.
+    """
     again = replay(record)
-    keys = ("bids", "blind_nil", "tricks", "tricks_won", "points", "scores", "bags", "bemo", "hands")
-    for key in keys + ("passed", "points_taken"):
+    for key in again:
         if key not in record:
-            continue
-        if again[key] != record[key]:
-            raise ValueError(f"record field {key!r} differs on replay: recorded {record[key]}, replayed {again[key]}")
+            raise RecordError(f"record field {key!r} is missing")
+    unknown = sorted(set(record) - set(again))
+    if unknown:
+        raise RecordError(f"record field(s) {unknown} are not fields of a hand record; fields: {list(again)}")
+    for key, value in again.items():
+        if _canonical(record[key]) != _canonical(value):  # 1.0 is not 1, nor True 1
+            raise RecordError(f"record field {key!r} differs on replay: recorded {record[key]}, replayed {value}")
