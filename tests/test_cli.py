@@ -34,6 +34,12 @@ def test_usage_errors_are_one_line_and_exit_2(args, words):
     assert_usage_error(spades(*args), *words)
 
 
+def test_a_broken_yaml_rules_file_is_a_usage_error(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("target_score: [500\n")
+    assert_usage_error(spades("tournament", "--rules", str(bad), "--boards", "2"), "bad.yaml", "line")
+
+
 def test_debug_shows_the_traceback():
     run = spades("--debug", "tournament", "--bots", "heuristic,nosuchbot", "--boards", "2")
     assert run.returncode != 0

@@ -54,7 +54,7 @@ def main(
 
 @app.command()
 def presets() -> None:
-    """List the rules presets in configs/rules/."""
+    """List the rules presets shipped in spades_env/presets/."""
     from spades_env.rules import Rules, list_presets
 
     for name in list_presets():
