@@ -16,7 +16,6 @@ or call ``train(PPOConfig.from_yaml(path))``. TensorBoard logs go to
 from __future__ import annotations
 
 import dataclasses
-import pickle
 import random
 import time
 from dataclasses import dataclass
@@ -29,8 +28,17 @@ import yaml
 
 from agents.base import DecisionContext
 from agents.heuristic import HeuristicAgent
-from agents.neural import NeuralAgent, SpadesPolicy
-from train.checkpoint import CHECKPOINT_FORMAT, load_checkpoint, save_checkpoint
+from agents.neural import NeuralAgent, SpadesPolicy, torch_device
+from train.checkpoint import (
+    CHECKPOINT_FORMAT,
+    CheckpointError,
+    array_to_tensor,
+    env_state,
+    load_checkpoint,
+    restore_env,
+    save_checkpoint,
+    tensor_to_array,
+)
 from train.ppo_core import MaskedCategorical, TurnBuffer, explained_variance, ppo_loss
 
 #: ``opponent`` codes of a game besides pool indices 0, 1, ...
@@ -271,13 +279,13 @@ def evaluate_against_heuristic(agent: Any, rules: str, boards: int, seed: int) -
     }
 
 
-def evaluate(policy: SpadesPolicy, config: PPOConfig) -> dict[str, float] | None:
+def evaluate(policy: SpadesPolicy, config: PPOConfig, rules: Any = None) -> dict[str, float] | None:
     """``eval/*`` scalars of the greedy policy against HeuristicAgent, or None if the tournament is missing."""
     try:
         import train.tournament  # noqa: F401
     except ImportError:
         return None
-    agent = NeuralAgent(_clone(policy, torch.device("cpu")), greedy=True, name="ppo")
+    agent = NeuralAgent(_clone(policy, torch.device("cpu")), greedy=True, name="ppo", rules=rules)
     result = evaluate_against_heuristic(agent, config.rules, config.eval_deals, config.eval_seed)
     return {f"eval/{k}": v for k, v in result.items()}
 
@@ -296,13 +304,26 @@ def _rng_states(rngs: dict[str, np.random.Generator]) -> dict[str, Any]:
     return states
 
 
+#: Keys of a full checkpoint beyond ``REQUIRED_KEYS``: the run state that resuming needs.
+RUN_KEYS = (
+    "optimizer", "rng", "update", "run_name", "env", "next_obs", "next_mask", "next_seat",
+    "buffer", "pool", "learner_side", "opponent",
+)  # fmt: skip
+
+
 def train(
-    config: PPOConfig, *, resume: str | Path | None = None, stop_at: int | None = None, quiet: bool = False
+    config: PPOConfig | None = None,
+    *,
+    resume: str | Path | None = None,
+    stop_at: int | None = None,
+    quiet: bool = False,
+    device: str | None = None,
 ) -> Path:
     """Run (or resume) PPO self-play; return the path of the last checkpoint written.
 
-    ``resume``: a checkpoint to continue from (its config is used; ``config`` only supplies
-    ``device``); logs and checkpoints go on in the run directory that holds it.
+    ``resume``: a checkpoint to continue from; its config is used (``config``, which may be
+    None then, only supplies ``device``); logs and checkpoints go on in the run directory
+    that holds it. ``device`` overrides the config's device.
     ``stop_at``: stop after this many updates in total, as if the run had been killed
     right after a checkpoint (used to test that resuming reproduces a full run).
     """
@@ -312,17 +333,29 @@ def train(
     from spades_env.observation import VERSION as OBS_VERSION
     from spades_env.rules import resolve_rules
 
+    if config is None and resume is None:
+        raise ValueError("train needs a config, or a checkpoint to resume")
+    device = device if device is not None else (config.device if config is not None else None)
+    if device is not None:
+        torch_device(device)  # a missing GPU fails before any work
     ckpt = load_checkpoint(resume) if resume is not None else None
     if ckpt is not None and ckpt.get("slim"):
         raise ValueError(f"{resume}: a slim checkpoint holds no run state to resume; use init_from to start from it")
     if ckpt is not None:
-        config = dataclasses.replace(PPOConfig.from_dict(ckpt["config"]), device=config.device)
+        missing = [k for k in RUN_KEYS if k not in ckpt]
+        if missing or ckpt["format"] != CHECKPOINT_FORMAT:
+            raise CheckpointError(
+                f"checkpoint {resume}: no run state of format {CHECKPOINT_FORMAT} to resume "
+                f"(format {ckpt['format']}, lacking {missing})"
+            )
+        config = PPOConfig.from_dict(ckpt["config"], source=f"checkpoint {resume}")
         if ckpt["obs_version"] != OBS_VERSION:
             raise ValueError(f"{resume}: observation VERSION {ckpt['obs_version']} != current {OBS_VERSION}")
+    assert config is not None
+    if device is not None:
+        config = dataclasses.replace(config, device=device)
+    device = torch_device(config.device)
     rules = resolve_rules(ckpt["rules"] if ckpt else config.rules)
-    if config.device.startswith("cuda") and not torch.cuda.is_available():
-        raise RuntimeError("device 'cuda' requested but torch sees no GPU; use --device cpu")
-    device = torch.device(config.device)
     run_name = ckpt["run_name"] if ckpt else make_run_name(config, rules.name)
     run_path = Path(config.run_dir) / run_name
     if resume is not None and Path(resume).resolve().parent.name == "checkpoints":
@@ -342,11 +375,11 @@ def train(
     }
 
     # ---- environment, network, optimizer, buffer
+    envs = VectorSpades(rules, config.num_envs, seed=config.seed, episode=config.episode, reward="points")
     if ckpt is not None:
-        envs = pickle.loads(ckpt["env"])
-        next_obs, next_mask, next_seat = ckpt["next_obs"], ckpt["next_mask"], ckpt["next_seat"]
+        restore_env(envs, ckpt["env"], resume)
+        next_obs, next_mask, next_seat = (tensor_to_array(ckpt[k]) for k in ("next_obs", "next_mask", "next_seat"))
     else:
-        envs = VectorSpades(rules, config.num_envs, seed=config.seed, episode=config.episode, reward="points")
         next_obs, info = envs.reset(seed=config.seed)
         next_mask, next_seat = info["action_mask"], info["to_play"]
     engine = envs.engine
@@ -366,9 +399,12 @@ def train(
     if ckpt is not None:
         policy.load_state_dict(ckpt["model"])
         optimizer.load_state_dict(ckpt["optimizer"])
-        buffer.load_state_dict(ckpt["buffer"])
+        buffer.load_state_dict({k: tensor_to_array(v) for k, v in ckpt["buffer"].items()})
         pool = ckpt["pool"]
-        learner_side, opponent = ckpt["learner_side"].copy(), ckpt["opponent"].copy()
+        # The pool networks are built before the RNG states are restored: building a network
+        # draws from torch's RNG, which the uninterrupted run did when each snapshot was taken.
+        pool_nets = [_net_from(snapshot, policy, device) for snapshot in pool]
+        learner_side, opponent = tensor_to_array(ckpt["learner_side"]), tensor_to_array(ckpt["opponent"])
         global_step, start_update = ckpt["global_step"], ckpt["update"]
         for name, g in rngs.items():
             g.bit_generator.state = ckpt["rng"][name]
@@ -376,16 +412,18 @@ def train(
         if "torch_cuda" in ckpt["rng"] and torch.cuda.is_available():
             torch.cuda.set_rng_state_all(ckpt["rng"]["torch_cuda"])
     elif config.init_from:
-        init = torch.load(Path(config.init_from), map_location="cpu", weights_only=False)
+        init = load_checkpoint(config.init_from)
         if init["obs_version"] != OBS_VERSION:
             raise ValueError(f"{config.init_from}: observation VERSION {init['obs_version']} != current {OBS_VERSION}")
         if init["model_hparams"] != policy.hyperparameters():
             raise ValueError(f"{config.init_from}: network {init['model_hparams']} != {policy.hyperparameters()}")
         policy.load_state_dict(init["model"])
-    for snapshot in pool:
-        pool_nets.append(_net_from(snapshot, policy, device))
 
-    writer = SummaryWriter(str(run_path), purge_step=global_step if ckpt else None)
+    # No ``purge_step`` on resume: it would drop every scalar at or after the resumed step of
+    # every tag (the checkpointed update's, and behaviour cloning's, indexed by examples). Scalars
+    # a killed run logged after its checkpoint are replaced tag by tag as the resumed run logs
+    # those steps again (TensorBoard drops a tag's events past an out-of-order step).
+    writer = SummaryWriter(str(run_path))
     if ckpt is None:
         table = "\n".join(f"|{k}|{v}|" for k, v in config.to_dict().items())
         writer.add_text("hyperparameters", f"|param|value|\n|-|-|\n{table}")
@@ -432,14 +470,14 @@ def train(
                 "global_step": global_step,
                 "update": update,
                 "run_name": run_name,
-                "env": pickle.dumps(envs),
-                "next_obs": next_obs,
-                "next_mask": next_mask,
-                "next_seat": next_seat,
-                "buffer": buffer.state_dict(),
+                "env": env_state(envs.state),
+                "next_obs": array_to_tensor(next_obs),
+                "next_mask": array_to_tensor(next_mask),
+                "next_seat": array_to_tensor(next_seat),
+                "buffer": {k: array_to_tensor(v) for k, v in buffer.state_dict().items()},
                 "pool": pool,
-                "learner_side": learner_side,
-                "opponent": opponent,
+                "learner_side": array_to_tensor(learner_side),
+                "opponent": array_to_tensor(opponent),
                 "best_diff": best["diff"],
             },
         )
@@ -459,7 +497,7 @@ def train(
 
     def run_eval(update: int, step: int, label: str = "eval") -> None:
         """Duplicate evaluation against HeuristicAgent; ``best.pt`` keeps the best network so far."""
-        result = evaluate(policy, config)
+        result = evaluate(policy, config, rules)
         if result is None:
             return
         for key, value in result.items():
