@@ -207,8 +207,7 @@ def play_games(
     ((G,) int64 side, -1 in hand mode).
     """
     for agent in agents:
-        if not agent.supports(engine):
-            raise ValueError(f"bot {agent.name!r} does not support the rules {engine.rules.name!r}")
+        agent.check_supports(engine)
     g_all = len(seeds)
     state = engine.reset(seeds)
     tally = _Tally(g_all, engine.n_sides)
@@ -345,9 +344,7 @@ def run_tournament(
     log = TournamentLog(log_path, config, fresh=fresh)
     make = agent_factory or (lambda spec, seed: make_agent(spec, seed=seed))
     for spec in config.bots:
-        bot = make(spec, 0)
-        if not bot.supports(engine):
-            raise ValueError(f"bot {spec!r} does not support the rules {rules.name!r}")
+        make(spec, 0).check_supports(engine)
     lineup = seatings(rules)
     labels = config.labels
     n_chunks = math.ceil(config.boards / config.chunk)
