@@ -419,11 +419,10 @@ def train(
             raise ValueError(f"{config.init_from}: network {init['model_hparams']} != {policy.hyperparameters()}")
         policy.load_state_dict(init["model"])
 
-    # No ``purge_step`` on resume: it would drop every scalar at or after the resumed step of
-    # every tag (the checkpointed update's, and behaviour cloning's, indexed by examples). Scalars
-    # a killed run logged after its checkpoint are replaced tag by tag as the resumed run logs
-    # those steps again (TensorBoard drops a tag's events past an out-of-order step).
-    writer = SummaryWriter(str(run_path))
+    # On resume TensorBoard drops what a killed run logged after its checkpoint: every step past
+    # the checkpoint's (its own update logged at ``global_step`` stays). Behaviour cloning logs
+    # by examples seen, in a directory of its own, so that no purge reaches it.
+    writer = SummaryWriter(str(run_path), purge_step=global_step + 1 if ckpt else None)
     if ckpt is None:
         table = "\n".join(f"|{k}|{v}|" for k, v in config.to_dict().items())
         writer.add_text("hyperparameters", f"|param|value|\n|-|-|\n{table}")
@@ -451,7 +450,9 @@ def train(
             heldout=config.imitation_heldout,
         )
         bc_start = time.time()
-        behaviour_clone(policy, imitation, device=device, writer=writer, quiet=quiet)
+        bc_writer = SummaryWriter(str(run_path / "imitation"))
+        behaviour_clone(policy, imitation, device=device, writer=bc_writer, quiet=quiet)
+        bc_writer.close()
         if not quiet:
             print(f"imitation took {time.time() - bc_start:.0f} s", flush=True)
 
