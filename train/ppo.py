@@ -10,7 +10,11 @@ the network (an opponent pool) or HeuristicAgent; their decisions are not traine
 
 Run it with ``spades train --config configs/train/smoke.yaml`` (see ``train/cli.py``)
 or call ``train(PPOConfig.from_yaml(path))``. TensorBoard logs go to
-``{run_dir}/{run_name}``, checkpoints to ``{run_dir}/{run_name}/checkpoints/``.
+``{run_dir}/{run_name}`` (behaviour cloning's to ``{run_dir}/{run_name}/imitation``),
+checkpoints to ``{run_dir}/{run_name}/checkpoints/``. Resume a stopped or killed run
+with ``spades train --resume {run_dir}/{run_name}/checkpoints/latest.pt`` (or
+``train(None, resume=path)``): it goes on with the checkpoint's config, beside the
+checkpoint, bit-identically to a run that was never stopped.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ import random
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
@@ -40,6 +44,9 @@ from train.checkpoint import (
     tensor_to_array,
 )
 from train.ppo_core import MaskedCategorical, TurnBuffer, explained_variance, ppo_loss
+
+if TYPE_CHECKING:
+    from spades_env.rules import Rules
 
 #: ``opponent`` codes of a game besides pool indices 0, 1, ...
 SELF_PLAY, HEURISTIC = -1, -2
@@ -279,8 +286,9 @@ def evaluate_against_heuristic(agent: Any, rules: str, boards: int, seed: int) -
     }
 
 
-def evaluate(policy: SpadesPolicy, config: PPOConfig, rules: Any = None) -> dict[str, float] | None:
-    """``eval/*`` scalars of the greedy policy against HeuristicAgent, or None if the tournament is missing."""
+def evaluate(policy: SpadesPolicy, config: PPOConfig, rules: Rules | None = None) -> dict[str, float] | None:
+    """``eval/*`` scalars of the greedy policy (trained on ``rules``) against HeuristicAgent, or None if the
+    tournament is missing."""
     try:
         import train.tournament  # noqa: F401
     except ImportError:
