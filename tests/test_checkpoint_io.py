@@ -109,3 +109,12 @@ def test_save_refuses_anything_but_plain_data(tmp_path):
     with pytest.raises(TypeError, match=r"payload\['buffer'\]\['obs'\] is a ndarray"):
         save_checkpoint(tmp_path / "c.pt", payload | {"global_step": 0, "buffer": {"obs": np.zeros(2)}})
     assert not list(tmp_path.iterdir())
+
+
+def test_export_refuses_to_overwrite_its_source(tmp_path):
+    src = tmp_path / "latest.pt"
+    src.write_bytes(LEARNED_CHECKPOINT.read_bytes())
+    with pytest.raises(ValueError, match="export .* to another path"):
+        export_slim(src, tmp_path / "." / "latest.pt")
+    assert src.read_bytes() == LEARNED_CHECKPOINT.read_bytes()
+    assert read_checkpoint(export_slim(src, tmp_path / "slim.pt"))["slim"]

@@ -110,8 +110,11 @@ SLIM_KEYS = (*REQUIRED_KEYS, "update")
 
 
 def export_slim(src: str | Path, dst: str | Path) -> Path:
-    """Write the playing part of checkpoint ``src`` (weights, rules, observation version, config) to ``dst``."""
+    """Write the playing part of checkpoint ``src`` (weights, rules, observation version, config) to ``dst``
+    (not ``src`` itself: that would drop the run state it holds)."""
     ckpt = load_checkpoint(src)
+    if Path(dst).exists() and Path(dst).resolve() == Path(src).resolve():
+        raise ValueError(f"export {src} to another path: writing the slim copy over it would lose its run state")
     slim = {k: ckpt[k] for k in SLIM_KEYS if k in ckpt}
     slim["model"] = {k: v.detach().to("cpu", copy=True).contiguous() for k, v in ckpt["model"].items()}
     slim["slim"] = True
