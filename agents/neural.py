@@ -165,8 +165,8 @@ class NeuralAgent(Agent):
                 f"{path}: checkpoint was trained on observation VERSION {ckpt['obs_version']}, "
                 f"but spades_env.observation is VERSION {VERSION}; retrain or check out the matching code"
             )
+        rules = Rules.from_dict(ckpt["rules"], source=f"checkpoint {path}")
         try:
-            rules = Rules.from_dict(ckpt["rules"], source=f"checkpoint {path}")
             policy = SpadesPolicy(**ckpt["model_hparams"])
             policy.load_state_dict(ckpt["model"])
         except (TypeError, RuntimeError, KeyError) as error:

@@ -343,9 +343,9 @@ def train(
 
     if config is None and resume is None:
         raise ValueError("train needs a config, or a checkpoint to resume")
-    device = device if device is not None else (config.device if config is not None else None)
-    if device is not None:
-        torch_device(device)  # a missing GPU fails before any work
+    device_name = device if device is not None else (config.device if config is not None else None)
+    if device_name is not None:
+        torch_device(device_name)  # a missing GPU fails before any work
     ckpt = load_checkpoint(resume) if resume is not None else None
     if ckpt is not None and ckpt.get("slim"):
         raise ValueError(f"{resume}: a slim checkpoint holds no run state to resume; use init_from to start from it")
@@ -360,8 +360,8 @@ def train(
         if ckpt["obs_version"] != OBS_VERSION:
             raise ValueError(f"{resume}: observation VERSION {ckpt['obs_version']} != current {OBS_VERSION}")
     assert config is not None
-    if device is not None:
-        config = dataclasses.replace(config, device=device)
+    if device_name is not None:
+        config = dataclasses.replace(config, device=device_name)
     device = torch_device(config.device)
     rules = resolve_rules(ckpt["rules"] if ckpt else config.rules)
     run_name = ckpt["run_name"] if ckpt else make_run_name(config, rules.name)
