@@ -1,9 +1,10 @@
 """Bot options from spec strings (``search:samples=8``): names checked, values typed from the factory.
 
 A bot's options are the keyword parameters of its factory that have a default of a
-plain type (bool, int, float or str); each value is parsed to that type. ``seed`` is
-not an option: bots are seeded by their caller (a tournament derives every bot's seed
-from its own ``--seed``).
+plain type (bool, int, float or str); each value is parsed to that type. A factory
+that takes ``**options`` gets any name, its value an int, a float or else the text.
+``seed`` is not an option: bots are seeded by their caller (a tournament derives every
+bot's seed from its own ``--seed``).
 """
 
 from __future__ import annotations
@@ -69,6 +70,7 @@ def parse_option(value: str, kind: type, option: str) -> bool | int | float | st
 def parse_options(bot: str, factory: Callable[..., Any], text: str, spec: str) -> dict[str, Any]:
     """The typed options of ``key=value,key=value`` for ``bot``; unknown or repeated names are refused."""
     allowed = bot_options(factory)
+    open_ended = any(p.kind == p.VAR_KEYWORD for p in inspect.signature(factory).parameters.values())
     listing = f"its options: {', '.join(allowed)}" if allowed else "it takes no options"
     options: dict[str, Any] = {}
     for item in filter(None, (x.strip() for x in text.split(","))):
@@ -81,9 +83,22 @@ def parse_options(bot: str, factory: Callable[..., Any], text: str, spec: str) -
                 f"bot {bot!r}: 'seed' is not a bot option, bots are seeded by their caller "
                 f"(a tournament derives them from its --seed); {listing}"
             )
-        if key not in allowed:
+        if key not in allowed and not open_ended:
             raise ValueError(f"bot {bot!r} has no option {key!r}; {listing}")
         if key in options:
             raise ValueError(f"bot option {key!r} is given twice in {spec!r}")
-        options[key] = parse_option(value, allowed[key], key)
+        options[key] = parse_option(value, allowed[key], key) if key in allowed else _untyped(value)
     return options
+
+
+def _untyped(value: str) -> int | float | str:
+    """An option of a factory that takes ``**options``: an int, else a finite float, else the text."""
+    text = value.strip()
+    for cast in (int, float):
+        try:
+            number = cast(text)
+        except ValueError:
+            continue
+        if math.isfinite(number):
+            return number
+    return text

@@ -99,6 +99,20 @@ def test_bot_options_are_typed_from_the_bot():
         SearchAgent(samples=0)
 
 
+def test_a_factory_taking_any_options_gets_them_parsed(monkeypatch):
+    seen = {}
+
+    def custom(seed=None, **options):
+        seen.update(options, seed=seed)
+        return RandomAgent(seed=seed)
+
+    monkeypatch.setitem(AGENTS, "custom", custom)
+    make_agent("custom:depth=3,rate=0.5,style=calm", seed=4)
+    assert seen == {"depth": 3, "rate": 0.5, "style": "calm", "seed": 4}
+    with pytest.raises(ValueError, match="'seed' is not a bot option"):
+        make_agent("custom:seed=1")
+
+
 # ------------------------------------------------------------------ positions
 # Dealer 0, so seat 1 bids first and leads. Clubs are split so that every seat holds some.
 DEAL = [
