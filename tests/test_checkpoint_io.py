@@ -118,3 +118,26 @@ def test_export_refuses_to_overwrite_its_source(tmp_path):
         export_slim(src, tmp_path / "." / "latest.pt")
     assert src.read_bytes() == LEARNED_CHECKPOINT.read_bytes()
     assert read_checkpoint(export_slim(src, tmp_path / "slim.pt"))["slim"]
+
+
+def test_games_in_progress_round_trip_through_plain_data(tmp_path):
+    from spades_env.envs.vector import VectorSpades, sample_legal
+    from train.checkpoint import env_state, restore_env
+
+    env = VectorSpades("partnership", num_envs=6, seed=2)
+    obs, info = env.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(40):
+        obs, _, _, _, info = env.step(sample_legal(info["action_mask"], rng))
+    torch.save(env_state(env.state), tmp_path / "env.pt")
+    again = VectorSpades("partnership", num_envs=6, seed=99)
+    restore_env(again, torch.load(tmp_path / "env.pt", weights_only=True), tmp_path / "env.pt")
+    np.testing.assert_array_equal(again.action_masks(), info["action_mask"])
+    for _ in range(200):  # past hand ends: the deals come from the restored keys
+        actions = sample_legal(info["action_mask"], rng)
+        obs, rewards, _, _, info = env.step(actions)
+        obs2, rewards2, _, _, info2 = again.step(actions)
+        np.testing.assert_array_equal(obs, obs2)
+        np.testing.assert_array_equal(rewards, rewards2)
+    with pytest.raises(CheckpointError, match="holds 6 games, the run has 3"):
+        restore_env(VectorSpades("partnership", num_envs=3), env_state(env.state), "c.pt")
