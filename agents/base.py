@@ -43,6 +43,11 @@ class Agent:
         """Whether the agent can play this rule set."""
         return True
 
+    def check_supports(self, engine: SpadesEngine) -> None:
+        """Raise ValueError, naming the bot and the rules (and why, where the bot knows), unless it can play them."""
+        if not self.supports(engine):
+            raise ValueError(f"bot {self.name!r} does not support the rules {engine.rules.name!r}")
+
     def act(self, observations: np.ndarray, masks: np.ndarray, context: DecisionContext | None = None) -> np.ndarray:
         """One legal action per row: observations (B, D) float32, masks (B, A) bool -> (B,) int64."""
         raise NotImplementedError

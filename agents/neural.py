@@ -1,8 +1,9 @@
 """A neural-network player: the PPO policy network and the agent that plays it from a checkpoint.
 
-The only module of ``agents`` that imports torch. Checkpoints are written by
-``train/checkpoint.py``; this module reads them with ``torch.load`` directly so
-that ``agents`` never imports ``train``.
+The only module of ``agents`` that imports torch (with ``agents.checkpoint_io``).
+Checkpoints are written by ``train/checkpoint.py`` and read by ``agents.checkpoint_io``,
+so that ``agents`` never imports ``train``. A checkpoint network plays only rules whose
+observations and actions mean what they meant in training (``observation_differences``).
 """
 
 from __future__ import annotations
@@ -15,7 +16,49 @@ import torch
 from torch import nn
 
 from agents.base import Agent, DecisionContext
+from agents.checkpoint_io import CheckpointError, read_checkpoint
+from agents.options import parse_bool
 from spades_env.engine import SpadesEngine
+from spades_env.engine.actions import ActionLayout
+from spades_env.rules import Rules
+
+#: Rules fields the observation encoding depends on (``spades_env.observation``,
+#: ``spades_env.hearts_observation``): which encoder and blocks (game, face_up_deal,
+#: bemo), the seat, side and card counts (n_players, partnership, jokers) and the
+#: normalisation of scores and bags (target_score, bag_limit). The action layout is
+#: compared as well (``ActionLayout.for_rules``: bids and the special actions).
+OBSERVED_RULES = ("game", "n_players", "partnership", "jokers", "face_up_deal", "bemo", "target_score", "bag_limit")
+
+
+def observation_differences(trained: Rules, table: Rules) -> list[str]:
+    """Why a network trained on ``trained`` would misread ``table``: ``field a vs b`` items (empty: it may play)."""
+    diffs = [
+        f"{f} {getattr(trained, f)!r} vs {getattr(table, f)!r}"
+        for f in OBSERVED_RULES
+        if getattr(trained, f) != getattr(table, f)
+    ]
+    if not diffs:
+        a, b = ActionLayout.for_rules(trained), ActionLayout.for_rules(table)
+        if a != b:
+            diffs.append(f"actions (bids 0-{a.max_bid}, {list(a.specials)} vs 0-{b.max_bid}, {list(b.specials)})")
+    return diffs
+
+
+def torch_device(device: str | torch.device) -> torch.device:
+    """A checked torch device: ``cpu``, ``cuda`` or ``cuda:N``, and CUDA only when a CUDA device is there."""
+    allowed = "'cpu', 'cuda' or 'cuda:N'"
+    try:
+        dev = torch.device(str(device).strip())
+    except (RuntimeError, TypeError, ValueError):
+        raise ValueError(f"device must be {allowed}, got {device!r}") from None
+    if dev.type not in ("cpu", "cuda"):
+        raise ValueError(f"device must be {allowed}, got {device!r}")
+    if dev.type == "cuda":
+        if not torch.cuda.is_available():
+            raise ValueError(f"device {str(device)!r}: no CUDA device is available (torch sees no GPU); use cpu")
+        if dev.index is not None and dev.index >= torch.cuda.device_count():
+            raise ValueError(f"device {str(device)!r}: only {torch.cuda.device_count()} CUDA device(s) are available")
+    return dev
 
 
 def _layer(n_in: int, n_out: int, std: float = float(np.sqrt(2))) -> nn.Linear:
@@ -94,13 +137,16 @@ class NeuralAgent(Agent):
         seed: int | None = None,
         obs_version: int | None = None,
         name: str | None = None,
+        rules: Rules | None = None,
     ) -> None:
         super().__init__(seed)
-        self.device = torch.device(device)
+        self.device = torch_device(device)
         self.policy = policy.to(self.device).eval()
-        self.greedy = greedy
+        self.greedy = parse_bool(greedy, "greedy")
         """Play the most probable legal action; otherwise sample from the policy (seeded)."""
         self.obs_version = obs_version
+        self.rules = rules
+        """The rules the network was trained on (from its checkpoint); None: only the sizes are checked."""
         if name is not None:
             self.name = name
 
@@ -109,34 +155,63 @@ class NeuralAgent(Agent):
         cls, path: str | Path, *, greedy: bool = True, device: str = "cpu", seed: int | None = None
     ) -> NeuralAgent:
         """Load the policy of a training checkpoint, full or slim (``train.checkpoint.export_slim``);
-        fails if its observation version is not the current one."""
+        fails (ValueError) on a file that is not one, or of another observation version."""
         from spades_env.observation import VERSION
 
-        ckpt: dict[str, Any] = torch.load(Path(path), map_location="cpu", weights_only=False)
+        dev = torch_device(device)  # before any work
+        ckpt: dict[str, Any] = read_checkpoint(path)
         if ckpt["obs_version"] != VERSION:
             raise ValueError(
                 f"{path}: checkpoint was trained on observation VERSION {ckpt['obs_version']}, "
                 f"but spades_env.observation is VERSION {VERSION}; retrain or check out the matching code"
             )
-        policy = SpadesPolicy(**ckpt["model_hparams"])
-        policy.load_state_dict(ckpt["model"])
+        rules = Rules.from_dict(ckpt["rules"], source=f"checkpoint {path}")
+        try:
+            policy = SpadesPolicy(**ckpt["model_hparams"])
+            policy.load_state_dict(ckpt["model"])
+        except (TypeError, RuntimeError, KeyError) as error:
+            lines = [line.strip() for line in str(error).splitlines() if line.strip()] or [type(error).__name__]
+            first = lines[1] if len(lines) > 1 and lines[0].startswith("Error(s) in loading") else lines[0]
+            message = f"checkpoint {path}: its network does not match its model_hparams ({first})"
+            raise CheckpointError(message) from None
         return cls(
             policy,
             greedy=greedy,
-            device=device,
+            device=str(dev),
             seed=seed,
             obs_version=ckpt["obs_version"],
             name=f"neural:{Path(path).stem}",
+            rules=rules,
         )
 
-    def supports(self, engine: SpadesEngine) -> bool:
+    def unsupported_reason(self, engine: SpadesEngine) -> str | None:
+        """Why the network cannot play ``engine``'s rules, or None if it can."""
         from spades_env.observation import ObservationEncoder
 
-        return (
-            engine.layout.n_actions == self.policy.n_actions
-            and engine.layout.bid_offset == self.policy.n_card_actions
-            and ObservationEncoder(engine).size == self.policy.obs_dim
-        )
+        table = engine.rules
+        if self.rules is not None:
+            diffs = observation_differences(self.rules, table)
+            if diffs:
+                return (
+                    f"bot {self.name!r} was trained on the rules {self.rules.name!r} and the table plays "
+                    f"{table.name!r}; its observations or actions would mean something else: {'; '.join(diffs)}"
+                )
+        sizes = (engine.layout.n_actions, engine.layout.bid_offset, ObservationEncoder(engine).size)
+        wanted = (self.policy.n_actions, self.policy.n_card_actions, self.policy.obs_dim)
+        if sizes != wanted:
+            return (
+                f"bot {self.name!r} has (actions, card actions, observation size) {wanted}, "
+                f"the rules {table.name!r} have {sizes}"
+            )
+        return None
+
+    def supports(self, engine: SpadesEngine) -> bool:
+        return self.unsupported_reason(engine) is None
+
+    def check_supports(self, engine: SpadesEngine) -> None:
+        reason = self.unsupported_reason(engine)
+        if reason is not None:
+            raise ValueError(reason)
 
     def act(self, observations: np.ndarray, masks: np.ndarray, context: DecisionContext | None = None) -> np.ndarray:
         masks = np.asarray(masks, dtype=bool)
@@ -153,9 +228,9 @@ class NeuralAgent(Agent):
 
 
 def make_neural_agent(
-    seed: int | None = None, path: str = "", greedy: bool | int = True, device: str = "cpu"
+    seed: int | None = None, path: str = "", greedy: bool | int | str = True, device: str = "cpu"
 ) -> NeuralAgent:
     """Factory for bot registries and spec strings (``neural:path=runs/.../latest.pt``)."""
     if not path:
         raise ValueError("the neural bot needs a checkpoint: neural:path=PATH")
-    return NeuralAgent.from_checkpoint(path, greedy=bool(greedy), device=device, seed=seed)
+    return NeuralAgent.from_checkpoint(path, greedy=parse_bool(greedy, "greedy"), device=device, seed=seed)

@@ -134,6 +134,9 @@ class SearchAgent(Agent):
         max_rollouts: int = 65536,
     ) -> None:
         super().__init__(seed)
+        for option, value in (("samples", samples), ("max_rollouts", max_rollouts)):
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+                raise ValueError(f"search bot option {option!r} must be a positive integer, got {value!r}")
         self.samples = int(samples)
         """Sampled layouts of the hidden cards per decision."""
         self.rollout = rollout_policy() if isinstance(rollout_policy, type) else rollout_policy

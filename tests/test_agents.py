@@ -65,6 +65,54 @@ def test_registry_builds_bots_from_specs():
         make_agent("nope")
 
 
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ("search:samples=0", "'samples' must be a positive integer, got 0"),
+        ("search:samples=-3", "'samples' must be a positive integer, got -3"),
+        ("search:max_rollouts=0", "'max_rollouts' must be a positive integer"),
+        ("search:samples=2.5", "'samples' must be an integer, got '2.5'"),
+        ("search:sample=4", "bot 'search' has no option 'sample'; its options: samples, max_rollouts"),
+        ("search:rollout_policy=random", "has no option 'rollout_policy'"),
+        ("search:samples=4,samples=8", "'samples' is given twice"),
+        ("random:seed=3", "'seed' is not a bot option, bots are seeded by their caller"),
+        ("random:speed=3", "bot 'random' has no option 'speed'; it takes no options"),
+        ("heuristic:nil_threshold=nan", "'nil_threshold' must be a finite number"),
+        ("heuristic:bid_bias=high", "'bid_bias' must be a number, got 'high'"),
+        ("learned:greedy=maybe", "option 'greedy' must be a boolean"),
+        ("learned:path=x.pt", "bot 'learned' has no option 'path'; its options: greedy, device"),
+    ],
+)
+def test_bad_bot_options_are_refused_with_the_option_named(spec, message):
+    with pytest.raises(ValueError, match=message):
+        make_agent(spec, seed=0)
+
+
+def test_bot_options_are_typed_from_the_bot():
+    name, options = parse_spec("heuristic:nil_threshold=2,bid_bias=0.5")
+    assert name == "heuristic" and options == {"nil_threshold": 2.0, "bid_bias": 0.5}
+    assert isinstance(options["nil_threshold"], float)
+    assert make_agent("search:samples=2", seed=0).samples == 2
+    for word, greedy in [("false", False), ("No", False), ("0", False), ("true", True), ("yes", True), ("1", True)]:
+        assert make_agent(f"learned:greedy={word}", seed=0).greedy is greedy
+    with pytest.raises(ValueError, match="positive integer"):
+        SearchAgent(samples=0)
+
+
+def test_a_factory_taking_any_options_gets_them_parsed(monkeypatch):
+    seen = {}
+
+    def custom(seed=None, **options):
+        seen.update(options, seed=seed)
+        return RandomAgent(seed=seed)
+
+    monkeypatch.setitem(AGENTS, "custom", custom)
+    make_agent("custom:depth=3,rate=0.5,style=calm", seed=4)
+    assert seen == {"depth": 3, "rate": 0.5, "style": "calm", "seed": 4}
+    with pytest.raises(ValueError, match="'seed' is not a bot option"):
+        make_agent("custom:seed=1")
+
+
 # ------------------------------------------------------------------ positions
 # Dealer 0, so seat 1 bids first and leads. Clubs are split so that every seat holds some.
 DEAL = [

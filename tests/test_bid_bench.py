@@ -84,12 +84,17 @@ def test_cli_bid_bench_with_a_neural_checkpoint(tmp_path):
     torch = pytest.importorskip("torch")
     from agents.neural import SpadesPolicy
     from spades_env.observation import VERSION, ObservationEncoder
+    from train.checkpoint import CHECKPOINT_FORMAT, save_checkpoint
 
     engine = SpadesEngine("partnership")
     torch.manual_seed(0)
     policy = SpadesPolicy.for_engine(engine, ObservationEncoder(engine).size, hidden=16, depth=1)
     ckpt = tmp_path / "net.pt"
-    torch.save({"obs_version": VERSION, "model_hparams": policy.hyperparameters(), "model": policy.state_dict()}, ckpt)
+    save_checkpoint(
+        ckpt,
+        {"format": CHECKPOINT_FORMAT, "rules": engine.rules.to_dict(), "obs_version": VERSION, "config": {}}
+        | {"model_hparams": policy.hyperparameters(), "model": policy.state_dict(), "global_step": 0},
+    )
     from typer.testing import CliRunner
 
     from train.cli import app

@@ -1,8 +1,10 @@
 """PPO self-play end to end with the smoke config: checkpoints, exact resume, the neural agent, the CLI."""
 
 import dataclasses
+import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -43,17 +45,119 @@ def test_smoke_run_writes_a_complete_checkpoint_and_tensorboard_logs(full_run):
     assert list(run.glob("events.out.tfevents.*"))
 
 
-def test_resumed_run_matches_the_uninterrupted_run_exactly(tmp_path, full_run):
-    cfg = smoke_config(tmp_path)
+def assert_same(a, b, where="checkpoint"):
+    """Equal plain data: dicts, lists and tuples item by item, tensors bit for bit."""
+    assert type(a) is type(b), where
+    if isinstance(a, dict):
+        assert list(a) == list(b), where
+        for key in a:
+            assert_same(a[key], b[key], f"{where}[{key!r}]")
+    elif isinstance(a, (list, tuple)):
+        assert len(a) == len(b), where
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            assert_same(x, y, f"{where}[{i}]")
+    elif isinstance(a, torch.Tensor):
+        assert a.dtype == b.dtype and torch.equal(a, b), where
+    else:
+        assert a == b, where
+
+
+def without_run_identity(ckpt):
+    """A checkpoint minus what names the run (its name and run directory)."""
+    return {k: v for k, v in ckpt.items() if k != "run_name"} | {"config": ckpt["config"] | {"run_dir": ""}}
+
+
+def resume_later(checkpoint, seconds=100, **options):
+    """Resume as if ``seconds`` later: TensorBoard reads a run's event files in the order of the
+    time in their names, so a resumed run's file must not carry the first run's second."""
+    now = time.time
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(time, "time", lambda: now() + seconds)
+        return train(None, resume=checkpoint, quiet=True, **options)
+
+
+@pytest.fixture(scope="module")
+def resumed_run(tmp_path_factory):
+    """The smoke run stopped after half its updates, then resumed to the end."""
+    cfg = smoke_config(tmp_path_factory.mktemp("resumed"))
     half = train(cfg, stop_at=cfg.total_updates // 2, quiet=True)
     assert load_checkpoint(half)["update"] == cfg.total_updates // 2
-    resumed = train(cfg, resume=half, quiet=True)
-    a, b = load_checkpoint(full_run), load_checkpoint(resumed)
+    return resume_later(half)
+
+
+def test_resumed_run_matches_the_uninterrupted_run_exactly(full_run, resumed_run):
+    a, b = load_checkpoint(full_run), load_checkpoint(resumed_run)
     assert b["update"] == a["update"] and b["global_step"] == a["global_step"]
-    for name, tensor in a["model"].items():
-        assert torch.equal(tensor, b["model"][name]), name
     assert len(a["pool"]) == len(b["pool"]) > 0
-    np.testing.assert_array_equal(a["next_obs"], b["next_obs"])
+    # Everything, the torch RNG state, optimizer, games in progress and pool included.
+    assert_same(without_run_identity(a), without_run_identity(b))
+    assert torch.equal(a["rng"]["torch"], b["rng"]["torch"])
+
+
+def test_full_checkpoints_are_plain_data_that_loads_with_weights_only(full_run):
+    ckpt = torch.load(full_run, weights_only=True)
+    assert ckpt["format"] == 2 and "slim" not in ckpt
+    assert set(ckpt["env"]) >= {"hands", "scores", "key"} and ckpt["env"]["hands"].dtype == torch.uint64
+    assert isinstance(ckpt["rng"]["actions"]["state"]["state"], int)
+
+
+def _scalars(run_dir):
+    """{tag: [(step, value)]} of a run's TensorBoard logs (every directory of it), as TensorBoard
+    shows them (purges applied), without the timing scalars."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    timing = ("charts/decisions_per_s", "charts/rollout_decisions_per_s")
+    out = {}
+    for folder in sorted({p.parent for p in Path(run_dir).rglob("events.out.tfevents.*")}):
+        events = EventAccumulator(str(folder))
+        events.Reload()
+        for tag in events.Tags()["scalars"]:
+            if tag not in timing:
+                out[tag] = [(e.step, e.value) for e in events.Scalars(tag)]
+    return out
+
+
+def assert_same_scalars(a, b):
+    assert a.keys() == b.keys()
+    for tag, values in a.items():
+        np.testing.assert_array_equal(np.array(values), np.array(b[tag]), err_msg=tag)  # NaN equals NaN
+
+
+def test_resumed_run_logs_the_scalars_of_the_uninterrupted_run(full_run, resumed_run):
+    full, resumed = _scalars(full_run.parent.parent), _scalars(resumed_run.parent.parent)
+    assert "losses/value_loss" in full and len(full["losses/value_loss"]) == PPOConfig.from_yaml(SMOKE).total_updates
+    assert_same_scalars(full, resumed)
+
+
+def test_a_run_killed_after_its_checkpoint_resumes_to_the_uninterrupted_scalars(tmp_path, full_run):
+    cfg = smoke_config(tmp_path, eval_final=False)
+    half = train(cfg, stop_at=2, quiet=True)
+    kept = half.with_name("kept.pt")
+    kept.write_bytes(half.read_bytes())
+    resume_later(half, stop_at=3)  # logs update 3, then is "killed"
+    resume_later(kept, seconds=200)  # resumes from update 2: logs 3 and 4 again
+    full = {k: v for k, v in _scalars(full_run.parent.parent).items() if not k.startswith("eval/")}
+    assert_same_scalars(_scalars(half.parent.parent), full)
+
+
+def test_resuming_keeps_the_behaviour_cloning_scalars(tmp_path):
+    # Behaviour cloning logs by examples seen (here 1024 per round), far past the resumed step (256).
+    bc = {"imitation_updates": 2, "imitation_num_envs": 64, "eval_final": False}
+    full = train(smoke_config(tmp_path / "full", **bc), quiet=True)
+    half = train(smoke_config(tmp_path / "half", **bc), stop_at=2, quiet=True)
+    resume_later(half)
+    scalars = _scalars(full.parent.parent)
+    assert [step for step, _ in scalars["imitation/cross_entropy"]] == [1024, 2048]
+    assert_same_scalars(_scalars(half.parent.parent), scalars)
+
+
+def test_cuda_without_a_gpu_fails_before_any_work(tmp_path, monkeypatch, full_run):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    with pytest.raises(ValueError, match="device 'cuda': no CUDA device is available"):
+        train(smoke_config(tmp_path, device="cuda"), quiet=True)
+    with pytest.raises(ValueError, match="device 'cuda': no CUDA device is available"):
+        train(None, resume=full_run, device="cuda", quiet=True)
+    assert not list(tmp_path.iterdir())  # no run directory, no log
 
 
 def test_neural_agent_from_checkpoint_plays_only_legal_actions(full_run):
@@ -84,8 +188,8 @@ def test_neural_agent_refuses_a_checkpoint_of_another_observation_version(tmp_pa
 
 
 def test_checkpoint_save_is_atomic(tmp_path, monkeypatch):
-    payload = {k: 0 for k in ("format", "rules", "obs_version", "config", "model_hparams", "model", "global_step")}
-    payload["format"] = 1
+    payload = {"format": 2, "rules": {}, "obs_version": 0, "config": {}, "model_hparams": {}, "model": {}}
+    payload["global_step"] = 0
     path = save_checkpoint(tmp_path / "c.pt", payload)
     assert load_checkpoint(path)["global_step"] == 0
 
@@ -116,6 +220,31 @@ def test_cli_train_runs_the_smoke_config(tmp_path):
     assert load_checkpoint(ckpt)["update"] == 1
 
 
+def test_cli_resumes_a_run_from_outside_the_project_root(tmp_path):
+    latest = train(smoke_config(tmp_path / "runs"), stop_at=1, quiet=True)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    resume = [sys.executable, "-m", "train.cli", "train", "--resume", str(latest), "--stop-at", "2"]
+    out = subprocess.run(resume, cwd=elsewhere, env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert load_checkpoint(latest)["update"] == 2
+    assert not list(elsewhere.iterdir())  # everything went on beside the checkpoint
+
+
+@pytest.mark.parametrize("flag", ["--config", "--run-dir", "--init-from"])
+def test_cli_refuses_options_a_resumed_run_would_ignore(tmp_path, flag):
+    from typer.testing import CliRunner
+
+    from train.cli import app
+
+    result = CliRunner().invoke(app, ["train", "--resume", str(tmp_path / "latest.pt"), flag, str(SMOKE)])
+    assert result.exit_code != 0
+    message = str(result.exception) + result.output
+    assert f"{flag} cannot be combined with --resume" in message
+    assert not list(tmp_path.iterdir())
+
+
 def test_evaluation_against_the_heuristic_reports_points_with_a_confidence_interval(full_run):
     from train.ppo import evaluate_against_heuristic
 
@@ -130,7 +259,7 @@ def test_slim_checkpoint_plays_like_the_full_one_and_can_seed_a_run(tmp_path, fu
     from train.checkpoint import export_slim
 
     slim = export_slim(full_run, tmp_path / "slim.pt")
-    data = torch.load(slim, weights_only=False)
+    data = torch.load(slim, weights_only=True)
     assert data["slim"] and "env" not in data and "optimizer" not in data
     assert slim.stat().st_size < full_run.stat().st_size
     full, small = NeuralAgent.from_checkpoint(full_run), NeuralAgent.from_checkpoint(slim)

@@ -1,6 +1,11 @@
 """Training checkpoints: written atomically, loaded with everything a run needs to resume exactly.
 
-A checkpoint is one ``torch.save`` file holding a dict:
+A checkpoint is one ``torch.save`` file holding a dict of plain data only (tensors,
+numbers, strings, ``None``, lists, tuples, dicts), so that it loads with
+``torch.load(weights_only=True)`` and can never run code (``agents.checkpoint_io``
+reads and format-checks every checkpoint; ``save_checkpoint`` refuses anything else).
+NumPy arrays are stored as tensors (``array_to_tensor``), NumPy generator states as
+their dicts of ints.
 
 ==================  ==============================================================
 key                 meaning
@@ -12,12 +17,13 @@ key                 meaning
 ``model_hparams``   arguments of ``SpadesPolicy`` (rebuilds the network)
 ``model``           network ``state_dict``
 ``optimizer``       optimizer ``state_dict``
-``rng``             NumPy generator states and torch RNG states
+``rng``             NumPy generator states (dicts of ints) and torch RNG states
 ``global_step``     decisions taken so far
 ``update``          PPO updates done so far
 ``run_name``        the run's name (TensorBoard directory)
-``env``             the pickled vector environment (games in progress)
-``buffer``          ``TurnBuffer.state_dict()`` (decisions whose return is pending)
+``env``             ``env_state``: the games in progress (every ``GameState`` array)
+``next_obs``, ...   the pending observations, masks and seats (tensors)
+``buffer``          ``TurnBuffer.state_dict()`` as tensors (decisions whose return is pending)
 ``pool``            opponent pool: list of past network ``state_dict``s
 ==================  ==============================================================
 
@@ -29,27 +35,46 @@ A *slim* checkpoint (``export_slim``) keeps only what playing needs: ``format``,
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import tempfile
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import torch
 
-CHECKPOINT_FORMAT = 1
-REQUIRED_KEYS = ("format", "rules", "obs_version", "config", "model_hparams", "model", "global_step")
+from agents.checkpoint_io import CHECKPOINT_FORMAT, REQUIRED_KEYS, CheckpointError, read_checkpoint
+from spades_env.engine.state import GameState
+
+__all__ = [
+    "CHECKPOINT_FORMAT",
+    "REQUIRED_KEYS",
+    "CheckpointError",
+    "array_to_tensor",
+    "env_state",
+    "export_slim",
+    "load_checkpoint",
+    "restore_env",
+    "save_checkpoint",
+    "tensor_to_array",
+]
+
+PLAIN_TYPES = (bool, int, float, str, bytes, type(None), torch.Tensor)
 
 
 def save_checkpoint(path: str | Path, payload: dict[str, Any]) -> Path:
     """Write ``payload`` to ``path`` atomically: a temp file in the same directory, then ``os.replace``.
 
-    A run killed mid-write leaves the previous checkpoint intact.
+    A run killed mid-write leaves the previous checkpoint intact. The payload must be
+    plain data (TypeError naming the first other value).
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     missing = [k for k in REQUIRED_KEYS if k not in payload]
     if missing:
         raise ValueError(f"checkpoint payload lacks {missing}")
+    _check_plain(payload, "payload")
+    path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:
@@ -63,21 +88,64 @@ def save_checkpoint(path: str | Path, payload: dict[str, Any]) -> Path:
     return path
 
 
+def _check_plain(value: Any, where: str) -> None:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, (str, int)):
+                raise TypeError(f"checkpoint {where}: key {key!r} is not a str or int")
+            _check_plain(item, f"{where}[{key!r}]")
+    elif isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            _check_plain(item, f"{where}[{i}]")
+    elif not isinstance(value, PLAIN_TYPES):
+        raise TypeError(f"checkpoint {where} is a {type(value).__name__}; checkpoints hold tensors and plain data only")
+
+
 def load_checkpoint(path: str | Path, map_location: str | torch.device = "cpu") -> dict[str, Any]:
-    """Read a checkpoint written by ``save_checkpoint``; checks its format."""
-    ckpt = torch.load(Path(path), map_location=map_location, weights_only=False)
-    if not isinstance(ckpt, dict) or ckpt.get("format") != CHECKPOINT_FORMAT:
-        raise ValueError(f"{path}: not a spades_env training checkpoint of format {CHECKPOINT_FORMAT}")
-    return ckpt
+    """Read a checkpoint written by ``save_checkpoint`` (``agents.checkpoint_io.read_checkpoint``)."""
+    return read_checkpoint(path, map_location=map_location)
 
 
 SLIM_KEYS = (*REQUIRED_KEYS, "update")
 
 
 def export_slim(src: str | Path, dst: str | Path) -> Path:
-    """Write the playing part of checkpoint ``src`` (weights, rules, observation version, config) to ``dst``."""
+    """Write the playing part of checkpoint ``src`` (weights, rules, observation version, config) to ``dst``
+    (not ``src`` itself: that would drop the run state it holds)."""
     ckpt = load_checkpoint(src)
+    if Path(dst).exists() and Path(dst).resolve() == Path(src).resolve():
+        raise ValueError(f"export {src} to another path: writing the slim copy over it would lose its run state")
     slim = {k: ckpt[k] for k in SLIM_KEYS if k in ckpt}
     slim["model"] = {k: v.detach().to("cpu", copy=True).contiguous() for k, v in ckpt["model"].items()}
     slim["slim"] = True
     return save_checkpoint(dst, slim)
+
+
+# ------------------------------------------------------------------ plain data
+
+
+def array_to_tensor(array: np.ndarray) -> torch.Tensor:
+    """A NumPy array as a tensor of the same dtype, shape and values (a copy)."""
+    return torch.from_numpy(np.array(array, copy=True, order="C"))
+
+
+def tensor_to_array(tensor: torch.Tensor) -> np.ndarray:
+    """The NumPy array ``array_to_tensor`` stored (a writable copy)."""
+    return tensor.detach().cpu().numpy().copy()
+
+
+def env_state(state: GameState) -> dict[str, torch.Tensor]:
+    """The batched games in progress as ``{field: tensor}`` (every ``GameState`` array)."""
+    return {f.name: array_to_tensor(getattr(state, f.name)) for f in dataclasses.fields(GameState)}
+
+
+def restore_env(envs: Any, data: dict[str, torch.Tensor], path: str | Path) -> None:
+    """Put the games of ``env_state`` back into a fresh ``VectorSpades`` of the same rules and size."""
+    fields = [f.name for f in dataclasses.fields(GameState)]
+    missing = [name for name in fields if name not in data]
+    if missing:
+        raise CheckpointError(f"checkpoint {path}: its 'env' lacks the game fields {missing}")
+    state = GameState(**{name: tensor_to_array(data[name]) for name in fields})
+    if state.batch_size != envs.num_envs:
+        raise CheckpointError(f"checkpoint {path}: 'env' holds {state.batch_size} games, the run has {envs.num_envs}")
+    envs.restore(state)

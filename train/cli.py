@@ -76,9 +76,9 @@ def describe_table(rules) -> str:
 
 @app.command()
 def train(
-    config: str = typer.Option("configs/train/default.yaml", help="Training config YAML (configs/train/)."),
+    config: str = typer.Option(None, help="Training config YAML (default: configs/train/default.yaml)."),
     device: str = typer.Option(None, help="cpu or cuda (default: the config's device)."),
-    resume: str = typer.Option(None, help="Checkpoint to resume from (its config is used)."),
+    resume: str = typer.Option(None, help="Checkpoint to resume from, RUN/checkpoints/latest.pt (its config is used)."),
     run_dir: str = typer.Option(None, help="Directory for runs (default: the config's run_dir)."),
     stop_at: int = typer.Option(None, help="Stop after this many updates in total (resume later)."),
     init_from: str = typer.Option(None, help="Start from this checkpoint's network (default: the config's)."),
@@ -89,11 +89,21 @@ def train(
     from train.ppo import PPOConfig
     from train.ppo import train as run_training
 
-    cfg = PPOConfig.from_yaml(config)
-    overrides = {
-        k: v for k, v in {"device": device, "run_dir": run_dir, "init_from": init_from}.items() if v is not None
-    }
-    path = run_training(dataclasses.replace(cfg, **overrides), resume=resume, stop_at=stop_at)
+    if resume is not None:
+        options = {"--config": config, "--run-dir": run_dir, "--init-from": init_from}
+        given = [flag for flag, value in options.items() if value is not None]
+        if given:
+            raise ValueError(
+                f"{' and '.join(given)} cannot be combined with --resume: a resumed run goes on with its "
+                "checkpoint's config, beside the checkpoint (only --device and --stop-at apply)"
+            )
+        path = run_training(None, resume=resume, stop_at=stop_at, device=device)
+    else:
+        cfg = PPOConfig.from_yaml(config or "configs/train/default.yaml")
+        overrides = {
+            k: v for k, v in {"device": device, "run_dir": run_dir, "init_from": init_from}.items() if v is not None
+        }
+        path = run_training(dataclasses.replace(cfg, **overrides), stop_at=stop_at)
     typer.echo(f"checkpoint: {path}")
 
 

@@ -9,182 +9,47 @@ last decision of that hand. Optionally a hand's opponents are a past snapshot of
 the network (an opponent pool) or HeuristicAgent; their decisions are not trained on.
 
 Run it with ``spades train --config configs/train/smoke.yaml`` (see ``train/cli.py``)
-or call ``train(PPOConfig.from_yaml(path))``. TensorBoard logs go to
-``{run_dir}/{run_name}``, checkpoints to ``{run_dir}/{run_name}/checkpoints/``.
+or call ``train(PPOConfig.from_yaml(path))`` (every setting: ``train/ppo_config.py``). TensorBoard logs go to
+``{run_dir}/{run_name}`` (behaviour cloning's to ``{run_dir}/{run_name}/imitation``),
+checkpoints to ``{run_dir}/{run_name}/checkpoints/``. Resume a stopped or killed run
+with ``spades train --resume {run_dir}/{run_name}/checkpoints/latest.pt`` (or
+``train(None, resume=path)``): it goes on with the checkpoint's config, beside the
+checkpoint, bit-identically to a run that was never stopped.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import pickle
 import random
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
-import yaml
 
 from agents.base import DecisionContext
 from agents.heuristic import HeuristicAgent
-from agents.neural import NeuralAgent, SpadesPolicy
-from train.checkpoint import CHECKPOINT_FORMAT, load_checkpoint, save_checkpoint
+from agents.neural import NeuralAgent, SpadesPolicy, torch_device
+from train.checkpoint import (
+    CHECKPOINT_FORMAT,
+    CheckpointError,
+    array_to_tensor,
+    env_state,
+    load_checkpoint,
+    restore_env,
+    save_checkpoint,
+    tensor_to_array,
+)
+from train.ppo_config import PPOConfig
 from train.ppo_core import MaskedCategorical, TurnBuffer, explained_variance, ppo_loss
+
+if TYPE_CHECKING:
+    from spades_env.rules import Rules
 
 #: ``opponent`` codes of a game besides pool indices 0, 1, ...
 SELF_PLAY, HEURISTIC = -1, -2
-
-
-@dataclass(frozen=True)
-class PPOConfig:
-    """Every setting of a training run; loaded from ``configs/train/*.yaml``."""
-
-    exp_name: str = "ppo"
-    """Name of the experiment, part of the run name ``{rules}__{exp_name}__{seed}__{time}``."""
-    rules: str = "partnership"
-    """Rules preset name (``configs/rules/``) or path to a rules YAML file."""
-    seed: int = 1
-    """Seed of everything: network init, deals, action sampling, minibatches, the opponent pool."""
-    torch_deterministic: bool = True
-    """Deterministic cuDNN kernels on GPU (CPU runs are deterministic for a fixed ``threads``)."""
-    device: str = "cpu"
-    """``cpu`` or ``cuda`` (the network and the update; the games always run in NumPy)."""
-    threads: int = 1
-    """torch CPU threads (keep it small on a shared machine; results depend on it)."""
-
-    num_envs: int = 64
-    """Games played in lockstep."""
-    num_steps: int = 64
-    """Steps per rollout; each step is one decision in every game (num_envs * num_steps per update)."""
-    total_updates: int = 100
-    """PPO updates in the whole run (learning-rate annealing runs over this many)."""
-    episode: str = "match"
-    """What a game of the vector env is: ``match`` (scores and bags carry over) or ``hand``."""
-    credit: str = "hand"
-    """Where a seat's return stops: ``hand`` (each hand is an episode for GAE) or ``match``."""
-    reward_scale: float = 0.01
-    """Points of a hand are multiplied by this to give the reward."""
-
-    learning_rate: float = 3e-4
-    """Adam learning rate."""
-    anneal_lr: bool = True
-    """Decay the learning rate linearly to 0 over ``total_updates``."""
-    gamma: float = 1.0
-    """Discount per decision of the same seat."""
-    gae_lambda: float = 0.95
-    """GAE lambda."""
-    num_minibatches: int = 4
-    """Minibatches per epoch (the batch is every trainable decision of the rollout)."""
-    update_epochs: int = 4
-    """Passes over the batch per update."""
-    norm_adv: bool = True
-    """Normalize advantages per minibatch."""
-    clip_coef: float = 0.2
-    """PPO clipping of the probability ratio (and of the value change, with ``clip_vloss``)."""
-    clip_vloss: bool = True
-    """Clip the value loss as in PPO2."""
-    ent_coef: float = 0.01
-    """Entropy bonus weight."""
-    vf_coef: float = 0.5
-    """Value loss weight."""
-    max_grad_norm: float = 0.5
-    """Gradient clipping norm."""
-    target_kl: float | None = None
-    """Stop an update's epochs early once the approximate KL exceeds this (None = never)."""
-
-    hidden: int = 256
-    """Width of the torso layers."""
-    depth: int = 2
-    """Number of torso layers."""
-
-    pool_prob: float = 0.0
-    """Probability that a hand's opponents are a past snapshot instead of the current network."""
-    heuristic_prob: float = 0.0
-    """Probability that a hand's opponents are HeuristicAgent (checked before ``pool_prob``)."""
-    pool_every: int = 10
-    """Add a snapshot of the network to the pool every this many updates."""
-    pool_size: int = 5
-    """Snapshots kept (the oldest is dropped)."""
-
-    imitation_updates: int = 0
-    """Behaviour-cloning rounds of HeuristicAgent before PPO (``train/imitation.py``; 0 = none).
-    Each round collects ``num_envs * num_steps`` heuristic decisions and fits them for
-    ``update_epochs`` passes; the value head learns the heuristic's hand returns."""
-    imitation_learning_rate: float = 1e-3
-    """Adam learning rate of behaviour cloning (annealed linearly to 0 over its rounds)."""
-    imitation_epochs: int | None = None
-    """Passes over each behaviour-cloning round's examples (None = ``update_epochs``)."""
-    imitation_num_envs: int | None = None
-    """Games the heuristic plays per behaviour-cloning round (None = ``num_envs``)."""
-    imitation_num_steps: int | None = None
-    """Decisions per game per behaviour-cloning round (None = ``num_steps``)."""
-    imitation_minibatch: int | None = None
-    """Examples per behaviour-cloning gradient step (None = the PPO minibatch size)."""
-    imitation_heldout: int = 0
-    """Held-out heuristic decisions whose agreement is logged during behaviour cloning (0 = none)."""
-    init_from: str | None = None
-    """Start from the network weights of this checkpoint (a training checkpoint or a slim one;
-    its ``hidden``/``depth`` must match) instead of a fresh network; nothing else is taken from it."""
-    keep_best: bool = True
-    """Save ``checkpoints/best.pt`` whenever an evaluation gives the best ``diff`` so far."""
-
-    run_dir: str = "runs"
-    """Where runs write TensorBoard logs and checkpoints."""
-    checkpoint_every: int = 10
-    """Save ``checkpoints/latest.pt`` every this many updates (and at the end)."""
-    eval_every: int = 0
-    """Duplicate evaluation against HeuristicAgent every this many updates (0 = only at the end)."""
-    eval_deals: int = 64
-    """Boards (deals) per evaluation; each is played in both seatings (duplicate)."""
-    eval_final: bool = True
-    """Evaluate at the end of the run."""
-    eval_seed: int = 1_000_003
-    """Seed of the evaluation deals (fixed, so evaluations compare like with like)."""
-
-    def __post_init__(self) -> None:
-        checks = {
-            "episode": self.episode in ("match", "hand"),
-            "credit": self.credit in ("hand", "match"),
-            "device": self.device == "cpu" or self.device.startswith("cuda"),
-            "num_envs": self.num_envs >= 1,
-            "num_steps": self.num_steps >= 1,
-            "num_minibatches": self.num_minibatches >= 1,
-            "pool_prob": 0.0 <= self.pool_prob <= 1.0,
-            "heuristic_prob": 0.0 <= self.heuristic_prob <= 1.0,
-            "pool_every": self.pool_every >= 1,
-            "pool_size": self.pool_size >= 1,
-            "checkpoint_every": self.checkpoint_every >= 1,
-            "imitation_updates": self.imitation_updates >= 0,
-            "imitation_epochs": self.imitation_epochs is None or self.imitation_epochs >= 1,
-            "imitation_num_envs": self.imitation_num_envs is None or self.imitation_num_envs >= 1,
-            "imitation_num_steps": self.imitation_num_steps is None or self.imitation_num_steps >= 1,
-            "imitation_minibatch": self.imitation_minibatch is None or self.imitation_minibatch >= 1,
-            "imitation_heldout": self.imitation_heldout >= 0,
-            "total_updates": self.total_updates >= 0,
-        }
-        bad = [k for k, ok in checks.items() if not ok]
-        if bad:
-            raise ValueError(f"bad training config value(s): {', '.join(f'{k}={getattr(self, k)!r}' for k in bad)}")
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any], source: str = "config") -> PPOConfig:
-        """Build from a mapping; unknown keys fail with the list of known ones."""
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise ValueError(f"{source}: unknown training config key(s) {unknown}; known keys: {sorted(known)}")
-        return cls(**data)
-
-    @classmethod
-    def from_yaml(cls, path: str | Path) -> PPOConfig:
-        """Load a YAML file of config keys."""
-        return cls.from_dict(yaml.safe_load(Path(path).read_text()) or {}, source=str(path))
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain mapping of every field."""
-        return dataclasses.asdict(self)
 
 
 @dataclass
@@ -271,13 +136,14 @@ def evaluate_against_heuristic(agent: Any, rules: str, boards: int, seed: int) -
     }
 
 
-def evaluate(policy: SpadesPolicy, config: PPOConfig) -> dict[str, float] | None:
-    """``eval/*`` scalars of the greedy policy against HeuristicAgent, or None if the tournament is missing."""
+def evaluate(policy: SpadesPolicy, config: PPOConfig, rules: Rules | None = None) -> dict[str, float] | None:
+    """``eval/*`` scalars of the greedy policy (trained on ``rules``) against HeuristicAgent, or None if the
+    tournament is missing."""
     try:
         import train.tournament  # noqa: F401
     except ImportError:
         return None
-    agent = NeuralAgent(_clone(policy, torch.device("cpu")), greedy=True, name="ppo")
+    agent = NeuralAgent(_clone(policy, torch.device("cpu")), greedy=True, name="ppo", rules=rules)
     result = evaluate_against_heuristic(agent, config.rules, config.eval_deals, config.eval_seed)
     return {f"eval/{k}": v for k, v in result.items()}
 
@@ -296,13 +162,26 @@ def _rng_states(rngs: dict[str, np.random.Generator]) -> dict[str, Any]:
     return states
 
 
+#: Keys of a full checkpoint beyond ``REQUIRED_KEYS``: the run state that resuming needs.
+RUN_KEYS = (
+    "optimizer", "rng", "update", "run_name", "env", "next_obs", "next_mask", "next_seat",
+    "buffer", "pool", "learner_side", "opponent",
+)  # fmt: skip
+
+
 def train(
-    config: PPOConfig, *, resume: str | Path | None = None, stop_at: int | None = None, quiet: bool = False
+    config: PPOConfig | None = None,
+    *,
+    resume: str | Path | None = None,
+    stop_at: int | None = None,
+    quiet: bool = False,
+    device: str | None = None,
 ) -> Path:
     """Run (or resume) PPO self-play; return the path of the last checkpoint written.
 
-    ``resume``: a checkpoint to continue from (its config is used; ``config`` only supplies
-    ``device``); logs and checkpoints go on in the run directory that holds it.
+    ``resume``: a checkpoint to continue from; its config is used (``config``, which may be
+    None then, only supplies ``device``); logs and checkpoints go on in the run directory
+    that holds it. ``device`` overrides the config's device.
     ``stop_at``: stop after this many updates in total, as if the run had been killed
     right after a checkpoint (used to test that resuming reproduces a full run).
     """
@@ -312,17 +191,29 @@ def train(
     from spades_env.observation import VERSION as OBS_VERSION
     from spades_env.rules import resolve_rules
 
+    if config is None and resume is None:
+        raise ValueError("train needs a config, or a checkpoint to resume")
+    device_name = device if device is not None else (config.device if config is not None else None)
+    if device_name is not None:
+        torch_device(device_name)  # a missing GPU fails before any work
     ckpt = load_checkpoint(resume) if resume is not None else None
     if ckpt is not None and ckpt.get("slim"):
         raise ValueError(f"{resume}: a slim checkpoint holds no run state to resume; use init_from to start from it")
     if ckpt is not None:
-        config = dataclasses.replace(PPOConfig.from_dict(ckpt["config"]), device=config.device)
+        missing = [k for k in RUN_KEYS if k not in ckpt]
+        if missing or ckpt["format"] != CHECKPOINT_FORMAT:
+            raise CheckpointError(
+                f"checkpoint {resume}: no run state of format {CHECKPOINT_FORMAT} to resume "
+                f"(format {ckpt['format']}, lacking {missing})"
+            )
+        config = PPOConfig.from_dict(ckpt["config"], source=f"checkpoint {resume}")
         if ckpt["obs_version"] != OBS_VERSION:
             raise ValueError(f"{resume}: observation VERSION {ckpt['obs_version']} != current {OBS_VERSION}")
+    assert config is not None
+    if device_name is not None:
+        config = dataclasses.replace(config, device=device_name)
+    device = torch_device(config.device)
     rules = resolve_rules(ckpt["rules"] if ckpt else config.rules)
-    if config.device.startswith("cuda") and not torch.cuda.is_available():
-        raise RuntimeError("device 'cuda' requested but torch sees no GPU; use --device cpu")
-    device = torch.device(config.device)
     run_name = ckpt["run_name"] if ckpt else make_run_name(config, rules.name)
     run_path = Path(config.run_dir) / run_name
     if resume is not None and Path(resume).resolve().parent.name == "checkpoints":
@@ -342,11 +233,11 @@ def train(
     }
 
     # ---- environment, network, optimizer, buffer
+    envs = VectorSpades(rules, config.num_envs, seed=config.seed, episode=config.episode, reward="points")
     if ckpt is not None:
-        envs = pickle.loads(ckpt["env"])
-        next_obs, next_mask, next_seat = ckpt["next_obs"], ckpt["next_mask"], ckpt["next_seat"]
+        restore_env(envs, ckpt["env"], resume)
+        next_obs, next_mask, next_seat = (tensor_to_array(ckpt[k]) for k in ("next_obs", "next_mask", "next_seat"))
     else:
-        envs = VectorSpades(rules, config.num_envs, seed=config.seed, episode=config.episode, reward="points")
         next_obs, info = envs.reset(seed=config.seed)
         next_mask, next_seat = info["action_mask"], info["to_play"]
     engine = envs.engine
@@ -366,9 +257,12 @@ def train(
     if ckpt is not None:
         policy.load_state_dict(ckpt["model"])
         optimizer.load_state_dict(ckpt["optimizer"])
-        buffer.load_state_dict(ckpt["buffer"])
+        buffer.load_state_dict({k: tensor_to_array(v) for k, v in ckpt["buffer"].items()})
         pool = ckpt["pool"]
-        learner_side, opponent = ckpt["learner_side"].copy(), ckpt["opponent"].copy()
+        # The pool networks are built before the RNG states are restored: building a network
+        # draws from torch's RNG, which the uninterrupted run did when each snapshot was taken.
+        pool_nets = [_net_from(snapshot, policy, device) for snapshot in pool]
+        learner_side, opponent = tensor_to_array(ckpt["learner_side"]), tensor_to_array(ckpt["opponent"])
         global_step, start_update = ckpt["global_step"], ckpt["update"]
         for name, g in rngs.items():
             g.bit_generator.state = ckpt["rng"][name]
@@ -376,16 +270,17 @@ def train(
         if "torch_cuda" in ckpt["rng"] and torch.cuda.is_available():
             torch.cuda.set_rng_state_all(ckpt["rng"]["torch_cuda"])
     elif config.init_from:
-        init = torch.load(Path(config.init_from), map_location="cpu", weights_only=False)
+        init = load_checkpoint(config.init_from)
         if init["obs_version"] != OBS_VERSION:
             raise ValueError(f"{config.init_from}: observation VERSION {init['obs_version']} != current {OBS_VERSION}")
         if init["model_hparams"] != policy.hyperparameters():
             raise ValueError(f"{config.init_from}: network {init['model_hparams']} != {policy.hyperparameters()}")
         policy.load_state_dict(init["model"])
-    for snapshot in pool:
-        pool_nets.append(_net_from(snapshot, policy, device))
 
-    writer = SummaryWriter(str(run_path), purge_step=global_step if ckpt else None)
+    # On resume TensorBoard drops what a killed run logged after its checkpoint: every step past
+    # the checkpoint's (its own update logged at ``global_step`` stays). Behaviour cloning logs
+    # by examples seen, in a directory of its own, so that no purge reaches it.
+    writer = SummaryWriter(str(run_path), purge_step=global_step + 1 if ckpt else None)
     if ckpt is None:
         table = "\n".join(f"|{k}|{v}|" for k, v in config.to_dict().items())
         writer.add_text("hyperparameters", f"|param|value|\n|-|-|\n{table}")
@@ -413,7 +308,9 @@ def train(
             heldout=config.imitation_heldout,
         )
         bc_start = time.time()
-        behaviour_clone(policy, imitation, device=device, writer=writer, quiet=quiet)
+        bc_writer = SummaryWriter(str(run_path / "imitation"))
+        behaviour_clone(policy, imitation, device=device, writer=bc_writer, quiet=quiet)
+        bc_writer.close()
         if not quiet:
             print(f"imitation took {time.time() - bc_start:.0f} s", flush=True)
 
@@ -432,14 +329,14 @@ def train(
                 "global_step": global_step,
                 "update": update,
                 "run_name": run_name,
-                "env": pickle.dumps(envs),
-                "next_obs": next_obs,
-                "next_mask": next_mask,
-                "next_seat": next_seat,
-                "buffer": buffer.state_dict(),
+                "env": env_state(envs.state),
+                "next_obs": array_to_tensor(next_obs),
+                "next_mask": array_to_tensor(next_mask),
+                "next_seat": array_to_tensor(next_seat),
+                "buffer": {k: array_to_tensor(v) for k, v in buffer.state_dict().items()},
                 "pool": pool,
-                "learner_side": learner_side,
-                "opponent": opponent,
+                "learner_side": array_to_tensor(learner_side),
+                "opponent": array_to_tensor(opponent),
                 "best_diff": best["diff"],
             },
         )
@@ -459,7 +356,7 @@ def train(
 
     def run_eval(update: int, step: int, label: str = "eval") -> None:
         """Duplicate evaluation against HeuristicAgent; ``best.pt`` keeps the best network so far."""
-        result = evaluate(policy, config)
+        result = evaluate(policy, config, rules)
         if result is None:
             return
         for key, value in result.items():

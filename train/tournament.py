@@ -167,12 +167,10 @@ def run_tournament(
     """
     rules = resolve_rules(config.rules)
     engine = SpadesEngine(rules)
-    log = TournamentLog(log_path, config, fresh=fresh)
     make = agent_factory or (lambda spec, seed: make_agent(spec, seed=seed))
-    for spec in config.bots:
-        bot = make(spec, 0)
-        if not bot.supports(engine):
-            raise ValueError(f"bot {spec!r} does not support the rules {rules.name!r}")
+    for spec in config.bots:  # every bot is built and checked before the log is touched
+        make(spec, 0).check_supports(engine)
+    log = TournamentLog(log_path, config, fresh=fresh)
     lineup = seatings(rules)
     labels = config.labels
     n_chunks = math.ceil(config.boards / config.chunk)

@@ -95,8 +95,7 @@ def play_games(
     ((G,) int64 side, -1 in hand mode).
     """
     for agent in agents:
-        if not agent.supports(engine):
-            raise ValueError(f"bot {agent.name!r} does not support the rules {engine.rules.name!r}")
+        agent.check_supports(engine)
     g_all = len(seeds)
     state = engine.reset(seeds)
     tally = GameTally(g_all, engine.n_sides)

@@ -141,6 +141,18 @@ class VectorSpades:
         zeros = np.zeros(self.num_envs, bool)
         return self._observe(zeros, zeros, np.full(self.num_envs, -1, np.int64))
 
+    def restore(self, state) -> tuple[np.ndarray, dict[str, Any]]:
+        """Go on from a saved batched ``GameState`` (e.g. a training checkpoint's) of ``num_envs`` games.
+
+        Returns (obs (B, D) float32, info) of its pending decisions, as ``reset`` does.
+        """
+        if state.batch_size != self.num_envs:
+            raise ValueError(f"state holds {state.batch_size} games, the env has {self.num_envs}")
+        self.state = state.copy()
+        self.finished = []
+        zeros = np.zeros(self.num_envs, bool)
+        return self._observe(zeros, zeros, np.full(self.num_envs, -1, np.int64))
+
     def _seeds(self, seed) -> np.ndarray:
         if seed is None and self._rng is None:
             seed = self._seed  # the constructor's seed is used by the first reset

@@ -1,0 +1,160 @@
+"""Every setting of a PPO training run (``train/ppo.py``), loaded from ``configs/train/*.yaml``."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+
+@dataclass(frozen=True)
+class PPOConfig:
+    """Every setting of a training run; loaded from ``configs/train/*.yaml``."""
+
+    exp_name: str = "ppo"
+    """Name of the experiment, part of the run name ``{rules}__{exp_name}__{seed}__{time}``."""
+    rules: str = "partnership"
+    """Rules preset name (``configs/rules/``) or path to a rules YAML file."""
+    seed: int = 1
+    """Seed of everything: network init, deals, action sampling, minibatches, the opponent pool."""
+    torch_deterministic: bool = True
+    """Deterministic cuDNN kernels on GPU (CPU runs are deterministic for a fixed ``threads``)."""
+    device: str = "cpu"
+    """``cpu`` or ``cuda`` (the network and the update; the games always run in NumPy)."""
+    threads: int = 1
+    """torch CPU threads (keep it small on a shared machine; results depend on it)."""
+
+    num_envs: int = 64
+    """Games played in lockstep."""
+    num_steps: int = 64
+    """Steps per rollout; each step is one decision in every game (num_envs * num_steps per update)."""
+    total_updates: int = 100
+    """PPO updates in the whole run (learning-rate annealing runs over this many)."""
+    episode: str = "match"
+    """What a game of the vector env is: ``match`` (scores and bags carry over) or ``hand``."""
+    credit: str = "hand"
+    """Where a seat's return stops: ``hand`` (each hand is an episode for GAE) or ``match``."""
+    reward_scale: float = 0.01
+    """Points of a hand are multiplied by this to give the reward."""
+
+    learning_rate: float = 3e-4
+    """Adam learning rate."""
+    anneal_lr: bool = True
+    """Decay the learning rate linearly to 0 over ``total_updates``."""
+    gamma: float = 1.0
+    """Discount per decision of the same seat."""
+    gae_lambda: float = 0.95
+    """GAE lambda."""
+    num_minibatches: int = 4
+    """Minibatches per epoch (the batch is every trainable decision of the rollout)."""
+    update_epochs: int = 4
+    """Passes over the batch per update."""
+    norm_adv: bool = True
+    """Normalize advantages per minibatch."""
+    clip_coef: float = 0.2
+    """PPO clipping of the probability ratio (and of the value change, with ``clip_vloss``)."""
+    clip_vloss: bool = True
+    """Clip the value loss as in PPO2."""
+    ent_coef: float = 0.01
+    """Entropy bonus weight."""
+    vf_coef: float = 0.5
+    """Value loss weight."""
+    max_grad_norm: float = 0.5
+    """Gradient clipping norm."""
+    target_kl: float | None = None
+    """Stop an update's epochs early once the approximate KL exceeds this (None = never)."""
+
+    hidden: int = 256
+    """Width of the torso layers."""
+    depth: int = 2
+    """Number of torso layers."""
+
+    pool_prob: float = 0.0
+    """Probability that a hand's opponents are a past snapshot instead of the current network."""
+    heuristic_prob: float = 0.0
+    """Probability that a hand's opponents are HeuristicAgent (checked before ``pool_prob``)."""
+    pool_every: int = 10
+    """Add a snapshot of the network to the pool every this many updates."""
+    pool_size: int = 5
+    """Snapshots kept (the oldest is dropped)."""
+
+    imitation_updates: int = 0
+    """Behaviour-cloning rounds of HeuristicAgent before PPO (``train/imitation.py``; 0 = none).
+    Each round collects ``num_envs * num_steps`` heuristic decisions and fits them for
+    ``update_epochs`` passes; the value head learns the heuristic's hand returns."""
+    imitation_learning_rate: float = 1e-3
+    """Adam learning rate of behaviour cloning (annealed linearly to 0 over its rounds)."""
+    imitation_epochs: int | None = None
+    """Passes over each behaviour-cloning round's examples (None = ``update_epochs``)."""
+    imitation_num_envs: int | None = None
+    """Games the heuristic plays per behaviour-cloning round (None = ``num_envs``)."""
+    imitation_num_steps: int | None = None
+    """Decisions per game per behaviour-cloning round (None = ``num_steps``)."""
+    imitation_minibatch: int | None = None
+    """Examples per behaviour-cloning gradient step (None = the PPO minibatch size)."""
+    imitation_heldout: int = 0
+    """Held-out heuristic decisions whose agreement is logged during behaviour cloning (0 = none)."""
+    init_from: str | None = None
+    """Start from the network weights of this checkpoint (a training checkpoint or a slim one;
+    its ``hidden``/``depth`` must match) instead of a fresh network; nothing else is taken from it."""
+    keep_best: bool = True
+    """Save ``checkpoints/best.pt`` whenever an evaluation gives the best ``diff`` so far."""
+
+    run_dir: str = "runs"
+    """Where runs write TensorBoard logs and checkpoints."""
+    checkpoint_every: int = 10
+    """Save ``checkpoints/latest.pt`` every this many updates (and at the end)."""
+    eval_every: int = 0
+    """Duplicate evaluation against HeuristicAgent every this many updates (0 = only at the end)."""
+    eval_deals: int = 64
+    """Boards (deals) per evaluation; each is played in both seatings (duplicate)."""
+    eval_final: bool = True
+    """Evaluate at the end of the run."""
+    eval_seed: int = 1_000_003
+    """Seed of the evaluation deals (fixed, so evaluations compare like with like)."""
+
+    def __post_init__(self) -> None:
+        checks = {
+            "episode": self.episode in ("match", "hand"),
+            "credit": self.credit in ("hand", "match"),
+            "device": self.device == "cpu" or self.device.startswith("cuda"),
+            "num_envs": self.num_envs >= 1,
+            "num_steps": self.num_steps >= 1,
+            "num_minibatches": self.num_minibatches >= 1,
+            "pool_prob": 0.0 <= self.pool_prob <= 1.0,
+            "heuristic_prob": 0.0 <= self.heuristic_prob <= 1.0,
+            "pool_every": self.pool_every >= 1,
+            "pool_size": self.pool_size >= 1,
+            "checkpoint_every": self.checkpoint_every >= 1,
+            "imitation_updates": self.imitation_updates >= 0,
+            "imitation_epochs": self.imitation_epochs is None or self.imitation_epochs >= 1,
+            "imitation_num_envs": self.imitation_num_envs is None or self.imitation_num_envs >= 1,
+            "imitation_num_steps": self.imitation_num_steps is None or self.imitation_num_steps >= 1,
+            "imitation_minibatch": self.imitation_minibatch is None or self.imitation_minibatch >= 1,
+            "imitation_heldout": self.imitation_heldout >= 0,
+            "total_updates": self.total_updates >= 0,
+        }
+        bad = [k for k, ok in checks.items() if not ok]
+        if bad:
+            raise ValueError(f"bad training config value(s): {', '.join(f'{k}={getattr(self, k)!r}' for k in bad)}")
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], source: str = "config") -> PPOConfig:
+        """Build from a mapping; unknown keys fail with the list of known ones."""
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ValueError(f"{source}: unknown training config key(s) {unknown}; known keys: {sorted(known)}")
+        return cls(**data)
+
+    @classmethod
+    def from_yaml(cls, path: str | Path) -> PPOConfig:
+        """Load a YAML file of config keys."""
+        return cls.from_dict(yaml.safe_load(Path(path).read_text()) or {}, source=str(path))
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain mapping of every field."""
+        return dataclasses.asdict(self)
