@@ -17,7 +17,7 @@ class PPOConfig:
     exp_name: str = "ppo"
     """Name of the experiment, part of the run name ``{rules}__{exp_name}__{seed}__{time}``."""
     rules: str = "partnership"
-    """Rules preset name (``configs/rules/``) or path to a rules YAML file."""
+    """Rules preset name (``spades_env/presets/``) or path to a rules YAML file."""
     seed: int = 1
     """Seed of everything: network init, deals, action sampling, minibatches, the opponent pool."""
     torch_deterministic: bool = True
