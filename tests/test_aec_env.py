@@ -53,7 +53,12 @@ def test_metadata_agents_and_spaces():
     env = spades_env.env(rules="partnership")
     env.reset(seed=0)
     raw = env.unwrapped
-    assert raw.metadata == {"name": "spades_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
+    assert raw.metadata == {
+        "name": "spades_v0",
+        "render_modes": ["ansi", "human"],
+        "render_fps": 4,
+        "is_parallelizable": False,
+    }
     assert env.possible_agents == ["player_0", "player_1", "player_2", "player_3"]
     space = env.observation_space("player_0")
     assert space["observation"].shape == (raw.encoder.size,) and space["observation"].dtype == np.float32
@@ -78,8 +83,8 @@ def test_match_rewards_add_up_to_the_final_scores(rules):
     env.reset(seed=4)
     totals = play_random(env, seed=4)
     raw = env.unwrapped
-    scores = raw.state.scores[0]
-    assert raw.state.winner[0] >= 0
+    scores = raw.game_state.scores[0]
+    assert raw.game_state.winner[0] >= 0
     for name, total in totals.items():
         assert total == scores[raw.rules.side_of_seat(raw.agent_name_mapping[name])]
 
@@ -88,12 +93,12 @@ def test_scaled_and_win_rewards():
     env = spades_env.env(rules="partnership-250", reward="scaled")
     env.reset(seed=2)
     totals = play_random(env, seed=2)
-    scores = env.unwrapped.state.scores[0]
+    scores = env.unwrapped.game_state.scores[0]
     assert totals["player_0"] == pytest.approx(scores[0] / 100) and totals["player_1"] == pytest.approx(scores[1] / 100)
     env = spades_env.env(rules="partnership-250", reward="win")
     env.reset(seed=2)
     totals = play_random(env, seed=2)
-    winner = int(env.unwrapped.state.winner[0])
+    winner = int(env.unwrapped.game_state.winner[0])
     assert totals == {f"player_{s}": (1.0 if s % 2 == winner else -1.0) for s in range(4)}
     with pytest.raises(ValueError, match="episode='match'"):
         spades_env.env(reward="win", episode="hand")
@@ -104,8 +109,8 @@ def test_hand_episode_ends_after_one_hand_and_shows_the_finished_hand():
     env.reset(seed=9)
     totals = play_random(env, seed=9)
     raw = env.unwrapped
-    assert raw.state.hand_number[0] == 1  # the engine dealt hand 2; the episode stopped
-    assert sum(totals.values()) == 2 * raw.state.scores[0].sum()
+    assert raw.game_state.hand_number[0] == 1  # the engine dealt hand 2; the episode stopped
+    assert sum(totals.values()) == 2 * raw.game_state.scores[0].sum()
     obs = raw.observe("player_0")
     enc = raw.encoder
     assert not enc.view(obs["observation"], "hand").any()
@@ -121,7 +126,7 @@ def test_reset_options_fix_the_deal_dealer_and_scores():
     env.reset(seed=0, options={"deal": deal, "dealer": 2, "scores": [120, 80], "bags": [3, 0]})
     raw = env.unwrapped
     assert env.agent_selection == "player_3"
-    assert raw.state.scores[0].tolist() == [120, 80]
+    assert raw.game_state.scores[0].tolist() == [120, 80]
     hand = raw.encoder.view(env.observe("player_3")["observation"], "hand")
     assert set(np.flatnonzero(hand)) == set(range(39, 52))
 
@@ -131,7 +136,7 @@ def test_reset_option_pile_fixes_the_two_player_draw():
     env = spades_env.env(rules="two-player")
     env.reset(seed=0, options={"pile": pile, "dealer": 1})
     raw = env.unwrapped
-    assert raw.state.pile[0].tolist() == pile
+    assert raw.game_state.pile[0].tolist() == pile
     assert env.agent_selection == "player_0"  # the non-dealer decides blind nil first
     env.step(raw.engine.layout.look)
     env.step(raw.engine.layout.look)
@@ -179,7 +184,7 @@ def test_ansi_render_of_a_random_game_is_readable():
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     text = env.render()
     assert "bid" in text and "tricks" in text and "trick:" in text or "tricks played" in text
-    hand = C.format_hand(int(env.unwrapped.state.hands[0, 0]))
+    hand = C.format_hand(int(env.unwrapped.game_state.hands[0, 0]))
     assert hand in text
     play_random(env)
     assert "match over" in env.render()
@@ -195,4 +200,4 @@ def test_same_seed_same_game_as_the_engine():
     env = spades_env.env()
     env.reset(seed=77)
     state = spades_env.SpadesEngine("partnership").reset(77)
-    np.testing.assert_array_equal(env.unwrapped.state.deal, state.deal)
+    np.testing.assert_array_equal(env.unwrapped.game_state.deal, state.deal)

@@ -52,14 +52,14 @@ def test_make_with_defaults_and_spaces():
 def test_hand_reward_is_the_learners_side_points(seat):
     env = SpadesGymEnv(rules="partnership", seat=seat, episode="hand")
     total, steps = run_episode(env, seed=seat)
-    state = env.game.state
+    state = env.game.game_state
     assert steps >= 13 and total == state.scores[0, seat % 2]
 
 
 def test_match_episode_reward_adds_up_to_the_final_score():
     env = SpadesGymEnv(rules="partnership-250", seat=2, episode="match")
     total, _ = run_episode(env, seed=8)
-    state = env.game.state
+    state = env.game.game_state
     assert state.winner[0] >= 0 and total == state.scores[0, 0]
 
 
