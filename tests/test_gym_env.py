@@ -169,4 +169,3 @@ def test_an_action_outside_the_action_space_is_illegal(bad):
     env.reset(seed=0)
     with pytest.raises(IllegalActionError, match="not in the action space"):
         env.step(bad)
-
