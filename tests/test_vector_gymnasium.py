@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import gymnasium
 import numpy as np
 import pytest
@@ -10,8 +12,9 @@ from gymnasium.vector.utils import batch_space
 from gymnasium.wrappers.vector import ClipReward, RecordEpisodeStatistics
 
 import spades_env
-from spades_env import Rules, VectorSpades
+from spades_env import Rules, SpadesEngine, VectorSpades
 from spades_env.envs.vector import sample_legal
+from spades_env.rules import resolve_rules
 
 ONE_HAND = Rules(max_hands=1)  # every match is one hand: episodes end quickly
 
@@ -171,3 +174,25 @@ def test_hearts_rewards_are_never_minus_zero():
         assert not np.signbit(rewards[rewards == 0]).any()
         hands += info["hand_done"].sum()
     assert hands
+
+
+AUTO_RESET_PRESETS = ["partnership", "two-player", "hearts", "cutthroat-3", "jokers", "partnership-house"]
+
+
+@pytest.mark.parametrize("preset", AUTO_RESET_PRESETS)
+def test_auto_reset_starts_the_match_the_engines_auto_reset_starts(preset):
+    """Match episodes observe a finished match before starting the next: the states stay those
+    of ``engine.step(auto_reset=True)``."""
+    rules = dataclasses.replace(resolve_rules(preset), max_hands=1)
+    env = VectorSpades(rules, num_envs=4, seed=9)
+    engine = SpadesEngine(rules)
+    state = engine.reset(9 + np.arange(4))
+    matches = 0
+    for actions, (_, _, terminated, _, _) in play(env, 150, seed=9):
+        result = engine.step(state, actions, auto_reset=True)
+        np.testing.assert_array_equal(result.match_done, terminated)
+        matches += terminated.sum()
+        for field in dataclasses.fields(state):
+            name = field.name
+            np.testing.assert_array_equal(getattr(env.state, name), getattr(state, name), err_msg=name)
+    assert matches >= 4

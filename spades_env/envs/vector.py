@@ -115,9 +115,8 @@ class VectorSpades(gymnasium.vector.VectorEnv):
             raise ValueError(f"reward_seat must be None or a seat in 0..{self.n_players - 1}, got {reward_seat!r}")
         self.reward_seat = None if reward_seat is None else int(reward_seat)
         # A game whose episode ends goes on at once (a new match, the next hand) unless it is a
-        # match without auto_reset; those games get info["final_obs"].
-        self._goes_on = auto_reset or episode == "hand"
-        if not self._goes_on:
+        # match without auto_reset: then nothing is reset.
+        if not auto_reset and episode == "match":
             self.metadata = {**type(self).metadata, "autoreset_mode": AutoresetMode.DISABLED}
         self.auto_reset = auto_reset
         self.episode = episode
@@ -212,11 +211,22 @@ class VectorSpades(gymnasium.vector.VectorEnv):
         if len(actions) != self.num_envs:
             raise ValueError(f"expected {self.num_envs} actions (one per game), got {len(actions)}")
         self._check_legal(actions)
-        # Copies of the games about to play their hand's last card: their final observations.
-        ending = np.flatnonzero(last_card_pending(self.engine, state)) if self._goes_on else None
-        before = state.take(ending) if ending is not None and len(ending) else None
-        # With auto_reset the engine starts the next match of a finished one in the same call.
-        result = self.engine.step(state, actions, validate=False, auto_reset=self.auto_reset)
+        final = None  # (games, observations) of the episodes that ended and go on at once
+        if self.episode == "hand":
+            # Copies of the games about to play their hand's last card show the hands' ends.
+            ending = np.flatnonzero(last_card_pending(self.engine, state))
+            before = state.take(ending) if len(ending) else None
+            result = self.engine.step(state, actions, validate=False, auto_reset=self.auto_reset)
+            if before is not None:
+                final = self._hand_ends(before, ending, actions, result)
+        else:
+            result = self.engine.step(state, actions, validate=False)
+            ended = np.flatnonzero(result.match_done)
+            if self.auto_reset and len(ended):
+                # The engine's auto_reset, here: the finished matches are observed, then the next
+                # match starts (the key is splitmix64 of the old one, as ``step(auto_reset=True)``).
+                final = (ended, self.encoder.encode(state, ended, np.zeros(len(ended), np.int64)))
+                self.engine.start_matches(state, ended, dealing.splitmix64(state.key[ended]))
         hand_done, match_done = result.hand_done, result.match_done
         self.finished = result.finished
         winner = result.winner
@@ -232,22 +242,25 @@ class VectorSpades(gymnasium.vector.VectorEnv):
             rewards = rewards[:, self.reward_seat].copy()
         terminated = match_done if self.episode == "match" else hand_done
         out = self._observe(hand_done, match_done, winner, rewards, terminated)
-        if before is not None and terminated.any():
-            self._add_final(out[-1], before, ending, actions, result, terminated)
+        if final is not None:
+            self._add_final(out[-1], *final, result)
         return out
 
-    def _add_final(self, info: dict, before, ending: np.ndarray, actions, result, terminated: np.ndarray) -> None:
-        """``final_obs`` and ``final_info`` of the games whose episode ended and went on this step."""
-        went_on = terminated & (self.state.phase != OVER)
-        rows = np.flatnonzero(went_on[ending])  # every ended game played its last card
+    def _hand_ends(self, before, ending: np.ndarray, actions, result) -> tuple[np.ndarray, np.ndarray] | None:
+        """(games, observations) of the hands that ended in ``ending`` (copied ``before`` their last
+        card) while their game goes on (a match ended without auto_reset shows its end itself)."""
+        rows = np.flatnonzero((result.hand_done & (self.state.phase != OVER))[ending])
         if not len(rows):
-            return
+            return None
         games = ending[rows]
         if len(rows) < len(ending):
             before = before.take(rows)
         finished = [_select(f, games) for f in result.finished]
         view = hand_end_view(self.engine, before, [f for f in finished if len(f.games)], actions[games])
-        final = self.encoder.encode(view, np.arange(len(games)), np.zeros(len(games), np.int64))
+        return games, self.encoder.encode(view, np.arange(len(games)), np.zeros(len(games), np.int64))
+
+    def _add_final(self, info: dict, games: np.ndarray, final: np.ndarray, result) -> None:
+        """``final_obs`` (``final``, the observations of ``games``) and ``final_info`` into ``info``."""
         b = self.num_envs
         obs = np.full(b, None, dtype=object)
         for i, g in enumerate(games.tolist()):
