@@ -24,6 +24,8 @@ and done flags::
   that was not reset), ``hand_done`` and ``match_done`` (B,) bool, ``winner`` (B,) int64
   (winning side of a match that ended this step, else -1) and ``finished_hands`` (the
   engine's ``FinishedHands`` of this step; ``hand_records()`` turns them into JSON records).
+  ``finished_hands`` is a list for the whole batch, not one entry per game, so Gymnasium's
+  ``DictInfoToList`` (which wants every value per game) refuses this info.
 
 With ``auto_reset`` (default), a game whose match ended starts a new match in the same
 step; its key is ``splitmix64`` of the old key, so seeded runs are reproducible. With
