@@ -119,9 +119,10 @@ def test_same_step_final_obs_is_what_the_game_shows_without_auto_reset():
     assert ended
 
 
-def test_hand_episodes_final_obs_is_the_aec_view_of_the_hand_end():
-    env = VectorSpades("partnership", num_envs=1, seed=11, episode="hand")
-    aec = spades_env.env(rules="partnership", episode="hand")
+@pytest.mark.parametrize("rules", ["partnership", "hearts"])
+def test_hand_episodes_final_obs_is_the_aec_view_of_the_hand_end(rules):
+    env = VectorSpades(rules, num_envs=1, seed=11, episode="hand")
+    aec = spades_env.env(rules=rules, episode="hand")
     aec.reset(seed=11)
     for actions, (_, _, terminated, _, info) in play(env, 200, seed=11):
         aec.step(int(actions[0]))
@@ -196,3 +197,20 @@ def test_auto_reset_starts_the_match_the_engines_auto_reset_starts(preset):
             name = field.name
             np.testing.assert_array_equal(getattr(env.state, name), getattr(state, name), err_msg=name)
     assert matches >= 4
+
+
+@pytest.mark.parametrize("rules", ["partnership", "hearts"])
+def test_the_view_of_a_hand_end_is_what_a_finished_match_shows(rules):
+    """With one-hand matches, the end of a hand episode (rebuilt from a copy taken before the
+    last card) is the engine's finished match, as a game without auto_reset shows it."""
+    one_hand = dataclasses.replace(resolve_rules(rules), max_hands=1)
+    hands = VectorSpades(one_hand, num_envs=3, seed=5, episode="hand")
+    waits = VectorSpades(one_hand, num_envs=3, seed=5, auto_reset=False)
+    waits.reset(seed=0)
+    for actions, (_, _, terminated, _, info) in play(hands, 80):
+        w_obs, *_ = waits.step(actions)
+        if terminated.any():
+            for g in np.flatnonzero(terminated):
+                np.testing.assert_array_equal(info["final_obs"][g], w_obs[g])
+            return
+    pytest.fail("no hand ended")
