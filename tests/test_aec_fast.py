@@ -47,8 +47,10 @@ def _assert_same(fast, slow, state: bool = True) -> None:
     assert fast.truncations == slow.truncations
     assert fast.infos == slow.infos
     if state:
-        for f in dataclasses.fields(fast.state):
-            np.testing.assert_array_equal(getattr(fast.state, f.name), getattr(slow.state, f.name), err_msg=f.name)
+        for f in dataclasses.fields(fast.game_state):
+            np.testing.assert_array_equal(
+                getattr(fast.game_state, f.name), getattr(slow.game_state, f.name), err_msg=f.name
+            )
         assert fast.render() == slow.render()
     for agent in fast.agents:  # observable until its dead step removes it
         a, b = fast.observe(agent), slow.observe(agent)
@@ -148,7 +150,7 @@ def test_a_copied_env_plays_on_by_itself():
         np.testing.assert_array_equal(
             obs["observation"],
             twin.unwrapped.encoder.encode(
-                twin.unwrapped.state, [0], [twin.unwrapped.agent_name_mapping[twin.agent_selection]]
+                twin.unwrapped.game_state, [0], [twin.unwrapped.agent_name_mapping[twin.agent_selection]]
             )[0],
         )
         twin.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
@@ -159,12 +161,12 @@ def test_assigning_a_state_makes_it_the_game():
     env = spades_env.env(rules="partnership")
     env.reset(seed=8)
     raw = env.unwrapped
-    saved = raw.state.copy()
+    saved = raw.game_state.copy()
     rng = np.random.default_rng(8)
     for _ in range(25):
         obs, *_ = env.last()
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-    raw.state = saved.copy()
+    raw.game_state = saved.copy()
     raw.agent_selection = raw.possible_agents[int(saved.to_move[0])]
     seat = int(saved.to_move[0])
     obs = env.observe(raw.agent_selection)
@@ -175,14 +177,14 @@ def test_assigning_a_state_makes_it_the_game():
 def test_the_state_is_the_engine_state_updated_in_place():
     env = spades_env.env(rules="partnership")
     env.reset(seed=11)
-    state = env.unwrapped.state
+    state = env.unwrapped.game_state
     rng = np.random.default_rng(0)
     for _ in range(300):
         obs, _, term, trunc, _ = env.last()
         if term or trunc:
             break
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-        assert env.unwrapped.state is state
+        assert env.unwrapped.game_state is state
         check_state(env.unwrapped.engine, state)
 
 
@@ -195,7 +197,7 @@ def test_the_wrapper_asserts_the_action_space_and_enforces_the_order():
     env.reset(seed=0)
     assert str(env) == str(env.unwrapped)
     for bad in (68, -1, 3.0, None, "1"):
-        with pytest.raises(AssertionError, match="not in action space"):
+        with pytest.raises(spades_env.IllegalActionError, match="not in the action space"):
             env.step(bad)
     obs, *_ = env.last()
     env.step(np.int64(np.flatnonzero(obs["action_mask"])[0]))  # NumPy integers are actions too

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import warnings
+
 import gymnasium
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-import spades_env  # noqa: F401 - registers spades_env/Spades-v0
+import spades_env  # registers spades_env/Spades-v0
 from agents import RandomAgent
 from spades_env import IllegalActionError, Rules, list_presets
 from spades_env.envs import DecisionContext, SpadesGymEnv
@@ -52,14 +54,14 @@ def test_make_with_defaults_and_spaces():
 def test_hand_reward_is_the_learners_side_points(seat):
     env = SpadesGymEnv(rules="partnership", seat=seat, episode="hand")
     total, steps = run_episode(env, seed=seat)
-    state = env.game.state
+    state = env.game.game_state
     assert steps >= 13 and total == state.scores[0, seat % 2]
 
 
 def test_match_episode_reward_adds_up_to_the_final_score():
     env = SpadesGymEnv(rules="partnership-250", seat=2, episode="match")
     total, _ = run_episode(env, seed=8)
-    state = env.game.state
+    state = env.game.game_state
     assert state.winner[0] >= 0 and total == state.scores[0, 0]
 
 
@@ -124,3 +126,46 @@ def test_ansi_render():
     env = SpadesGymEnv(render_mode="ansi")
     env.reset(seed=0)
     assert "player_0" in env.render() and "♠" in env.render()
+
+
+def test_action_masks_is_the_learners_legal_mask():
+    env = SpadesGymEnv(rules="partnership", seat=1)
+    obs, _ = env.reset(seed=4)
+    rng = np.random.default_rng(4)
+    done = False
+    while not done:
+        mask = env.action_masks()
+        assert mask.dtype == bool and mask.shape == (68,)
+        np.testing.assert_array_equal(mask, obs["action_mask"].astype(bool))
+        obs, _, done, _, _ = env.step(int(rng.choice(np.flatnonzero(mask))))
+    assert not env.action_masks().any()
+
+
+@pytest.mark.parametrize("rules", ["partnership", "hearts"])
+def test_check_env_runs_warning_free(rules):
+    for render_mode in (None, "ansi"):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            check_env(gymnasium.make("spades_env/Spades-v0", rules=rules, render_mode=render_mode).unwrapped)
+        assert not caught, [str(w.message) for w in caught]
+    assert SpadesGymEnv.metadata["render_fps"] == spades_env.raw_env.metadata["render_fps"] > 0
+
+
+def test_unknown_reset_options_are_refused_naming_the_allowed_keys():
+    env = SpadesGymEnv()
+    with pytest.raises(ValueError, match=r"unknown reset option\(s\) \['dealr'\].*'dealer'"):
+        env.reset(seed=0, options={"dealr": 2})
+
+
+@pytest.mark.parametrize("bad", [0.5, "0", 10_000, None])
+def test_an_action_outside_the_action_space_is_illegal(bad):
+    env = SpadesGymEnv(rules="partnership-no-blind-nil")  # the first decision is a bid
+    obs, _ = env.reset(seed=0)
+    if isinstance(bad, float):
+        bad += float(np.flatnonzero(obs["action_mask"])[0])  # a legal action and a half
+    _, reward, terminated, _, info = env.step(bad)
+    assert terminated and reward == -500 and info["illegal_action"]
+    env = SpadesGymEnv(rules="partnership-no-blind-nil", illegal="raise")
+    env.reset(seed=0)
+    with pytest.raises(IllegalActionError, match="not in the action space"):
+        env.step(bad)

@@ -367,7 +367,7 @@ def test_aec_env_is_hearts_v0_with_negative_point_rewards_and_a_points_render():
             env.step(None)
             continue
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-    scores = env.unwrapped.state.scores[0]
+    scores = env.unwrapped.game_state.scores[0]
     assert [totals[f"player_{s}"] for s in range(4)] == [-float(x) for x in scores]
     assert "lowest wins" in env.render()
 

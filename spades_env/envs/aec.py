@@ -32,10 +32,14 @@ illegal_reward=None, perfect_information=False, render_mode=None)``
   every agent is terminated, the offender gets `illegal_reward` and the others 0; the
   default `illegal_reward` is -1 for `"win"`, -target score for `"points"` and
   -target / 100 for `"scaled"`).
-- `perfect_information`: append every seat's hand to the observation (centralized critics).
+- `perfect_information`: append every seat's hand to the observation (see also `state()`).
 - `reset(seed, options)`: `seed` fixes the match (the same seed gives the same deals as
-  `SpadesEngine.reset(seed)`); `options` may hold `deal` (N lists of card ids), `dealer`,
-  `scores` and `bags` (one value per side) to set up the first hand.
+  `SpadesEngine.reset(seed)`); `options` may hold `deal` (N lists of card ids; two-player:
+  `pile`, 52 card ids), `dealer`, `scores` and `bags` (one value per side) to set up the
+  first hand; any other key is refused (`ValueError` naming the allowed keys).
+
+An action that is not in the action space (a float, a string, an out-of-range int, None for
+an agent that is not done) counts as illegal: it raises or is penalised as `illegal` says.
 
 ### Action space
 
@@ -91,6 +95,13 @@ before spades are broken unless only spades are held, bids from the minimum team
 the forced bid, blind nil or look, and the variants' special actions); it is all zeros for
 every other agent and after the game ends.
 
+### State
+
+`env.state()` is the global state for centralized critics: the observation of seat 0
+(`player_0`) with `perfect_information=True` (every seat's hand in `all_hands`, relative seat
+j = seat j), float32 in `env.state_space` (a `Box`), whatever the env's own
+`perfect_information`.
+
 ### Rewards
 
 At the end of each hand every agent receives its side's score change for that hand
@@ -110,15 +121,16 @@ included; `"scaled"` divides by 100), and `render` shows the points taken and th
 
 ### Implementation and state
 
-`env()` wraps the raw env in one `OrderEnforcingWrapper` that also asserts, as PettingZoo's
-`AssertOutOfBoundsWrapper` does, that every action is in the action space. Spades games are
+`env()` wraps the raw env in one `OrderEnforcingWrapper`; the raw env itself checks that
+every action is in the action space (as PettingZoo's `AssertOutOfBoundsWrapper` would, but
+with a real check that `python -O` keeps). Spades games are
 stepped by `spades_env.envs.single.SingleGame`: the common steps (look or blind nil, bids,
 card plays, scoring a hand and dealing the next) run on Python scalars and the observations
 are kept up to date by a few writes per step, with the same values, deals, rewards and errors
 as the batched engine and `ObservationEncoder` (tests compare them step by step); rarer steps
 (the two-player draw and exchange, Bemo, a redeal, the end of a `"hand"` episode) and Hearts
 games go through the batched engine (`SpadesEngine.step`, B = 1).
-`env.unwrapped.state` is the engine's `GameState` of the game (B = 1), the same object for
+`env.unwrapped.game_state` is the engine's `GameState` of the game (B = 1), the same object for
 the whole match; it is brought up to date when read, so read it through the attribute rather
 than holding on to it while the game goes on. Assigning a state to it (e.g. restoring a copy)
 makes that state the game.
@@ -139,38 +151,39 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
-from spades_env import cards
 from spades_env.engine import OVER, PLAY, IllegalActionError, SpadesEngine
-from spades_env.engine.state import FREE_LEAD, GameState
+from spades_env.engine.state import GameState
+from spades_env.envs.hand_end import hand_end_view
+from spades_env.envs.options import check_options, check_reset_options
 from spades_env.envs.render import render_text
 from spades_env.envs.single import SingleGame
-from spades_env.envs.vector import check_options
 from spades_env.observation import ObservationEncoder
 from spades_env.rules import Rules, resolve_rules
 
 ILLEGAL = ("raise", "penalty")
 RESET_OPTIONS = ("deal", "pile", "dealer", "scores", "bags")
+#: Accepted by ``reset`` and ignored: PettingZoo's ``api_test`` passes ``{"options": 1}`` to
+#: check that ``reset`` takes options.
+API_TEST_OPTIONS = ("options",)
+#: Frames per second of ``render_mode="human"`` (text printed once per step).
+RENDER_FPS = 4
 
 
 def env(**kwargs: Any) -> AECEnv:
     """The Spades AEC env with PettingZoo's standard wrappers (see ``raw_env`` for arguments).
 
-    One ``OrderEnforcingWrapper`` (``_Wrapper``) that also asserts, as PettingZoo's
-    ``AssertOutOfBoundsWrapper`` does, that every action is in the action space.
+    One ``OrderEnforcingWrapper`` (``_Wrapper``); the raw env checks that every action is in
+    the action space (PettingZoo's ``AssertOutOfBoundsWrapper``, with a real check).
     """
     return _Wrapper(raw_env(**kwargs))
 
 
 class _Wrapper(wrappers.OrderEnforcingWrapper):
-    """``OrderEnforcingWrapper`` + ``AssertOutOfBoundsWrapper`` in one layer, with a direct ``last``.
+    """``OrderEnforcingWrapper`` with a direct ``last`` and ``step``.
 
-    The behaviour is that of the two wrappers stacked; only the attribute look-ups that
-    the stack repeats on every ``last`` and ``step`` are skipped.
+    The behaviour is that of the wrapper; only the attribute look-ups it repeats on every
+    ``last`` and ``step`` are skipped.
     """
-
-    def __init__(self, env: raw_env) -> None:
-        super().__init__(env)
-        self._n_actions = env.engine.layout.n_actions
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         if not self._has_reset:
@@ -194,13 +207,7 @@ class _Wrapper(wrappers.OrderEnforcingWrapper):
             EnvLogger.warn_step_after_terminated_truncated()
         else:
             self._has_updated = True
-            if not (type(action) is int and 0 <= action < self._n_actions):
-                agent = raw.agent_selection
-                dead = raw.terminations[agent] or raw.truncations[agent]
-                assert (action is None and dead) or raw.action_space(agent).contains(action), (
-                    "action is not in action space"
-                )
-            raw.step(action)
+            raw.step(action)  # it checks the action (in the action space, legal)
 
     def __str__(self) -> str:
         return str(self.env)
@@ -209,7 +216,12 @@ class _Wrapper(wrappers.OrderEnforcingWrapper):
 class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
     """Spades as a PettingZoo AEC env; the module docstring is the specification."""
 
-    metadata = {"name": "spades_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
+    metadata = {
+        "name": "spades_v0",
+        "render_modes": ["ansi", "human"],
+        "render_fps": RENDER_FPS,
+        "is_parallelizable": False,
+    }
 
     def __init__(
         self,
@@ -250,6 +262,12 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             }
         )
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        # ``state()``: seat 0's observation with every hand shown.
+        self._state_encoder = (
+            self.encoder if perfect_information else ObservationEncoder(self.engine, perfect_information=True)
+        )
+        self.state_space = gymnasium.spaces.Box(self._state_encoder.low, self._state_encoder.high, dtype=np.float32)
+        self._seat0 = np.zeros(1, np.int64)
         self.action_spaces = {a: gymnasium.spaces.Discrete(n_actions) for a in self.possible_agents}
         self._side = self.engine.side_of_seat.tolist()
         # Hearts points are penalties: the reward is minus the points taken.
@@ -269,19 +287,25 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self._single = SingleGame(self.engine, self.encoder) if SingleGame.supports(self.rules) else None
 
     @property
-    def state(self) -> GameState | None:
+    def game_state(self) -> GameState | None:
         """The engine's state of the game (B = 1), up to date whenever it is read."""
         if self._single is not None and self._single.state is not None:
             return self._single.synced()
         return self._state
 
-    @state.setter
-    def state(self, value: GameState | None) -> None:
+    @game_state.setter
+    def game_state(self, value: GameState | None) -> None:
         # Assigning a state (e.g. restoring a copy) makes it the game that is observed and stepped.
         self._state = self._view = value
         self._mask = None
         if self._single is not None and value is not None:
             self._single.attach(value)
+
+    def state(self) -> np.ndarray:
+        """The global state (``state_space``): seat 0's observation with every hand shown."""
+        if self.game_state is None:  # (reading the state brings it up to date)
+            raise RuntimeError("call reset() before state()")
+        return self._state_encoder.encode(self._view, self._game, self._seat0)[0]
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
         return self.observation_spaces[agent]
@@ -301,7 +325,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             if self._rng is None:
                 self._rng = np.random.default_rng(self._rng_seed)
             seed = int(self._rng.integers(0, 2**62))
-        opts = options or {}
+        opts = check_reset_options(options, RESET_OPTIONS, API_TEST_OPTIONS)
         state = None
         if self._single is not None and not any(opts.get(k) is not None for k in RESET_OPTIONS):
             state = self._single.reset(int(seed))  # engine.reset(seed), with Python scalars
@@ -338,7 +362,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         if self._single is not None:
             return self._single.legal_mask()
         if self._mask is None:
-            self._mask = self.engine.legal_action_mask(self.state)[0].astype(np.int8)
+            self._mask = self.engine.legal_action_mask(self.game_state)[0].astype(np.int8)
         return self._mask
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
@@ -354,7 +378,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             return {"observation": obs, "action_mask": mask}
         else:
             obs = self.encoder.encode(self._view, self._game, np.array([seat]))[0]
-            live = self.state.phase[0] != OVER
+            live = self.game_state.phase[0] != OVER
         if agent == self.agent_selection and not self.terminations[agent] and live:
             mask = self._legal().copy()
         else:
@@ -367,7 +391,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        a = int(action)
+        a = action if type(action) is int else self._action_id(agent, action)
         single = self._single
         if single is not None:
             mask = single._mask
@@ -377,9 +401,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             mask = self._legal()
         if not (0 <= a < self._n_actions and mask[a]):
             if self.illegal == "raise":
-                self._action[0] = a
-                self.engine.step(self.state.copy(), self._action)  # raises the engine's error
-                raise IllegalActionError(f"illegal action {a} for {agent}")
+                self._raise_illegal(agent, action, a)
             self._penalize(agent)
             return
         self._cumulative_rewards[agent] = 0.0
@@ -393,7 +415,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             if self.render_mode == "human":
                 self.render()
             return
-        state = self.state
+        state = self.game_state
         ends_hand = (
             state.phase[0] == PLAY
             and state.n_tricks[0] == self.engine.hand_size - 1
@@ -405,7 +427,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self._mask = None
         if result.hand_done[0]:
             if before is not None and not result.match_done[0]:
-                self._view = _hand_end_view(self.engine, before, result.finished[0], a)
+                self._view = hand_end_view(self.engine, before, result.finished, self._action)
             if single is not None:
                 single.attach(state, self._view)
             self._end_hand(agent, result.score_delta[0].tolist(), int(state.winner[0]), int(state.to_move[0]))
@@ -428,7 +450,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
                     rewards[name] = 1.0 if self._side[self.agent_name_mapping[name]] == winner else -1.0
         else:
             for name in self.agents:
-                rewards[name] = delta[self._side[self.agent_name_mapping[name]]] * self._scale
+                # + 0.0: Hearts' minus zero points is 0.0, not -0.0.
+                rewards[name] = delta[self._side[self.agent_name_mapping[name]]] * self._scale + 0.0
         self.rewards = rewards
         self._accumulate_rewards()
         if match_over or self.episode == "hand":
@@ -437,6 +460,22 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             self.agent_selection = self.possible_agents[nxt]
         else:
             self.agent_selection = self.possible_agents[to_move]
+
+    def _action_id(self, agent: str, action: Any) -> int:
+        """``action`` as an action id if it is in the action space (a NumPy integer too), else -1."""
+        return int(action) if self.action_spaces[agent].contains(action) else -1
+
+    def _raise_illegal(self, agent: str, action: Any, a: int) -> None:
+        """Raise ``IllegalActionError`` for ``action`` (id ``a``, -1 outside the action space)."""
+        if a < 0 or a >= self._n_actions:
+            legal = np.flatnonzero(self._legal()).tolist()
+            raise IllegalActionError(
+                f"action {action!r} for {agent} is not in the action space (an int in 0..{self._n_actions - 1}); "
+                f"legal actions: {legal}"
+            )
+        self._action[0] = a
+        self.engine.step(self.game_state.copy(), self._action)  # raises the engine's error
+        raise IllegalActionError(f"illegal action {a} for {agent}")
 
     def _penalize(self, agent: str) -> None:
         """End the game after an illegal action, as ``TerminateIllegalWrapper`` does."""
@@ -454,7 +493,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         if self.render_mode is None:
             gymnasium.logger.warn("You are calling render without specifying a render_mode.")
             return None
-        if self.state is None:  # (reading the state brings it up to date)
+        if self.game_state is None:  # (reading the state brings it up to date)
             return None
         text = render_text(self.engine, self._view)
         if self.render_mode == "human":
@@ -464,32 +503,3 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
 
     def close(self) -> None:
         pass
-
-
-def _hand_end_view(engine: SpadesEngine, before: GameState, finished, card: int) -> GameState:
-    """The state as the hand ended (the engine has already dealt the next hand).
-
-    ``before`` is a copy taken before the hand's last card ``card``; the finished hand's
-    tricks and scores come from the engine's ``FinishedHands``.
-    """
-    view = before
-    seat = int(view.to_move[0])
-    led = int(view.led_suit[0])
-    suit = cards.card_suit(card)
-    if suit != led:
-        view.voids[0] |= 1 << (4 * seat + led)
-    view.spades_broken[0] |= suit == engine.broken_suit
-    view.points_taken[0] = finished.points_taken[0]
-    view.hands[0] = 0
-    view.trick[0] = -1
-    view.n_in_trick[0] = 0
-    view.led_suit[0] = FREE_LEAD
-    view.n_tricks[0] = engine.hand_size
-    view.tricks_won[0] = finished.tricks_won[0]
-    view.trick_winners[0] = finished.trick_winners[0]
-    view.history[0] = finished.history[0]
-    view.scores[0] = finished.scores[0]
-    view.bags[0] = finished.bags[0]
-    view.hand_number[0] += 1
-    view.phase[0] = OVER
-    return view

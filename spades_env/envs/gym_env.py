@@ -21,6 +21,9 @@ episode="hand", reward="points")``
   can step it): an illegal learner action ends the episode with reward ``illegal_reward``
   (default -target score for ``"points"``, -target / 100 for ``"scaled"``, -1 for
   ``"win"``) and ``info["illegal_action"]``; ``"raise"`` raises ``IllegalActionError``.
+  An action outside the action space (a float, a string, an int out of range) is illegal.
+- ``action_masks()``: the (A,) bool legal actions of the learner (sb3-contrib's
+  ``MaskablePPO`` finds it by name); ``reset(options=...)`` takes the AEC env's keys.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from spades_env.envs.aec import raw_env
+from spades_env.envs.aec import RENDER_FPS, raw_env
 from spades_env.envs.context import DecisionContext, random_legal
 from spades_env.rules import Rules
 
@@ -40,7 +43,7 @@ ENV_ID = "spades_env/Spades-v0"
 class SpadesGymEnv(gymnasium.Env):
     """One learner seat against bots, on top of the AEC env's single game."""
 
-    metadata = {"render_modes": ["ansi", "human"]}
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": RENDER_FPS}
 
     def __init__(
         self,
@@ -110,13 +113,20 @@ class SpadesGymEnv(gymnasium.Env):
         game = self.game
         if game.terminations[self.learner]:
             raise RuntimeError("the episode is over: call reset()")
-        game.step(int(action))  # an illegal action: see ``illegal``
+        game.step(action)  # an illegal action (or one outside the action space): see ``illegal``
         reward = self._play_opponents()
         terminated = bool(game.terminations[self.learner])
         obs = game.observe(self.learner)
         if self.render_mode == "human":
             self.render()
         return obs, float(reward), terminated, False, dict(game.infos.get(self.learner, {}))
+
+    def action_masks(self) -> np.ndarray:
+        """(A,) bool legal actions of the learner (all False once the episode is over)."""
+        game = self.game
+        if game.terminations[self.learner] or game.agent_selection != self.learner:
+            return np.zeros(game.engine.layout.n_actions, bool)
+        return game.legal_mask().copy()
 
     def _play_opponents(self) -> float:
         """Let the bots move until the learner is to move or the episode is over; the learner's reward."""
@@ -135,9 +145,10 @@ class SpadesGymEnv(gymnasium.Env):
         mask = game.legal_mask()
         if opp is None:
             return int(random_legal(mask[None], self._rng)[0])
-        obs = game.encoder.encode(game.state, game._game, np.array([seat]))
+        state = game.game_state
+        obs = game.encoder.encode(state, game._game, np.array([seat]))
         if hasattr(opp, "act"):
-            context = DecisionContext(game.engine, game.state, game._game.copy(), np.array([seat]))
+            context = DecisionContext(game.engine, state, game._game.copy(), np.array([seat]))
             return int(np.asarray(opp.act(obs, mask[None], context)).reshape(-1)[0])
         return int(opp(obs[0], mask.astype(np.int8)))
 
