@@ -5,7 +5,22 @@ import sys
 
 import pytest
 
-HEAVY = ("torch", "tensorboard", "matplotlib", "agents", "train", "rich", "typer", "openskill", "pyspiel")
+HEAVY = (
+    "torch",
+    "tensorboard",
+    "matplotlib",
+    "agents",
+    "train",
+    "rich",
+    "typer",
+    "pyspiel",
+    "stable_baselines3",
+    "sb3_contrib",
+    "torchrl",
+    "tianshou",
+    "ray",
+    "fastapi",
+)
 
 
 def test_importing_spades_env_loads_no_heavy_package():
