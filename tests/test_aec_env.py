@@ -309,3 +309,10 @@ def test_actions_outside_the_action_space_are_illegal_under_python_O():
         [sys.executable, "-O", "-c", OPTIMIZED_ACTIONS], capture_output=True, text=True, env=env, cwd=root, timeout=120
     )
     assert run.returncode == 0 and run.stdout.strip() == "checked", run.stderr
+
+
+@pytest.mark.parametrize("seed", ["5", 1.5, True, -1, 2**64, [3]])
+def test_reset_refuses_bad_seeds_naming_the_argument(seed):
+    env = spades_env.env()
+    with pytest.raises(ValueError, match="seed"):
+        env.reset(seed=seed)

@@ -169,3 +169,10 @@ def test_an_action_outside_the_action_space_is_illegal(bad):
     env.reset(seed=0)
     with pytest.raises(IllegalActionError, match="not in the action space"):
         env.step(bad)
+
+
+@pytest.mark.parametrize("seed", ["5", 1.5, True, -1])
+def test_reset_refuses_bad_seeds_naming_the_argument(seed):
+    env = gymnasium.make("spades_env/Spades-v0")
+    with pytest.raises(ValueError, match="seed"):
+        env.reset(seed=seed)

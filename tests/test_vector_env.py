@@ -133,7 +133,7 @@ def test_illegal_actions_raise_and_leave_the_state_unchanged():
     with pytest.raises(IllegalActionError, match="game 2"):
         env.step(actions)
     np.testing.assert_array_equal(env.state.bids, before.bids)
-    with pytest.raises(ValueError, match="expected 3 actions"):
+    with pytest.raises(ValueError, match=r"actions must have shape \(3,\)"):
         env.step(actions[:2])
 
 

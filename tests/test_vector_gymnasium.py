@@ -214,3 +214,21 @@ def test_the_view_of_a_hand_end_is_what_a_finished_match_shows(rules):
                 np.testing.assert_array_equal(info["final_obs"][g], w_obs[g])
             return
     pytest.fail("no hand ended")
+
+
+@pytest.mark.parametrize("actions", [[66.7] * 4, ["66"] * 4, [66 + 0j] * 4, [[66, 66], [66, 66]], [True] * 4])
+def test_step_refuses_actions_that_are_not_one_integer_per_game(actions):
+    env = VectorSpades("partnership", num_envs=4, seed=0)
+    env.reset()
+    before = env.state.copy()
+    with pytest.raises(ValueError, match="actions must"):
+        env.step(np.array(actions))
+    for field in dataclasses.fields(before):
+        np.testing.assert_array_equal(getattr(env.state, field.name), getattr(before, field.name))
+
+
+@pytest.mark.parametrize("seed", ["5", 1.5, True, -1, 2**64, [1.5, 2, 3, 4], [[1, 2], [3, 4]]])
+def test_reset_refuses_bad_seeds_naming_the_argument(seed):
+    env = VectorSpades("partnership", num_envs=4)
+    with pytest.raises(ValueError, match="seed"):
+        env.reset(seed=seed)

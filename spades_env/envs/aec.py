@@ -154,7 +154,7 @@ from pettingzoo.utils.env_logger import EnvLogger
 from spades_env.engine import OVER, PLAY, IllegalActionError, SpadesEngine
 from spades_env.engine.state import GameState
 from spades_env.envs.hand_end import hand_end_view
-from spades_env.envs.options import check_options, check_reset_options
+from spades_env.envs.options import check_options, check_reset_options, check_seed
 from spades_env.envs.render import render_text
 from spades_env.envs.single import SingleGame
 from spades_env.observation import ObservationEncoder
@@ -315,12 +315,10 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
 
     # ------------------------------------------------------------------ reset
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        seed = check_seed(seed)
         if seed is not None:
-            if type(seed) is int and seed >= 0:
-                # The generator of later seedless resets is made when one needs it (slow to make).
-                self._rng, self._rng_seed = None, seed
-            else:
-                self._rng = np.random.default_rng(seed)
+            # The generator of later seedless resets is made when one needs it (slow to make).
+            self._rng, self._rng_seed = None, seed
         else:
             if self._rng is None:
                 self._rng = np.random.default_rng(self._rng_seed)

@@ -35,6 +35,7 @@ import numpy as np
 
 from spades_env.envs.aec import RENDER_FPS, raw_env
 from spades_env.envs.context import DecisionContext, random_legal
+from spades_env.envs.options import check_seed
 from spades_env.rules import Rules
 
 ENV_ID = "spades_env/Spades-v0"
@@ -99,9 +100,10 @@ class SpadesGymEnv(gymnasium.Env):
         return self.game.rules
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        seed = check_seed(seed)
         super().reset(seed=seed)
         self._rng = self.np_random  # seeded by gymnasium from ``seed``
-        game_seed = int(self._rng.integers(0, 2**62)) if seed is None else int(seed)
+        game_seed = int(self._rng.integers(0, 2**62)) if seed is None else seed
         self.game.reset(seed=game_seed, options=options)
         self._play_opponents()  # a hand starts with no points scored: nothing to report
         obs = self.game.observe(self.learner)

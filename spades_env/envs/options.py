@@ -1,4 +1,4 @@
-"""Argument checks shared by every env: episode and reward options, reset options, batch sizes."""
+"""Argument checks shared by every env: episode and reward options, reset options, seeds, batch sizes."""
 
 from __future__ import annotations
 
@@ -6,6 +6,8 @@ from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
+
+from spades_env.engine.inputs import SEED_MAX, EngineInputError, integer
 
 EPISODES = ("match", "hand")
 REWARDS = ("points", "scaled", "win")
@@ -41,3 +43,13 @@ def check_count(value: Any, name: str) -> int:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 1:
         raise ValueError(f"{name} must be a positive int, got {value!r}")
     return int(value)
+
+
+def check_seed(seed: Any, name: str = "seed") -> int | None:
+    """None, or one integer seed in 0..2**64 - 1 as a Python int (a bool, float or string is refused)."""
+    if seed is None:
+        return None
+    value = integer(seed, name)
+    if not 0 <= value <= SEED_MAX:
+        raise EngineInputError(f"{name} must be an integer in 0..2**64 - 1 or None, got {value}")
+    return value

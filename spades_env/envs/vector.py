@@ -62,10 +62,11 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from spades_env.engine import OVER, PLAY, IllegalActionError, SpadesEngine, bits, dealing
+from spades_env.engine.inputs import SEED_MAX, EngineInputError, action_array, seed_array
 from spades_env.engine.records import hand_records
 from spades_env.envs.context import DecisionContext
 from spades_env.envs.hand_end import hand_end_view, last_card_pending
-from spades_env.envs.options import check_count, check_options, check_reset_options
+from spades_env.envs.options import check_count, check_options, check_reset_options, check_seed
 from spades_env.observation import ObservationEncoder
 from spades_env.rules import Rules, resolve_rules
 
@@ -209,11 +210,14 @@ class VectorSpades(gymnasium.vector.VectorEnv):
                 self._rng = np.random.default_rng()
             seed = int(self._rng.integers(0, 2**62))
         if np.ndim(seed) == 0:
-            self._rng = np.random.default_rng(int(seed))
-            return int(seed) + self._rows
-        seeds = np.asarray(seed, dtype=np.int64)
+            seed = check_seed(seed)
+            if seed + self.num_envs - 1 > SEED_MAX:
+                raise EngineInputError(f"seed must be at most 2**64 - num_envs ({self.num_envs} games), got {seed}")
+            self._rng = np.random.default_rng(seed)
+            return np.add(np.uint64(seed), self._rows.astype(np.uint64))
+        seeds = seed_array(seed)
         if seeds.shape != (self.num_envs,):
-            raise ValueError(f"seed must be an int or {self.num_envs} ints, got shape {seeds.shape}")
+            raise EngineInputError(f"seed must be an int or {self.num_envs} ints (one per game), got {seeds.shape}")
         self._rng = np.random.default_rng(seeds)
         return seeds
 
@@ -223,9 +227,7 @@ class VectorSpades(gymnasium.vector.VectorEnv):
         if self.state is None:
             raise RuntimeError("call reset() before step()")
         state = self.state
-        actions = np.asarray(actions).reshape(-1).astype(np.int64, copy=False)
-        if len(actions) != self.num_envs:
-            raise ValueError(f"expected {self.num_envs} actions (one per game), got {len(actions)}")
+        actions = action_array(actions, self.num_envs)  # integer ids of shape (B,): floats and strings refused
         self._check_legal(actions)
         final = None  # (games, observations) of the episodes that ended and go on at once
         if self.episode == "hand":
