@@ -1,9 +1,21 @@
-"""Shared fixtures: fixed deals written with card names (Jumanji-style dummy deals)."""
+"""Shared fixtures: fixed deals written with card names (Jumanji-style dummy deals).
+
+Property tests run derandomized by default, so that ``make test`` is the same run every time
+(a CI run never fails by the luck of the draw); ``HYPOTHESIS_PROFILE=explore make test`` draws
+fresh examples to hunt for new failures.
+"""
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
+from hypothesis import settings
+
+settings.register_profile("repeatable", derandomize=True, database=None)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 
 from spades_env.cards import RANK_LETTERS, parse_card
 from spades_env.engine import BID, BLIND, OVER, PLAY

@@ -255,6 +255,9 @@ def test_matches_near_their_end_agree(rules_index, batch, first_seed, policy_see
     rules = RULE_SETS[rules_index]
     s = rules.n_sides
     near = [rules.target_score - 60, rules.target_score - 20, -150, -60, 0, 100]
+    # reset refuses scores that already end the match: keep the ones short of the target and the mercy score
+    low = -(10**9) if rules.mercy_score is None else rules.mercy_score
+    near = [v for v in near if low < v < rules.target_score]
     scores = data.draw(
         st.lists(st.lists(st.sampled_from(near), min_size=s, max_size=s), min_size=batch, max_size=batch)
     )
@@ -265,7 +268,8 @@ def test_matches_near_their_end_agree(rules_index, batch, first_seed, policy_see
     dealers = data.draw(st.lists(st.integers(0, rules.n_players - 1), min_size=batch, max_size=batch))
     start = {"scores": scores, "bags": bags, "dealers": dealers}
     if rules.hearts:  # any pass direction
-        start["hand_numbers"] = data.draw(st.lists(st.integers(0, 7), min_size=batch, max_size=batch))
+        last = 7 if rules.max_hands is None else min(7, rules.max_hands - 1)  # hands played before the match ends
+        start["hand_numbers"] = data.draw(st.lists(st.integers(0, last), min_size=batch, max_size=batch))
     style = {"blind": 0.5, "nil": 0.4, "low": 0.9}
     play_and_compare(rules, list(range(first_seed, first_seed + batch)), policy_seed, style, 400, start)
 
