@@ -13,12 +13,12 @@ import numpy as np
 import pytest
 from hypothesis import settings
 
+from spades_env.cards import RANK_LETTERS, parse_card
+from spades_env.engine import BID, BLIND, OVER, PLAY
+
 settings.register_profile("repeatable", derandomize=True, database=None)
 settings.register_profile("explore", derandomize=False)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
-
-from spades_env.cards import RANK_LETTERS, parse_card
-from spades_env.engine import BID, BLIND, OVER, PLAY
 
 
 def hand(text: str) -> list[int]:
