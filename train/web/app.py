@@ -141,5 +141,6 @@ def create_app(store: GameStore | None = None) -> FastAPI:
         page = STATIC / "index.html"
         return FileResponse(page) if page.is_file() else HTMLResponse(PLACEHOLDER)
 
-    app.mount("/static", StaticFiles(directory=STATIC, check_dir=False), name="static")
+    if STATIC.is_dir():  # the page's files (package data); without them only the placeholder at /
+        app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app

@@ -9,6 +9,7 @@ bad one changes nothing.
 
 from __future__ import annotations
 
+import copy
 import secrets
 import threading
 from collections import OrderedDict
@@ -63,14 +64,31 @@ def check_bot_spec(spec: Any, what: str = "bot") -> str:
     return spec
 
 
+#: Bots whose building is slow (a checkpoint to load): built once per spec, then copied and re-seeded.
+SLOW_TO_BUILD = ("learned",)
+_templates: dict[str, Agent] = {}
+_templates_lock = threading.Lock()
+
+
+def _make(spec: str, seed: int) -> Agent:
+    if spec.partition(":")[0].strip() not in SLOW_TO_BUILD:
+        return make_agent(spec, seed=seed)
+    with _templates_lock:
+        if spec not in _templates:
+            _templates[spec] = make_agent(spec, seed=0)
+        agent = copy.deepcopy(_templates[spec])
+    agent.reset(seed)
+    return agent
+
+
 def build_bot(spec: str, engine: SpadesEngine, seed: int, what: str = "bot") -> Agent:
     """A bot that can play the engine's rules, or ValueError saying why not."""
     check_bot_spec(spec, what)
-    agent = make_agent(spec, seed=seed)
+    agent = _make(spec, seed)
     try:
         agent.check_supports(engine)
     except ValueError as err:
-        raise ValueError(f"{what}: {err}") from None
+        raise ValueError(f"{what} {spec!r}: {err}") from None
     return agent
 
 

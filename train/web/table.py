@@ -70,4 +70,3 @@ class Table:
     def new_hand(self) -> None:
         """Forget the finished hand's last trick (the next hand is on the table)."""
         self.last_trick = None
-
