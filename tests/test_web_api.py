@@ -271,3 +271,30 @@ def test_bodies_that_are_not_json_objects_are_refused_in_one_line(c):
     assert r.status_code == 400 and "JSON object" in r.json()["detail"]
     r = c.post(f"/api/games/{view['id']}/action", json={"move": 3})
     assert r.status_code == 400 and "action" in r.json()["detail"]
+
+
+def test_mixed_bots_including_search_play_a_hand(c):
+    bots = ["search:samples=2", "random", "heuristic"]
+    game_id, view = play_hands(c, {"rules": "partnership", "bots": bots, "seat": 0, "seed": 6}, hands=1, seed=6)
+    assert [s["name"] for s in view["seats"]] == ["You", *bots]
+    assert view["phase"] in ("hand_over", "match_over")
+    records.verify(c.get(f"/api/games/{game_id}/record").json()["hands"][0])
+
+
+def test_concurrent_requests_to_one_game_apply_one_action(c):
+    import threading
+
+    view = _new(c, rules="partnership-no-blind-nil", seed=8, bots="random")
+    bid = next(e["id"] for e in view["legal"] if e["bid"] == 2)
+    codes = []
+
+    def post():
+        codes.append(c.post(f"/api/games/{view['id']}/action", json={"action": bid}).status_code)
+
+    threads = [threading.Thread(target=post) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(codes) == [200, 400, 400, 400]
+    assert game_of(c, view["id"]).records == [] and c.get(f"/api/games/{view['id']}").json()["bids"][0] == 2
