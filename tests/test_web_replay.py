@@ -32,6 +32,7 @@ def test_a_record_replays_as_one_frame_per_decision_with_every_hand_face_up(c, p
     out = r.json()
     assert out["kind"] == "record" and out["report"] is None and len(out["games"]) == 1
     game = out["games"][0]
+    assert game["rules"]["name"] == preset and game["rules"]["n_players"] == len(rec["hands"])
     frames = game["frames"]
     assert len(frames) == len(rec["actions"]) + 1 and frames[0]["event"] is None
     for frame, decision in zip(frames[1:], rec["actions"], strict=True):

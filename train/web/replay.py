@@ -74,7 +74,14 @@ def record_game(record: Any, title: str) -> dict[str, Any]:
         record["bags"],
         record.get("points_taken"),
     )
-    return {"title": title, "frames": frames, "result": result}
+    rules = engine.rules
+    table_rules = {
+        "name": rules.name,
+        "game": rules.game,
+        "n_players": rules.n_players,
+        "partnership": rules.partnership,
+    }
+    return {"title": title, "rules": table_rules, "frames": frames, "result": result}
 
 
 def _title(record: Any, k: int) -> str:
