@@ -3,13 +3,13 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 
-.PHONY: setup test lint bench demo train tournament clean
+.PHONY: setup test lint bench demo train tournament serve clean
 
 setup:
 	python3 -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
 	$(PIP) install torch==2.13.0
-	$(PIP) install -e '.[train,dev,bench]'
+	$(PIP) install -e '.[train,dev,bench,web]'
 
 test:
 	$(PY) -m pytest -n 2 --nbmake tests notebooks
@@ -29,6 +29,9 @@ train:
 
 tournament:
 	$(VENV)/bin/spades tournament
+
+serve:
+	$(VENV)/bin/spades serve
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache .ruff_cache .hypothesis

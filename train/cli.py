@@ -201,5 +201,23 @@ def demo(
     print_report(report)
 
 
+@app.command()
+def serve(
+    host: str = typer.Option("127.0.0.1", help="Address to listen on (0.0.0.0: every interface)."),
+    port: int = typer.Option(8000, help="TCP port to listen on."),
+) -> None:
+    """The web table (train/web): play against the bots and replay records in a browser, at http://HOST:PORT/."""
+    if not 1 <= port <= 65535:
+        raise ValueError(f"--port must be in 1..65535, got {port}")
+    try:
+        import uvicorn
+
+        from train.web.app import create_app
+    except ModuleNotFoundError as err:
+        raise ValueError(f"spades serve needs the web extra ({err.name} is missing): pip install -e '.[web]'") from None
+    typer.echo(f"serving the web table at http://{host}:{port}/ (Ctrl+C to stop)")
+    uvicorn.run(create_app(), host=host, port=port)
+
+
 if __name__ == "__main__":
     app()

@@ -1,0 +1,58 @@
+"""``spades serve`` and the packaging of the web table (issue 16)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from tests.web_helpers import client
+from train.cli import app
+from train.web.app import STATIC
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_serve_runs_uvicorn_on_the_host_and_port(monkeypatch):
+    import uvicorn
+
+    calls = []
+    monkeypatch.setattr(uvicorn, "run", lambda application, host, port: calls.append((application, host, port)))
+    result = CliRunner().invoke(app, ["serve"])
+    assert result.exit_code == 0, result.output
+    ((application, host, port),) = calls
+    assert (host, port) == ("127.0.0.1", 8000) and "http://127.0.0.1:8000/" in result.output
+    assert application.title == "spades_env web table"
+    CliRunner().invoke(app, ["serve", "--host", "0.0.0.0", "--port", "8765"])
+    assert calls[-1][1:] == ("0.0.0.0", 8765)
+
+
+def test_serve_refuses_a_port_out_of_range(monkeypatch):
+    import uvicorn
+
+    monkeypatch.setattr(uvicorn, "run", lambda *a, **k: (_ for _ in ()).throw(AssertionError("must not start")))
+    result = CliRunner().invoke(app, ["serve", "--port", "70000"])
+    assert result.exit_code != 0 and "--port must be in 1..65535" in str(result.exception)
+
+
+def test_the_page_is_served_at_the_root():
+    c = client()
+    r = c.get("/")
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/html")
+    if (STATIC / "index.html").is_file():
+        assert r.text == (STATIC / "index.html").read_text()
+        for name in ("app.js", "style.css"):
+            if (STATIC / name).is_file():
+                assert c.get(f"/static/{name}").status_code == 200
+    else:  # the placeholder until the page lands
+        assert "/api/options" in r.text
+    assert c.get("/static/no-such-file.js").status_code == 404
+
+
+def test_the_web_extra_and_the_static_files_are_packaged():
+    pyproject = (ROOT / "pyproject.toml").read_text()  # (tomllib is not in Python 3.10)
+    web = next(line for line in pyproject.splitlines() if line.startswith("web = "))
+    assert all(f'"{name}==' in web for name in ("fastapi", "uvicorn", "httpx2"))
+    assert 'train = ["web/static/*", "web/API.md"]' in pyproject
+    makefile = (ROOT / "Makefile").read_text()
+    assert "serve:\n\t$(VENV)/bin/spades serve\n" in makefile and ",web]'" in makefile
