@@ -184,6 +184,18 @@ class SearchAgent(Agent):
         return out
 
     def _search_group(self, ctx: DecisionContext, legal: np.ndarray, default: np.ndarray) -> np.ndarray:
+        mean = self.card_values(ctx, legal)
+        mean[np.arange(len(default)), default] += 1e-6  # ties keep the policy's card
+        return np.argmax(mean, axis=1)
+
+    def card_values(self, ctx: DecisionContext, legal: np.ndarray) -> np.ndarray:
+        """(D, C) mean rollout value of each legal card of each decision (-inf for the others).
+
+        A card's value is the mean, over ``samples`` layouts of the hidden cards drawn from
+        what the seat has seen, of its side's bag-adjusted points (Hearts: the others' mean
+        points minus its own) when it plays the card and every seat then follows the rollout
+        policy to the hand's end. ``legal``: (D, C) bool legal cards of the D decisions.
+        """
         engine, state, games, seats = ctx.engine, ctx.state, ctx.games, ctx.seats
         s, n = self.samples, engine.n_players
         hands = sample_hidden_hands(engine, state, games, seats, s, self.rng)  # (D, S, N)
@@ -208,9 +220,7 @@ class SearchAgent(Agent):
 
         total = np.zeros(legal.shape)
         np.add.at(total, (trip_dec, trip_card), values)
-        mean = np.where(legal, total / s, -np.inf)
-        mean[np.arange(len(default)), default] += 1e-6  # ties keep the policy's card
-        return np.argmax(mean, axis=1)
+        return np.where(legal, total / s, -np.inf)
 
     def _rollout(
         self, engine: SpadesEngine, roll: GameState, first: np.ndarray, seats: np.ndarray, plays_left: np.ndarray
