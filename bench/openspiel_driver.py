@@ -1,17 +1,18 @@
 """Random legal play through OpenSpiel (pyspiel), driven the cheapest way it offers, for ``make bench``.
 
-The baseline must not pay for our driver, so each node costs two pyspiel calls and one draw:
+The baseline must not pay for our driver, so a node costs one ``state.legal_actions()`` (a list
+of ints), one ``state.apply_action`` and one draw, ``legal[int(random() * len(legal))]`` with
+Python's ``random.random`` (cheaper than ``random.choice``, a Python-level method, and than a
+NumPy ``Generator`` call, about 0.3 us each):
 
-- ``state.current_player()`` tells a decision (a seat, >= 0) from a chance node (-1) and the
-  end (-4) in one call, where ``is_terminal()`` plus ``is_chance_node()`` take two;
-- ``state.legal_actions()`` (a list of ints) and ``legal[int(random() * len(legal))]`` with
-  Python's ``random.random``: cheaper than ``random.choice`` (a Python-level method) and
-  than a NumPy ``Generator`` call (about 0.3 us each);
-- chance nodes (dealing, and the pass direction of Hearts) draw the same way from
-  ``legal_actions()``, which at a chance node lists the chance outcomes: OpenSpiel's deals
-  are uniform (``tests/test_bench.py`` checks every chance node of a game), so this is the
-  same distribution as sampling ``chance_outcomes()`` by probability, without building the
-  (action, probability) tuples.
+- ``spades`` and ``hearts`` draw every chance outcome (the deal, and Hearts' pass direction)
+  before the first decision; past them the loop's only test is ``legal_actions()``, empty at
+  the end. The chance nodes, and every node when observing (which needs the player), are told
+  apart by one ``state.current_player()`` (>= 0 a decision, -1 chance, -4 the end) where
+  ``is_terminal()`` plus ``is_chance_node()`` would take two.
+- At a chance node ``legal_actions()`` lists the chance outcomes, and OpenSpiel's are uniform
+  (``tests/test_bench.py`` checks every chance node of a game), so drawing from it is sampling
+  ``chance_outcomes()`` by probability, without building the (action, probability) tuples.
 
 Observations go through OpenSpiel's C++ ``Observer`` (``game.make_observer``, the object
 ``open_spiel.python.observation.make_observation`` wraps), whose ``set_from(state, player)``
@@ -29,8 +30,8 @@ from typing import Any
 
 import numpy as np
 
-#: ``state.current_player()`` at the end of a game (``pyspiel.PlayerId.TERMINAL``).
-TERMINAL = -4
+#: ``state.current_player()`` at a chance node and at the end (``pyspiel.PlayerId.CHANCE``, ``TERMINAL``).
+CHANCE, TERMINAL = -1, -4
 
 
 def load_game(name: str) -> Any | None:
@@ -50,14 +51,29 @@ def play_random(
     """Play ``state`` to its end with uniformly random legal actions; the number of decisions.
 
     Every node (decision or chance) takes ``legal[int(rand() * len(legal))]``, one ``rand()``
-    call. With ``observe``, ``observe(state, player)`` runs before every decision.
+    call; past the leading chance nodes the loop stops on an empty ``legal_actions()``. With
+    ``observe``, ``observe(state, player)`` runs before every decision.
     """
+    if observe is not None:
+        return _play_observed(state, rand, observe)
+    apply, legal_actions, current_player = state.apply_action, state.legal_actions, state.current_player
+    while current_player() == CHANCE:
+        legal = legal_actions()
+        apply(legal[int(rand() * len(legal))])
+    decisions = 0
+    while legal := legal_actions():
+        apply(legal[int(rand() * len(legal))])
+        decisions += 1
+    return decisions
+
+
+def _play_observed(state: Any, rand: Callable[[], float], observe: Callable[[Any, int], Any]) -> int:
+    """``play_random`` with ``observe(state, player)`` before every decision."""
     apply, legal_actions, current_player = state.apply_action, state.legal_actions, state.current_player
     decisions = 0
     while (player := current_player()) != TERMINAL:
         if player >= 0:
-            if observe is not None:
-                observe(state, player)
+            observe(state, player)
             decisions += 1
         legal = legal_actions()
         apply(legal[int(rand() * len(legal))])

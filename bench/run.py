@@ -255,7 +255,7 @@ def main(argv: list[str] | None = None) -> dict:
         rate = None if None in runs else float(np.median(runs))
         base_runs = rates[f"{row.base} [B=1]"] if row.base else [None]
         if rate is not None and None not in base_runs:
-            ratio = f"{np.median([r / q for r, q in zip(runs, base_runs, strict=True)]):11.2f}"
+            ratio = f"{np.median([r / q for r, q in zip(runs, base_runs, strict=True)]):11.3g}"
         else:
             ratio = f"{'-':>11s}"
         text = f"{rate:14,.0f}" if rate is not None else f"{'n/a':>14s}"

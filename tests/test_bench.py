@@ -54,13 +54,19 @@ def test_bench_runs_every_row(tmp_path, capsys):
     assert "Observer.set_from into a float32 buffer" in table  # the table says how rows are driven
 
 
+@pytest.mark.parametrize("observed", [False, True])
 @pytest.mark.parametrize("name", ["spades", "hearts"])
-def test_openspiel_driver_plays_legal_games_one_python_random_draw_per_node(name):
+def test_openspiel_driver_plays_legal_games_one_python_random_draw_per_node(name, observed):
     game = spiel(name)
     rng = CountingRandom(7)
-    state = game.new_initial_state()
-    decisions = openspiel_driver.play_random(state, rng.random)
-    assert state.is_terminal()
+    state, seen = game.new_initial_state(), []
+
+    def observe(at, player):
+        assert at is state and player == state.current_player() >= 0
+        seen.append(player)
+
+    decisions = openspiel_driver.play_random(state, rng.random, observe if observed else None)
+    assert state.is_terminal() and len(seen) == (decisions if observed else 0)
     history = state.history()
     assert rng.draws == len(history)  # Python's random, one draw per node (no NumPy Generator)
     replay, players = game.new_initial_state(), 0
