@@ -2,13 +2,13 @@
 
 Driven as cheaply as the OpenSpiel baseline (``bench.openspiel_driver``): one
 ``legal_actions()`` and ``legal[int(random() * len(legal))]`` with Python's ``random`` per
-decision, and the clock read once per 256 steps.
+decision.
 """
 
 from __future__ import annotations
 
 import random
-import time
+from collections.abc import Callable
 
 from spades_env.reference import DEAL, ReferenceGame
 from spades_env.rules import Rules
@@ -38,13 +38,16 @@ def play_random_steps(game: ReferenceGame, rules: Rules, rng: random.Random, ste
     return game, decisions
 
 
-def random_reference_decisions(seconds: float, seed: int = 0) -> float:
-    """Decisions/s of uniformly random legal play in partnership matches (deals included)."""
+def random_reference_play(seed: int = 0, steps: int = 256) -> Callable[[], int]:
+    """A body for ``bench.run.timed``: each call takes ``steps`` steps of uniformly random legal
+    play in partnership matches (deals included) and returns the decisions taken."""
     rules = Rules.preset("partnership")
     rng = random.Random(seed)
     game = ReferenceGame(rules, _deal(rules, rng), dealer=0)
-    decisions, start = 0, time.perf_counter()
-    while (elapsed := time.perf_counter() - start) < seconds:
-        game, done = play_random_steps(game, rules, rng, 256)
-        decisions += done
-    return decisions / elapsed
+
+    def body() -> int:
+        nonlocal game
+        game, decisions = play_random_steps(game, rules, rng, steps)
+        return decisions
+
+    return body

@@ -36,10 +36,15 @@ def pin_to_one_core() -> None:
 
 
 def timed(run_for: float, body: Callable[[], int]) -> float:
-    """Call ``body`` (returns units of work done) until ``run_for`` seconds pass; units/s."""
+    """Call ``body`` (returns units of work done) until ``run_for`` seconds of CPU time pass; units/s.
+
+    The clock is this process's CPU time (``time.process_time``): on a shared machine the time
+    its core spends on other people's work is not counted, so the rates, and more so the
+    ratios, move much less with the machine's load than wall-clock rates.
+    """
     body()  # warm-up
-    done, start = 0, time.perf_counter()
-    while (elapsed := time.perf_counter() - start) < run_for:
+    done, start = 0, time.process_time()
+    while (elapsed := time.process_time() - start) < run_for:
         done += body()
     return done / elapsed
 
@@ -87,10 +92,10 @@ def openspiel_decisions(seconds: float, observe: bool = False, seed: int = 0, ga
 def reference_decisions(seconds: float, seed: int = 0) -> float | None:
     """Decisions/s of the plain-Python reference engine (one game at a time)."""
     try:
-        from bench.reference_driver import random_reference_decisions
+        from bench.reference_driver import random_reference_play
     except ImportError:
         return None
-    return random_reference_decisions(seconds, seed)
+    return timed(seconds, random_reference_play(seed))
 
 
 def vector_decisions(batch: int, seconds: float, seed: int = 0, rules: str = "partnership") -> float | None:
