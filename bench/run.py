@@ -159,7 +159,8 @@ def aec_steps(seconds: float, seed: int = 0, rules: str = "partnership") -> floa
 
 
 def heuristic_hands(seconds: float) -> float | None:
-    """Duplicate heuristic-vs-heuristic hands/s (both cores, as a tournament runs)."""
+    """Duplicate heuristic-vs-heuristic hands/s (``train.tournament.benchmark_heuristic``: wall clock,
+    on the one core the bench is pinned to)."""
     try:
         from train.tournament import benchmark_heuristic
     except ImportError:

@@ -7,7 +7,7 @@ import random
 import numpy as np
 import pytest
 
-from bench import openspiel_driver, reference_driver, run
+from bench import openspiel_alternatives, openspiel_driver, reference_driver, run
 from spades_env.reference import ReferenceGame
 from spades_env.rules import Rules
 
@@ -126,3 +126,17 @@ def test_reference_driver_plays_legal_steps_one_python_random_draw_per_decision(
     game, decisions = reference_driver.play_random_steps(game, rules, rng, 300)
     assert decisions > 250 and rng.draws == decisions
     assert isinstance(game, ReferenceGame)
+
+
+def test_openspiel_alternatives_measure_every_way_and_the_bench_driver_is_faster(capsys):
+    cores = os.sched_getaffinity(0)
+    try:
+        figures = openspiel_alternatives.main(["--seconds", "0.02", "--rounds", "1"])
+    finally:
+        os.sched_setaffinity(0, cores)
+    assert "write_observation_tensor" in capsys.readouterr().out
+    for name in ("spades", "hearts"):
+        rates = figures[name]
+        assert len(rates) == (8 if name == "spades" else 7) and min(rates.values()) > 0
+        # ~4x in CPU time; 1.5x leaves room for a noisy machine
+        assert rates["openspiel_driver.play_random (the bench)"] > 1.5 * rates[next(iter(rates))]
