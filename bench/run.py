@@ -5,8 +5,11 @@ pyspiel, and our readable reference engine), in interleaved rounds (``--rounds``
 each round measures every row, a rate is the median over rounds and a ratio the
 median of the rounds' ratios, so the ratios hold on a shared, noisy machine whose
 speed drifts during the run. The Hearts rows are compared with OpenSpiel's ``hearts`` (its
-decisions include the passes), the VectorSpades rows with OpenSpiel plus its
-observation tensor (Hearts: information-state tensor). Run ``python -m bench.run --help`` for options.
+decisions include the passes), the VectorSpades rows with OpenSpiel plus its observation
+(Hearts: information state) written by its ``Observer``. Every row is driven the cheapest way
+it offers (Python's ``random`` for one game at a time, see ``bench.openspiel_driver``; the
+engine's own samplers for batches), and the table says how. Run ``python -m bench.run --help``
+for options.
 """
 
 from __future__ import annotations
@@ -14,11 +17,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import time
 from collections.abc import Callable
+from typing import NamedTuple
 
 import numpy as np
 
+from bench import openspiel_driver
 from spades_env import SpadesEngine
 from spades_env.engine import PLAY
 
@@ -30,10 +36,15 @@ def pin_to_one_core() -> None:
 
 
 def timed(run_for: float, body: Callable[[], int]) -> float:
-    """Call ``body`` (returns units of work done) until ``run_for`` seconds pass; units/s."""
+    """Call ``body`` (returns units of work done) until ``run_for`` seconds of CPU time pass; units/s.
+
+    The clock is this process's CPU time (``time.process_time``): on a shared machine the time
+    its core spends on other people's work is not counted, so the rates, and more so the
+    ratios, move much less with the machine's load than wall-clock rates.
+    """
     body()  # warm-up
-    done, start = 0, time.perf_counter()
-    while (elapsed := time.perf_counter() - start) < run_for:
+    done, start = 0, time.process_time()
+    while (elapsed := time.process_time() - start) < run_for:
         done += body()
     return done / elapsed
 
@@ -64,41 +75,27 @@ def engine_card_plays(rules: str, batch: int, seconds: float, seed: int = 0) -> 
 def openspiel_decisions(seconds: float, observe: bool = False, seed: int = 0, game: str = "spades") -> float | None:
     """Decisions/s of OpenSpiel's ``spades`` (or ``hearts``) with random legal play (None if not installed).
 
-    With ``observe`` every decision also encodes the player's observation tensor (Hearts has
-    none in OpenSpiel: its information-state tensor instead).
+    Driven the cheapest way pyspiel offers (``bench.openspiel_driver``: one
+    ``current_player()``, one ``legal_actions()`` and one Python ``random.random()`` per node,
+    chance nodes included). With ``observe`` every decision also writes the player's
+    observation through OpenSpiel's ``Observer`` into a preallocated float32 buffer (Hearts has
+    no observation tensor in OpenSpiel: its information-state tensor instead).
     """
-    try:
-        import pyspiel
-    except ImportError:
+    spiel = openspiel_driver.load_game(game)
+    if spiel is None:
         return None
-    game = pyspiel.load_game(game)
-    rng = np.random.default_rng(seed)
-    tensor_of = "observation_tensor" if game.get_type().provides_observation_tensor else "information_state_tensor"
-
-    def body() -> int:
-        state, n = game.new_initial_state(), 0
-        while not state.is_terminal():
-            if state.is_chance_node():
-                outcomes = state.chance_outcomes()
-                state.apply_action(outcomes[rng.integers(len(outcomes))][0])
-                continue
-            if observe:
-                getattr(state, tensor_of)()
-            legal = state.legal_actions()
-            state.apply_action(legal[rng.integers(len(legal))])
-            n += 1
-        return n
-
-    return timed(seconds, body)
+    rand = random.Random(seed).random
+    write = openspiel_driver.observer(spiel)[1] if observe else None
+    return timed(seconds, lambda: openspiel_driver.play_random(spiel.new_initial_state(), rand, write))
 
 
 def reference_decisions(seconds: float, seed: int = 0) -> float | None:
     """Decisions/s of the plain-Python reference engine (one game at a time)."""
     try:
-        from bench.reference_driver import random_reference_decisions
+        from bench.reference_driver import random_reference_play
     except ImportError:
         return None
-    return random_reference_decisions(seconds, seed)
+    return timed(seconds, random_reference_play(seed))
 
 
 def vector_decisions(batch: int, seconds: float, seed: int = 0, rules: str = "partnership") -> float | None:
@@ -129,19 +126,21 @@ def vector_decisions(batch: int, seconds: float, seed: int = 0, rules: str = "pa
     return timed(seconds, body)
 
 
-def aec_steps(seconds: float, seed: int = 0) -> float | None:
+def aec_steps(seconds: float, seed: int = 0, rules: str = "partnership") -> float | None:
     """Steps/s of the PettingZoo AEC env on one game (observe + mask + step).
 
-    The policy is the cheapest uniform random legal pick (the indices of the mask, one
-    ``rng.random()``), so that the figure is the env's; resets (a new seeded match when one
-    ends) are included but not counted as steps.
+    The policy is the cheapest uniform random legal pick: the indices of the observation's
+    ``action_mask`` (``mask.nonzero()[0]``) and one Python ``random.random()``, so that the
+    figure is the env's; resets (a new seeded match when one ends) are included but not
+    counted as steps.
     """
     try:
         from spades_env import env as make_env
     except ImportError:
         return None
-    aec = make_env(rules="partnership", episode="match")
-    rng = np.random.default_rng(seed)
+    aec = make_env(rules=rules, episode="match")
+    rng = random.Random(seed)
+    rand = rng.random
     aec.reset(seed=seed)
 
     def body() -> int:
@@ -149,10 +148,10 @@ def aec_steps(seconds: float, seed: int = 0) -> float | None:
         for _ in range(500):
             obs, _, term, trunc, _ = aec.last()
             if term or trunc:
-                aec.reset(seed=int(rng.integers(1 << 30)))
+                aec.reset(seed=rng.getrandbits(30))
                 continue
-            legal = np.flatnonzero(obs["action_mask"])
-            aec.step(int(legal[int(rng.random() * len(legal))]))
+            legal = obs["action_mask"].nonzero()[0]
+            aec.step(int(legal[int(rand() * len(legal))]))
             n += 1
         return n
 
@@ -160,7 +159,8 @@ def aec_steps(seconds: float, seed: int = 0) -> float | None:
 
 
 def heuristic_hands(seconds: float) -> float | None:
-    """Duplicate heuristic-vs-heuristic hands/s (both cores, as a tournament runs)."""
+    """Duplicate heuristic-vs-heuristic hands/s (``train.tournament.benchmark_heuristic``: wall clock,
+    on the one core the bench is pinned to)."""
     try:
         from train.tournament import benchmark_heuristic
     except ImportError:
@@ -170,6 +170,70 @@ def heuristic_hands(seconds: float) -> float | None:
     if time.perf_counter() - start < seconds:
         rate = benchmark_heuristic(hands=8192)
     return rate
+
+
+class Row(NamedTuple):
+    """One measurement of the table: its rate is compared with ``base``'s, measured in the same round."""
+
+    name: str
+    batch: str
+    unit: str
+    measure: Callable[[float], float | None]
+    base: str | None
+    how: str
+
+    @property
+    def key(self) -> str:
+        return f"{self.name} [B={self.batch}]"
+
+
+SPIEL, SPIEL_OBS = "OpenSpiel spades (pyspiel)", "OpenSpiel spades + observation"
+HEARTS, HEARTS_OBS = "OpenSpiel hearts (pyspiel)", "OpenSpiel hearts + information state"
+CHEAP_PICK = "random.random() on legal_actions()"
+
+
+def rows(batches: list[int]) -> list[Row]:
+    """Every row of ``make bench``, with how it is driven. Without blind nil every hand takes the
+    same number of steps, so the games stay in lockstep and every card play takes the full-batch
+    fast path."""
+    observed = "+ Observer.set_from into a float32 buffer"
+    table = [
+        Row(SPIEL, "1", "decisions/s", openspiel_decisions, SPIEL, CHEAP_PICK),
+        Row(SPIEL_OBS, "1", "decisions/s", _spiel_observed("spades"), SPIEL_OBS, observed),
+        Row(HEARTS, "1", "decisions/s", lambda t: openspiel_decisions(t, game="hearts"), HEARTS, CHEAP_PICK),
+        Row(HEARTS_OBS, "1", "decisions/s", _spiel_observed("hearts"), HEARTS_OBS, observed),
+        Row("reference engine (plain Python)", "1", "decisions/s", reference_decisions, SPIEL, CHEAP_PICK),
+    ]
+    engine_how = "random_actions + step(auto_reset)"
+    for b in batches:
+        table.append(
+            Row("engine, random legal play", str(b), "card plays/s", _engine("partnership", b), SPIEL, engine_how)
+        )
+    table.append(
+        Row(
+            "engine, lockstep (no blind nil)",
+            "4096",
+            "card plays/s",
+            _engine("partnership-no-blind-nil"),
+            SPIEL,
+            engine_how,
+        )
+    )
+    for preset in ("cutthroat-4", "two-player", "hearts"):
+        base = HEARTS if preset == "hearts" else SPIEL
+        table.append(Row(f"engine, {preset}", "4096", "card plays/s", _engine(preset), base, engine_how))
+    vector_how = "sample_legal on the returned mask, copy=False"
+    for b in batches:
+        table.append(
+            Row("VectorSpades, obs + masks", str(b), "decisions/s", _vector("partnership", b), SPIEL_OBS, vector_how)
+        )
+    table.append(Row("VectorSpades, hearts", "4096", "decisions/s", _vector("hearts", 4096), HEARTS_OBS, vector_how))
+    aec_how = "last(), random.random() on mask.nonzero()"
+    table.append(Row("PettingZoo AEC env", "1", "steps/s", aec_steps, SPIEL, aec_how))
+    table.append(
+        Row("PettingZoo AEC env, hearts", "1", "steps/s", lambda t: aec_steps(t, rules="hearts"), HEARTS, aec_how)
+    )
+    return table
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -182,52 +246,30 @@ def main(argv: list[str] | None = None) -> dict:
     if args.rounds < 1:
         parser.error(f"--rounds must be at least 1, got {args.rounds}")
     pin_to_one_core()
-    # (name, B, unit, measure(seconds), baseline row). Without blind nil every hand takes the
-    # same number of steps, so the games stay in lockstep and every card play takes the
-    # full-batch fast path.
-    spiel, spiel_obs = "OpenSpiel spades (pyspiel)", "OpenSpiel spades + observation_tensor()"
-    hearts, hearts_obs = "OpenSpiel hearts (pyspiel)", "OpenSpiel hearts + information_state_tensor()"
-    rows: list[tuple[str, str, str, Callable[[float], float | None], str | None]] = [
-        (spiel, "1", "decisions/s", openspiel_decisions, spiel),
-        (spiel_obs, "1", "decisions/s", lambda t: openspiel_decisions(t, observe=True), spiel_obs),
-        (hearts, "1", "decisions/s", lambda t: openspiel_decisions(t, game="hearts"), hearts),
-        (hearts_obs, "1", "decisions/s", lambda t: openspiel_decisions(t, observe=True, game="hearts"), hearts_obs),
-        ("reference engine (plain Python)", "1", "decisions/s", reference_decisions, spiel),
-    ]
-    for b in args.batches:
-        rows.append(("engine, random legal play", str(b), "card plays/s", _engine("partnership", b), spiel))
-    rows.append(("engine, lockstep (no blind nil)", "4096", "card plays/s", _engine("partnership-no-blind-nil"), spiel))
-    for preset in ("cutthroat-4", "two-player", "hearts"):
-        base = hearts if preset == "hearts" else spiel
-        rows.append((f"engine, {preset}", "4096", "card plays/s", _engine(preset), base))
-    for b in args.batches:
-        rows.append(("VectorSpades, obs + masks", str(b), "decisions/s", _vector("partnership", b), spiel_obs))
-    rows.append(("VectorSpades, hearts", "4096", "decisions/s", _vector("hearts", 4096), hearts_obs))
-    rows.append(("PettingZoo AEC env", "1", "steps/s", aec_steps, spiel))
+    table = rows(args.batches)
     # Round-robin: each round measures every row for its share of the time, and a row's ratio
     # is the median over rounds of its rate over its baseline's in the same round, so that
     # the machine's drift during the run (it can be 2x on a shared host) cancels.
-    rates: dict[str, list[float | None]] = {f"{name} [B={b}]": [] for name, b, *_ in rows}
+    rates: dict[str, list[float | None]] = {row.key: [] for row in table}
     for _ in range(args.rounds):
-        for name, b, _, measure, _ in rows:
-            rates[f"{name} [B={b}]"].append(measure(args.seconds / args.rounds))
-    print(f"{'measurement':44s} {'B':>6s} {'rate':>14s}  {'unit':14s} {'x OpenSpiel':>11s}")
+        for row in table:
+            rates[row.key].append(row.measure(args.seconds / args.rounds))
+    print(f"{'measurement':44s} {'B':>6s} {'rate':>14s}  {'unit':14s} {'x OpenSpiel':>11s}  driven by")
     figures = {}
-    for name, b, unit, _, base in rows:
-        key = f"{name} [B={b}]"
-        runs = rates[key]
+    for row in table:
+        runs = rates[row.key]
         rate = None if None in runs else float(np.median(runs))
-        base_runs = rates[f"{base} [B=1]"] if base else [None]
+        base_runs = rates[f"{row.base} [B=1]"] if row.base else [None]
         if rate is not None and None not in base_runs:
-            ratio = f"{np.median([r / q for r, q in zip(runs, base_runs, strict=True)]):11.1f}"
+            ratio = f"{np.median([r / q for r, q in zip(runs, base_runs, strict=True)]):11.3g}"
         else:
             ratio = f"{'-':>11s}"
         text = f"{rate:14,.0f}" if rate is not None else f"{'n/a':>14s}"
-        print(f"{name:44s} {b:>6s} {text}  {unit:14s} {ratio}")
-        figures[key] = rate
+        print(f"{row.name:44s} {row.batch:>6s} {text}  {row.unit:14s} {ratio}  {row.how}")
+        figures[row.key] = rate
     tournament = heuristic_hands(args.seconds)
     text = f"{tournament:14,.0f}" if tournament is not None else f"{'n/a':>14s}"
-    print(f"{'heuristic duplicate tournament':44s} {'-':>6s} {text}  {'hands/s':14s} {'-':>11s}")
+    print(f"{'heuristic duplicate tournament':44s} {'-':>6s} {text}  {'hands/s':14s} {'-':>11s}  benchmark_heuristic")
     figures["heuristic duplicate tournament [B=-]"] = tournament
     if args.json:
         with open(args.json, "w") as f:
@@ -237,6 +279,10 @@ def main(argv: list[str] | None = None) -> dict:
 
 def _engine(rules: str, batch: int = 4096) -> Callable[[float], float]:
     return lambda seconds: engine_card_plays(rules, batch, seconds)
+
+
+def _spiel_observed(game: str) -> Callable[[float], float | None]:
+    return lambda seconds: openspiel_decisions(seconds, observe=True, game=game)
 
 
 def _vector(rules: str, batch: int) -> Callable[[float], float | None]:
