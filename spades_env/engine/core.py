@@ -106,7 +106,19 @@ class FinishedHands:
     bags: np.ndarray
     """(G, S) int64: bags after the hand."""
     made: np.ndarray
-    """(G, S) bool: contract made."""
+    """(G, S) bool: contract made (a zero contract counts as made; False in Hearts)."""
+    bags_added: np.ndarray
+    """(G, S) int64: bags the side took in the hand, before any penalty: overtricks of its
+    contract and the tricks of its failed nils [RULES 3]. 0 without ``bags`` and in Hearts.
+    ``bags`` = ``start_bags`` + ``bags_added`` - ``bag_penalties`` x ``bag_limit``."""
+    bag_penalties: np.ndarray
+    """(G, S) int64: bag penalties applied in the hand (each ``bag_penalty`` points, already in
+    ``delta``). 0 without ``bags`` and in Hearts."""
+    nil_made: np.ndarray
+    """(G, N) bool: the seat bid nil or blind nil (``blind`` says which) and took no trick.
+    False in Hearts (no bidding)."""
+    nil_failed: np.ndarray
+    """(G, N) bool: the seat bid nil or blind nil and took a trick. False in Hearts."""
     bemo: np.ndarray
     """(G, S) int64: Bemo declared by each side (0 none, 1 little, 2 big; -1 without ``bemo``)."""
     pile: np.ndarray
@@ -667,7 +679,7 @@ class SpadesEngine:
     def random_actions(self, state: GameState, rng: np.random.Generator) -> np.ndarray:
         """(B,) int64: a uniformly random legal action in each game (0 where the match is over).
 
-        The actions ``sample_legal(self.legal_action_mask(state), rng)`` draws, from the same
+        The actions ``sampling.sample_legal(self.legal_action_mask(state), rng)`` draws, from the same
         single ``rng.random(B)`` (action k of a game's legal actions in id order, k = floor(u *
         count)), but card plays, bids and blind-nil choices are drawn without the mask.
         """
@@ -1061,14 +1073,21 @@ class SpadesEngine:
         scores = state.scores.reshape(-1)[sides]
         bags = state.bags.reshape(-1)[sides]
         history = take(state.history)
-        if self.hearts:
+        if self.hearts:  # no contracts, bags or nils: the breakdown's fields are zero
             delta = score_hearts_hand(r, cards_taken(history, trick_winners, self.n_players)).delta
-            made = np.zeros(delta.shape, bool)
+            made, added, penalties = np.zeros(delta.shape, bool), np.zeros(delta.shape, I64), np.zeros(delta.shape, I64)
+            nil_made, nil_failed = np.zeros(bids.shape, bool), np.zeros(bids.shape, bool)
             scores += delta
             winner = hearts_match_winner(r, scores, hand_number + 1)
         else:
             score = score_hand(r, bids, blind, tricks_won, bags, trick_winners=trick_winners, bemo=bemo, in_range=True)
             delta, made, bags = score.delta, score.made, score.bags
+            added, penalties, nil_made, nil_failed = (
+                score.bags_added,
+                score.bag_penalties,
+                score.nil_made,
+                score.nil_failed,
+            )
             scores += delta
             winner = match_winner(r, scores, hand_number + 1, boston=score.boston)
         result.hand_done[g] = True
@@ -1094,6 +1113,10 @@ class SpadesEngine:
                 scores=scores,
                 bags=bags,
                 made=made,
+                bags_added=added,
+                bag_penalties=penalties,
+                nil_made=nil_made,
+                nil_failed=nil_failed,
                 bemo=bemo,
                 pile=take(state.pile) if r.two_player else state.pile[:n],
                 discards=take(state.discards) if r.two_player else zeros,
