@@ -43,11 +43,11 @@ from agents.base import DecisionContext
 from agents.heuristic import HeuristicAgent
 from spades_env import cards
 from spades_env.engine import BID, BLIND, PLAY, SpadesEngine, bits
+from spades_env.engine.scoring import bag_adjusted_points
 from spades_env.rules import resolve_rules
 from train.bid_bench_report import draw_report, plot_bars, plot_report, print_report, write_json
 from train.paired_stats import mean_ci
 from train.tournament import require_int
-from train.tournament_play import bag_adjusted_points
 
 #: Deal ``d`` of a benchmark with seed ``s`` is dealt from engine seed ``s * DEAL_STRIDE + d``.
 DEAL_STRIDE = 1_000_000
@@ -189,7 +189,7 @@ def play_hands(
             fields = {
                 "bids": f.bids[keep],
                 "tricks": f.tricks_won[keep],
-                "points": bag_adjusted_points(engine.rules, f)[keep],
+                "points": bag_adjusted_points(engine.rules, f.delta, f.bags_added, f.bag_penalties)[keep],
                 "bags": f.bags_added[keep],
                 "made": f.made[keep],
             }

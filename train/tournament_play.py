@@ -2,8 +2,8 @@
 
 ``play_games`` is the tournament's inner loop (``train/tournament.py``); ``GameTally`` sums
 each side's points, bag-adjusted points, contracts, sets, bags and nils from the engine's
-``FinishedHands`` (which carry the hand's bags and bag penalties) [RULES 3];
-``bag_adjusted_points`` is the bag-adjusted score every report shares.
+``FinishedHands`` (which carry the hand's bags and bag penalties) [RULES 3]; the bag-adjusted
+points are ``engine.scoring.bag_adjusted_points``, shared by every report.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import numpy as np
 
 from agents.base import Agent, DecisionContext
 from spades_env.engine import FinishedHands, SpadesEngine
-from spades_env.rules import Rules
+from spades_env.engine.scoring import bag_adjusted_points
 
 
 class GameTally:
@@ -37,7 +37,8 @@ class GameTally:
         """
         sides = np.eye(engine.n_sides, dtype=np.int64)[engine.side_of_seat]  # (N, S)
         self.points[games] += f.delta
-        self.adjusted[games] += np.rint(bag_adjusted_points(engine.rules, f)).astype(np.int64)
+        adjusted = bag_adjusted_points(engine.rules, f.delta, f.bags_added, f.bag_penalties)
+        self.adjusted[games] += np.rint(adjusted).astype(np.int64)
         self.hands[games] += 1
         contract = np.where(f.bids > 0, f.bids, 0) @ sides
         self.contracts[games] += contract > 0
@@ -45,13 +46,6 @@ class GameTally:
         self.bags[games] += f.bags_added
         self.nil_bids[games] += (f.nil_made | f.nil_failed).astype(np.int64) @ sides
         self.nil_made[games] += f.nil_made.astype(np.int64) @ sides
-
-
-def bag_adjusted_points(rules: Rules, f: FinishedHands) -> np.ndarray:
-    """(G, S) float64: each side's points in the hands ``f`` with the bag penalties put back and
-    every bag taken charged ``bag_penalty / bag_limit`` points (0 without ``bags``) [RULES 3]."""
-    cost = rules.bag_penalty / rules.bag_limit if rules.bags else 0.0
-    return f.delta + f.bag_penalties * rules.bag_penalty - f.bags_added * cost
 
 
 class _Observer:

@@ -27,9 +27,10 @@ import numpy as np
 
 from spades_env import cards
 from spades_env.engine import BEMO, BID, BLIND, DRAW, OVER, PLAY, GameState, SpadesEngine, dealing
-from spades_env.engine.scoring import score_hand
+from spades_env.engine.scoring import BEMO_TRICKS, BIG_CONTRACT_POINTS, settle_bags
 from spades_env.engine.state import FREE_LEAD, LOWEST_CLUB_LEAD, N_SPADES_PHASES, RESTRICTED_LEAD
 from spades_env.observation import SCORE_CLIP, ObservationEncoder
+from spades_env.rules import BIG_BID_THRESHOLD
 
 SPADES = cards.SPADES
 TRUMP = int(cards.TRUMP_MASK)
@@ -135,6 +136,8 @@ class SingleGame:
         self._before_lane = [bytes(13 * x) for x in range(4)]
         self._after_lane = [bytes(c - 13 * (x + 1)) + self._mask_tail for x in range(4)]
         self.mercy = r.mercy_score
+        self.bid_threshold = BIG_BID_THRESHOLD.get(n)
+        self.members = [[x for x in range(n) if self.side[x] == side] for side in range(s)]
         self.hand_delta: list[int] | None = None
         """Points each side scored in the last ``try_step``, if it ended a hand (else None)."""
         self._template = engine.reset(0)  # a state to copy, every field filled
@@ -624,19 +627,56 @@ class SingleGame:
         base[at["target"]] = self.target
 
     def _score(self, trick_winners: list[int]) -> tuple[list[int], list[int], list[bool]]:
-        """Points, bags after the hand and made Bostons of each side: the engine's
-        ``scoring.score_hand`` of the mirror (one game)."""
-        score = score_hand(
-            self.rules,
-            [self.bids],
-            [self.blind],
-            [self.tricks_won],
-            [self.bags],
-            trick_winners=[trick_winners],
-            bemo=[self.bemo],
-            in_range=True,
-        )
-        return score.delta[0].tolist(), score.bags[0].tolist(), score.boston[0].tolist()
+        """Points, bags after the hand and made Bostons of each side (``scoring.score_hand`` in
+        Python scalars, for speed; the bags through ``scoring.settle_bags``)."""
+        r = self.rules
+        bids, blind, tricks = self.bids, self.blind, self.tricks_won
+        delta, new_bags, bostons = [], [], []
+        for side, members in enumerate(self.members):
+            nil_points = failed = contract = taken = 0
+            for x in members:
+                if bids[x] == 0:
+                    value = r.blind_nil_bonus if blind[x] else r.nil_bonus
+                    nil_points += value if tricks[x] == 0 else -value
+                    failed += tricks[x]
+                else:
+                    contract += bids[x]
+                    taken += tricks[x]
+            made = taken >= contract
+            over = taken - contract if made else 0
+            if r.set_penalty == "bid":
+                set_points = -10 * contract
+            elif r.set_penalty == "short":
+                set_points = -10 * (contract - taken)
+            else:
+                set_points = 0
+            made_points = 10 * contract
+            big = r.ten_for_two_hundred and contract >= 10
+            boston = False
+            if r.boston:
+                big = big or contract == self.hand_size
+                boston = made and contract == self.hand_size
+            if big:
+                made_points, set_points = BIG_CONTRACT_POINTS, -BIG_CONTRACT_POINTS
+            points = (made_points + over if made else set_points) + nil_points + failed
+            if r.bemo:
+                level = self.bemo[side]
+                if level in BEMO_TRICKS:
+                    n_tricks, value = BEMO_TRICKS[level]
+                    took_all = all(self.side[max(w, 0)] == side for w in trick_winners[:n_tricks])
+                    points += value if took_all else -value
+            if r.exact_small_bid_bonus and 1 <= contract <= 2 and taken == contract:
+                points += 20
+            if r.big_bid_bonus and made and contract > self.bid_threshold:
+                points += 10 * (contract - self.bid_threshold)
+            bags = self.bags[side]
+            if r.bags:
+                bags, penalties = settle_bags(r, bags, over + failed)
+                points -= penalties * r.bag_penalty
+            delta.append(points)
+            new_bags.append(bags)
+            bostons.append(boston)
+        return delta, new_bags, bostons
 
     def _match_winner(self, boston: list[bool]) -> int:
         """Winning side after the hand, or -1 while the match goes on (``scoring.match_winner``)."""
