@@ -364,8 +364,6 @@ def test_score_hand_breakdown_of_a_worked_example():
     )
     assert score.bags_added.tolist() == [[4, 2]] and score.bag_penalties.tolist() == [[1, 0]]
     assert score.bags.tolist() == [[2, 2]]
-    assert score.nil_made.tolist() == [[False, False, False, True]]
-    assert score.nil_failed.tolist() == [[False, False, True, False]]
     # 40 + 3 - 100 (failed nil) + 1 - 100 (penalty); 30 + 2 + 200 (blind nil)
     assert score.delta.tolist() == [[-156, 232]]
     adjusted = bag_adjusted_points(PARTNERSHIP, score.delta, score.bags_added, score.bag_penalties)

@@ -114,11 +114,6 @@ class FinishedHands:
     bag_penalties: np.ndarray
     """(G, S) int64: bag penalties applied in the hand (each ``bag_penalty`` points, already in
     ``delta``). 0 without ``bags`` and in Hearts."""
-    nil_made: np.ndarray
-    """(G, N) bool: the seat bid nil or blind nil (``blind`` says which) and took no trick.
-    False in Hearts (no bidding)."""
-    nil_failed: np.ndarray
-    """(G, N) bool: the seat bid nil or blind nil and took a trick. False in Hearts."""
     bemo: np.ndarray
     """(G, S) int64: Bemo declared by each side (0 none, 1 little, 2 big; -1 without ``bemo``)."""
     pile: np.ndarray
@@ -135,6 +130,18 @@ class FinishedHands:
     """(G, N) int64: Hearts: card points each seat took (before the moon)."""
     key: np.ndarray
     """(G,) uint64: the games' random keys (they seed the exchange draws and face-up cards)."""
+
+    # The nil results follow from ``bids`` and ``tricks_won``: computed when read, not in ``step``.
+    @property
+    def nil_made(self) -> np.ndarray:
+        """(G, N) bool: the seat bid nil or blind nil (``blind`` says which) and took no trick
+        [RULES 3]. False in Hearts (no bids: -1)."""
+        return (self.bids == 0) & (self.tricks_won == 0)
+
+    @property
+    def nil_failed(self) -> np.ndarray:
+        """(G, N) bool: the seat bid nil or blind nil and took a trick [RULES 3]. False in Hearts."""
+        return (self.bids == 0) & (self.tricks_won > 0)
 
 
 @dataclass
@@ -1073,21 +1080,15 @@ class SpadesEngine:
         scores = state.scores.reshape(-1)[sides]
         bags = state.bags.reshape(-1)[sides]
         history = take(state.history)
-        if self.hearts:  # no contracts, bags or nils: the breakdown's fields are zero
+        if self.hearts:  # no contracts or bags: the breakdown's fields are zero
             delta = score_hearts_hand(r, cards_taken(history, trick_winners, self.n_players)).delta
             made, added, penalties = np.zeros(delta.shape, bool), np.zeros(delta.shape, I64), np.zeros(delta.shape, I64)
-            nil_made, nil_failed = np.zeros(bids.shape, bool), np.zeros(bids.shape, bool)
             scores += delta
             winner = hearts_match_winner(r, scores, hand_number + 1)
         else:
             score = score_hand(r, bids, blind, tricks_won, bags, trick_winners=trick_winners, bemo=bemo, in_range=True)
             delta, made, bags = score.delta, score.made, score.bags
-            added, penalties, nil_made, nil_failed = (
-                score.bags_added,
-                score.bag_penalties,
-                score.nil_made,
-                score.nil_failed,
-            )
+            added, penalties = score.bags_added, score.bag_penalties
             scores += delta
             winner = match_winner(r, scores, hand_number + 1, boston=score.boston)
         result.hand_done[g] = True
@@ -1115,8 +1116,6 @@ class SpadesEngine:
                 made=made,
                 bags_added=added,
                 bag_penalties=penalties,
-                nil_made=nil_made,
-                nil_failed=nil_failed,
                 bemo=bemo,
                 pile=take(state.pile) if r.two_player else state.pile[:n],
                 discards=take(state.discards) if r.two_player else zeros,

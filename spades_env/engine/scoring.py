@@ -63,10 +63,6 @@ class HandScore:
     """(G, n_sides) int64: bags the side took this hand, before any penalty (overtricks of its
     contract and the tricks of its failed nils; 0 without ``bags``). ``bags`` = bags before the
     hand + ``bags_added`` - ``bag_penalties`` x ``bag_limit``."""
-    nil_made: np.ndarray
-    """(G, n_players) bool: the seat bid nil or blind nil (``blind``) and took no trick."""
-    nil_failed: np.ndarray
-    """(G, n_players) bool: the seat bid nil or blind nil and took a trick."""
 
 
 #: Bemo declarations: (tricks from the first that the side must take, points) by declared value.
@@ -119,18 +115,7 @@ def score_hand(
         points -= penalties * rules.bag_penalty
     else:
         new_bags, penalties, added = bags.copy(), np.zeros_like(bags), np.zeros_like(bags)
-    nil = bids == 0
-    took = tricks > 0
-    return HandScore(
-        delta=points,
-        bags=new_bags,
-        made=made,
-        bag_penalties=penalties,
-        boston=boston,
-        bags_added=added,
-        nil_made=nil & ~took,
-        nil_failed=nil & took,
-    )
+    return HandScore(delta=points, bags=new_bags, made=made, bag_penalties=penalties, boston=boston, bags_added=added)
 
 
 def settle_bags(rules: Rules, bags, added):
