@@ -2,29 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
-from spades_env.engine import GameState, SpadesEngine
+from spades_env.engine import SpadesEngine
+from spades_env.envs.context import DecisionContext
 
-
-@dataclass
-class DecisionContext:
-    """Where each decision of a batch is taken, for agents that reason about the game.
-
-    Agents may read only what the deciding seat can see: public information in
-    ``state`` (bids, tricks, the current trick, played cards, scores) and the
-    seat's own hand. Hidden hands must not be read (the search agent samples them).
-    """
-
-    engine: SpadesEngine
-    state: GameState
-    """The batched state the decisions are taken in."""
-    games: np.ndarray
-    """(B,) int64: index into ``state`` of each decision's game."""
-    seats: np.ndarray
-    """(B,) int64: the deciding seat of each decision."""
+__all__ = ["Agent", "DecisionContext"]
 
 
 class Agent:

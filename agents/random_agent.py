@@ -5,21 +5,13 @@ from __future__ import annotations
 import numpy as np
 
 from agents.base import Agent, DecisionContext
-from spades_env.envs.context import random_legal
-
-
-def sample_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """A uniformly random legal action per row of a (B, A) bool mask."""
-    masks = np.asarray(masks, dtype=bool)
-    if not masks.any(axis=1).all():
-        raise ValueError("every row of the action mask needs at least one legal action")
-    return random_legal(masks, rng)
+from spades_env.engine import random_legal
 
 
 class RandomAgent(Agent):
-    """Picks a uniformly random legal action."""
+    """Picks a uniformly random legal action (``engine.sampling.random_legal``: one uniform per action)."""
 
     name = "random"
 
     def act(self, observations: np.ndarray, masks: np.ndarray, context: DecisionContext | None = None) -> np.ndarray:
-        return sample_legal(masks, self.rng)
+        return random_legal(masks, self.rng)

@@ -2,10 +2,9 @@
 
 import gymnasium
 
-from spades_env.engine import EngineInputError, GameState, IllegalActionError, SpadesEngine
+from spades_env.engine import EngineInputError, GameState, IllegalActionError, SpadesEngine, sample_legal
 from spades_env.envs import VectorSpades, env, raw_env
 from spades_env.envs.gym_env import ENV_ID
-from spades_env.envs.vector import sample_legal
 from spades_env.observation import ObservationEncoder
 from spades_env.rules import Rules, RulesError, list_presets
 

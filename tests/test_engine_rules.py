@@ -12,8 +12,8 @@ from spades_env import IllegalActionError, Rules, SpadesEngine, list_presets
 from spades_env.cards import parse_card
 from spades_env.engine import BID, BLIND, OVER, PLAY, dealing
 from spades_env.engine.check import check_state
+from spades_env.engine.sampling import sample_legal
 from spades_env.engine.state import FREE_LEAD, RESTRICTED_LEAD
-from spades_env.envs.vector import sample_legal
 
 NO_BLIND = Rules.preset("partnership-no-blind-nil")
 C = parse_card

@@ -11,7 +11,7 @@ import pytest
 
 from spades_env import Rules, SpadesEngine
 from spades_env.engine import OVER
-from spades_env.engine.scoring import match_winner, score_hand
+from spades_env.engine.scoring import bag_adjusted_points, match_winner, score_hand, settle_bags
 from spades_env.reference import ReferenceGame
 
 PARTNERSHIP = Rules.preset("partnership")
@@ -346,3 +346,27 @@ def test_score_hand_outside_the_table_range_is_computed_directly():
     score = score_hand(PARTNERSHIP, bids, np.zeros((1, 4), bool), tricks, np.zeros((1, 2), np.int64))
     points, added, _, _ = scoring.side_points(PARTNERSHIP, bids, np.zeros((1, 4), bool), tricks)
     np.testing.assert_array_equal(score.delta, points)
+
+
+def test_settle_bags_takes_off_every_bag_limit_bags_as_one_penalty():
+    """[RULES 3]: 8 bags + 5 taken = 13: one penalty, 3 bags left; 9 + 21 = 30: three, none left."""
+    assert settle_bags(PARTNERSHIP, 8, 5) == (3, 1)
+    assert settle_bags(PARTNERSHIP, 2, 3) == (5, 0)
+    bags, penalties = settle_bags(PARTNERSHIP, np.array([[8, 9]]), np.array([[5, 21]]))
+    assert bags.tolist() == [[3, 0]] and penalties.tolist() == [[1, 3]]
+
+
+def test_score_hand_breakdown_of_a_worked_example():
+    """Side 0 bids 4 + nil, takes 7 + 1 (a failed nil): 3 overtricks + 1 bag from 8 bags: 12, one penalty.
+    Side 1 bids 3 + blind nil, takes 5 + 0: made blind nil, no bag (5 bags taken: 5 - 3 = 2)."""
+    score = score_hand(
+        PARTNERSHIP, [[4, 3, 0, 0]], [[False, False, False, True]], [[7, 5, 1, 0]], [[8, 0]], in_range=True
+    )
+    assert score.bags_added.tolist() == [[4, 2]] and score.bag_penalties.tolist() == [[1, 0]]
+    assert score.bags.tolist() == [[2, 2]]
+    # 40 + 3 - 100 (failed nil) + 1 - 100 (penalty); 30 + 2 + 200 (blind nil)
+    assert score.delta.tolist() == [[-156, 232]]
+    adjusted = bag_adjusted_points(PARTNERSHIP, score.delta, score.bags_added, score.bag_penalties)
+    assert adjusted.tolist() == [[-156 + 100 - 4 * 10.0, 232 - 2 * 10.0]]
+    off = score_hand(PARTNERSHIP.replace(bags=False), [[4, 3, 0, 0]], [[False] * 4], [[7, 5, 1, 0]], [[0, 0]])
+    assert off.bags_added.tolist() == [[0, 0]] and off.bag_penalties.tolist() == [[0, 0]]

@@ -43,11 +43,11 @@ from agents.base import DecisionContext
 from agents.heuristic import HeuristicAgent
 from spades_env import cards
 from spades_env.engine import BID, BLIND, PLAY, SpadesEngine, bits
+from spades_env.engine.scoring import bag_adjusted_points
 from spades_env.rules import resolve_rules
 from train.bid_bench_report import draw_report, plot_bars, plot_report, print_report, write_json
 from train.paired_stats import mean_ci
 from train.tournament import require_int
-from train.tournament_play import hand_bags
 
 #: Deal ``d`` of a benchmark with seed ``s`` is dealt from engine seed ``s * DEAL_STRIDE + d``.
 DEAL_STRIDE = 1_000_000
@@ -162,8 +162,6 @@ def play_hands(
     rows = np.arange(g_all)
     active = np.ones(g_all, bool)
     out: dict[str, np.ndarray] = {}
-    rules = engine.rules
-    cost = rules.bag_penalty / rules.bag_limit if rules.bags else 0.0
     while active.any():
         masks = engine.legal_action_mask(state)
         actions = np.argmax(masks, axis=1)  # a legal filler for finished games
@@ -188,12 +186,11 @@ def play_hands(
             if not keep.any():
                 continue
             games = f.games[keep]
-            taken, penalties = hand_bags(engine, f.bids[keep], f.tricks_won[keep], f.start_bags[keep])
             fields = {
                 "bids": f.bids[keep],
                 "tricks": f.tricks_won[keep],
-                "points": f.delta[keep] + penalties * rules.bag_penalty - taken * cost,
-                "bags": taken,
+                "points": bag_adjusted_points(engine.rules, f.delta, f.bags_added, f.bag_penalties)[keep],
+                "bags": f.bags_added[keep],
                 "made": f.made[keep],
             }
             for k, v in fields.items():

@@ -70,25 +70,21 @@ class HandStats:
     points: float = 0.0
 
     def add(self, finished: Any, side_of_seat: np.ndarray, n_sides: int) -> None:
-        """Count the hands of an ``engine.FinishedHands``."""
-        bids, blind, tricks = finished.bids, finished.blind, finished.tricks_won
-        nil = bids == 0
+        """Count the hands of an ``engine.FinishedHands`` (bags, sets and nils as the engine scored them)."""
+        bids, blind = finished.bids, finished.blind
+        nil = finished.nil_made | finished.nil_failed
         onehot = np.eye(n_sides, dtype=np.int64)[side_of_seat]  # (N, S)
-        contract = np.where(nil, 0, bids) @ onehot
-        made_tricks = np.where(nil, 0, tricks) @ onehot
-        failed_nil_tricks = np.where(nil, tricks, 0) @ onehot
-        has_contract = contract > 0
-        made = made_tricks >= contract
+        has_contract = np.where(nil, 0, bids) @ onehot > 0
         self.hands += len(bids)
         self.bids += float(bids[~nil].sum())
         self.bid_count += int((~nil).sum())
         self.sides += bids.shape[0] * n_sides
         self.contracts += int(has_contract.sum())
-        self.sets += int((has_contract & ~made).sum())
-        self.bags += float((np.where(made, made_tricks - contract, 0) + failed_nil_tricks).sum())
+        self.sets += int((has_contract & ~finished.made).sum())
+        self.bags += float(finished.bags_added.sum())
         self.seat_bids += bids.size
         self.nils += int(nil.sum())
-        self.nils_made += int((nil & (tricks == 0)).sum())
+        self.nils_made += int(finished.nil_made.sum())
         self.blind_nils += int(blind.sum())
         self.points += float(finished.delta.sum())
 

@@ -51,7 +51,7 @@ from spades_env.engine import SpadesEngine
 from spades_env.rules import Rules, resolve_rules
 from train.paired_stats import mean_ci
 from train.tournament_log import LOG_VERSION, TournamentLog, TournamentLogWarning, game_key
-from train.tournament_play import GameTally, hand_bags, play_games
+from train.tournament_play import GameTally, play_games
 from train.tournament_report import (
     check_report_outputs,
     print_report,
@@ -299,7 +299,6 @@ __all__ = [
     "TournamentLogWarning",
     "benchmark_heuristic",
     "board_seeds",
-    "hand_bags",
     "check_report_outputs",
     "demo_config",
     "mean_ci",

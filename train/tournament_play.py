@@ -1,7 +1,9 @@
 """Playing duplicate games in one engine batch: the bots act on the games they sit in, tallies per side.
 
-``play_games`` is the tournament's inner loop (``train/tournament.py``); ``hand_bags``
-is the bag count every report shares [RULES 3].
+``play_games`` is the tournament's inner loop (``train/tournament.py``); ``GameTally`` sums
+each side's points, bag-adjusted points, contracts, sets, bags and nils from the engine's
+``FinishedHands`` (which carry the hand's bags and bag penalties) [RULES 3]; the bag-adjusted
+points are ``engine.scoring.bag_adjusted_points``, shared by every report.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import numpy as np
 
 from agents.base import Agent, DecisionContext
 from spades_env.engine import FinishedHands, SpadesEngine
+from spades_env.engine.scoring import bag_adjusted_points
 
 
 class GameTally:
@@ -24,41 +27,25 @@ class GameTally:
         self.bags, self.nil_bids, self.nil_made = z(), z(), z()
         self.hands = np.zeros(g, dtype=np.int64)
 
-    def add(self, engine: SpadesEngine, games: np.ndarray, f) -> None:
-        """Add the finished hands ``f`` (a FinishedHands) of the given global games."""
-        if engine.rules.hearts:  # Hearts points as they are (lower is better); no contracts, bags or nils
-            self.points[games] += f.delta
-            self.adjusted[games] += f.delta
-            self.hands[games] += 1
-            return
-        taken, penalties = hand_bags(engine, f.bids, f.tricks_won, f.start_bags)
-        rules = engine.rules
+    def add(self, engine: SpadesEngine, games: np.ndarray, f: FinishedHands) -> None:
+        """Add the finished hands ``f`` of the given global games.
+
+        Bag-adjusted points put back the hand's bag penalties and charge every bag taken
+        ``bag_penalty / bag_limit`` points (the engine's breakdown: ``f.bag_penalties``,
+        ``f.bags_added``) [RULES 3]. Hearts (points as they are, lower is better) has no bids (-1),
+        contracts, bags or nils: those tallies stay 0.
+        """
         sides = np.eye(engine.n_sides, dtype=np.int64)[engine.side_of_seat]  # (N, S)
-        contract = np.where(f.bids > 0, f.bids, 0) @ sides
-        nil = f.bids == 0
         self.points[games] += f.delta
-        cost = rules.bag_penalty / rules.bag_limit if rules.bags else 0.0
-        self.adjusted[games] += np.rint(f.delta + penalties * rules.bag_penalty - taken * cost).astype(np.int64)
+        adjusted = bag_adjusted_points(engine.rules, f.delta, f.bags_added, f.bag_penalties)
+        self.adjusted[games] += np.rint(adjusted).astype(np.int64)
+        self.hands[games] += 1
+        contract = np.where(f.bids > 0, f.bids, 0) @ sides
         self.contracts[games] += contract > 0
         self.sets[games] += (contract > 0) & ~f.made
-        self.bags[games] += taken
-        self.nil_bids[games] += nil.astype(np.int64) @ sides
-        self.nil_made[games] += (nil & (f.tricks_won == 0)).astype(np.int64) @ sides
-        self.hands[games] += 1
-
-
-def hand_bags(engine: SpadesEngine, bids: np.ndarray, tricks: np.ndarray, start_bags: np.ndarray):
-    """Bags taken in a hand and bag penalties applied, both (G, S) int64 [RULES 3]."""
-    rules = engine.rules
-    sides = np.eye(engine.n_sides, dtype=np.int64)[engine.side_of_seat]
-    nil = bids == 0
-    contract = np.where(nil, 0, bids) @ sides
-    made_tricks = np.where(nil, 0, tricks) @ sides
-    over = np.where(made_tricks >= contract, made_tricks - contract, 0)
-    taken = over + np.where(nil, tricks, 0) @ sides
-    if not rules.bags:
-        return np.zeros_like(taken), np.zeros_like(taken)
-    return taken, (start_bags + taken) // rules.bag_limit
+        self.bags[games] += f.bags_added
+        self.nil_bids[games] += (f.nil_made | f.nil_failed).astype(np.int64) @ sides
+        self.nil_made[games] += f.nil_made.astype(np.int64) @ sides
 
 
 class _Observer:

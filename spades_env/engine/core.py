@@ -106,7 +106,14 @@ class FinishedHands:
     bags: np.ndarray
     """(G, S) int64: bags after the hand."""
     made: np.ndarray
-    """(G, S) bool: contract made."""
+    """(G, S) bool: contract made (a zero contract counts as made; False in Hearts)."""
+    bags_added: np.ndarray
+    """(G, S) int64: bags the side took in the hand, before any penalty: overtricks of its
+    contract and the tricks of its failed nils [RULES 3]. 0 without ``bags`` and in Hearts.
+    ``bags`` = ``start_bags`` + ``bags_added`` - ``bag_penalties`` x ``bag_limit``."""
+    bag_penalties: np.ndarray
+    """(G, S) int64: bag penalties applied in the hand (each ``bag_penalty`` points, already in
+    ``delta``). 0 without ``bags`` and in Hearts."""
     bemo: np.ndarray
     """(G, S) int64: Bemo declared by each side (0 none, 1 little, 2 big; -1 without ``bemo``)."""
     pile: np.ndarray
@@ -123,6 +130,18 @@ class FinishedHands:
     """(G, N) int64: Hearts: card points each seat took (before the moon)."""
     key: np.ndarray
     """(G,) uint64: the games' random keys (they seed the exchange draws and face-up cards)."""
+
+    # The nil results follow from ``bids`` and ``tricks_won``: computed when read, not in ``step``.
+    @property
+    def nil_made(self) -> np.ndarray:
+        """(G, N) bool: the seat bid nil or blind nil (``blind`` says which) and took no trick
+        [RULES 3]. False in Hearts (no bids: -1)."""
+        return (self.bids == 0) & (self.tricks_won == 0)
+
+    @property
+    def nil_failed(self) -> np.ndarray:
+        """(G, N) bool: the seat bid nil or blind nil and took a trick [RULES 3]. False in Hearts."""
+        return (self.bids == 0) & (self.tricks_won > 0)
 
 
 @dataclass
@@ -667,7 +686,7 @@ class SpadesEngine:
     def random_actions(self, state: GameState, rng: np.random.Generator) -> np.ndarray:
         """(B,) int64: a uniformly random legal action in each game (0 where the match is over).
 
-        The actions ``sample_legal(self.legal_action_mask(state), rng)`` draws, from the same
+        The actions ``sampling.sample_legal(self.legal_action_mask(state), rng)`` draws, from the same
         single ``rng.random(B)`` (action k of a game's legal actions in id order, k = floor(u *
         count)), but card plays, bids and blind-nil choices are drawn without the mask.
         """
@@ -1061,14 +1080,15 @@ class SpadesEngine:
         scores = state.scores.reshape(-1)[sides]
         bags = state.bags.reshape(-1)[sides]
         history = take(state.history)
-        if self.hearts:
+        if self.hearts:  # no contracts or bags: the breakdown's fields are zero
             delta = score_hearts_hand(r, cards_taken(history, trick_winners, self.n_players)).delta
-            made = np.zeros(delta.shape, bool)
+            made, added, penalties = np.zeros(delta.shape, bool), np.zeros(delta.shape, I64), np.zeros(delta.shape, I64)
             scores += delta
             winner = hearts_match_winner(r, scores, hand_number + 1)
         else:
             score = score_hand(r, bids, blind, tricks_won, bags, trick_winners=trick_winners, bemo=bemo, in_range=True)
             delta, made, bags = score.delta, score.made, score.bags
+            added, penalties = score.bags_added, score.bag_penalties
             scores += delta
             winner = match_winner(r, scores, hand_number + 1, boston=score.boston)
         result.hand_done[g] = True
@@ -1094,6 +1114,8 @@ class SpadesEngine:
                 scores=scores,
                 bags=bags,
                 made=made,
+                bags_added=added,
+                bag_penalties=penalties,
                 bemo=bemo,
                 pile=take(state.pile) if r.two_player else state.pile[:n],
                 discards=take(state.discards) if r.two_player else zeros,

@@ -56,9 +56,13 @@ class HandScore:
     made: np.ndarray
     """(G, n_sides) bool: the side's contract was made (a zero contract counts as made)."""
     bag_penalties: np.ndarray
-    """(G, n_sides) int64: how many bag penalties were applied this hand."""
+    """(G, n_sides) int64: how many bag penalties were applied this hand (0 without ``bags``)."""
     boston: np.ndarray
     """(G, n_sides) bool: the side made a Boston (bid and took every trick; ``boston`` on)."""
+    bags_added: np.ndarray
+    """(G, n_sides) int64: bags the side took this hand, before any penalty (overtricks of its
+    contract and the tricks of its failed nils; 0 without ``bags``). ``bags`` = bags before the
+    hand + ``bags_added`` - ``bag_penalties`` x ``bag_limit``."""
 
 
 #: Bemo declarations: (tricks from the first that the side must take, points) by declared value.
@@ -107,13 +111,29 @@ def score_hand(
     if rules.bemo and bemo is not None:
         points += bemo_points(rules, np.asarray(trick_winners, dtype=np.int64), np.asarray(bemo, dtype=np.int64))
     if rules.bags:
-        new_bags = bags + added
-        penalties = new_bags // rules.bag_limit
-        new_bags -= penalties * rules.bag_limit
+        new_bags, penalties = settle_bags(rules, bags, added)
         points -= penalties * rules.bag_penalty
     else:
-        new_bags, penalties = bags.copy(), np.zeros_like(bags)
-    return HandScore(delta=points, bags=new_bags, made=made, bag_penalties=penalties, boston=boston)
+        new_bags, penalties, added = bags.copy(), np.zeros_like(bags), np.zeros_like(bags)
+    return HandScore(delta=points, bags=new_bags, made=made, bag_penalties=penalties, boston=boston, bags_added=added)
+
+
+def settle_bags(rules: Rules, bags, added):
+    """Bags after a hand and the bag penalties it applies (each costs ``bag_penalty`` points),
+    from the bags before it and the bags added in it [RULES 3]: every ``bag_limit`` bags are
+    one penalty and are taken off. Python ints or int64 arrays alike (``rules.bags`` on)."""
+    total = bags + added
+    penalties = total // rules.bag_limit
+    return total - penalties * rules.bag_limit, penalties
+
+
+def bag_adjusted_points(rules: Rules, delta: np.ndarray, bags_added: np.ndarray, bag_penalties: np.ndarray):
+    """(G, n_sides) float64: a hand's points (``delta``) with its bag penalties put back and every
+    bag taken charged ``bag_penalty / bag_limit`` points (0 without ``bags``): the score that
+    tournaments and the bidding benchmark compare, which does not depend on the bags carried in
+    (``FinishedHands.delta``, ``bags_added``, ``bag_penalties``) [RULES 3]."""
+    cost = rules.bag_penalty / rules.bag_limit if rules.bags else 0.0
+    return delta + bag_penalties * rules.bag_penalty - bags_added * cost
 
 
 def side_points(

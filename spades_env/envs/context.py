@@ -1,8 +1,7 @@
-"""The lightweight decision context handed to bots, and random legal play.
+"""The decision context handed to bots (the one class: ``agents.base.DecisionContext`` is it).
 
-``DecisionContext`` carries the same attribute names as ``agents.base.DecisionContext``
-(engine, state, games, seats), so bots written against ``agents`` accept it, while
-``spades_env`` stays free of any import from ``agents``.
+It lives here, not in ``agents``, so that ``spades_env`` stays free of any import from
+``agents``. ``random_legal`` (the bots' random draw, ``engine.sampling``) is re-exported.
 """
 
 from __future__ import annotations
@@ -12,11 +11,19 @@ from dataclasses import dataclass
 import numpy as np
 
 from spades_env.engine import GameState, SpadesEngine
+from spades_env.engine.sampling import random_legal
+
+__all__ = ["DecisionContext", "random_legal"]
 
 
 @dataclass
 class DecisionContext:
-    """Where each decision of a batch is taken: agents may read only what the seat can see."""
+    """Where each decision of a batch is taken, for agents that reason about the game.
+
+    Agents may read only what the deciding seat can see: public information in
+    ``state`` (bids, tricks, the current trick, played cards, scores) and the
+    seat's own hand. Hidden hands must not be read (the search agent samples them).
+    """
 
     engine: SpadesEngine
     state: GameState
@@ -25,8 +32,3 @@ class DecisionContext:
     """(B,) int64: index into ``state`` of each decision's game."""
     seats: np.ndarray
     """(B,) int64: the deciding seat of each decision."""
-
-
-def random_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """A uniformly random legal action per row of a (B, A) bool mask: (B,) int64."""
-    return np.argmax(rng.random(masks.shape) * masks, axis=1).astype(np.int64)

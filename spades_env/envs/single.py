@@ -27,7 +27,7 @@ import numpy as np
 
 from spades_env import cards
 from spades_env.engine import BEMO, BID, BLIND, DRAW, OVER, PLAY, GameState, SpadesEngine, dealing
-from spades_env.engine.scoring import BEMO_TRICKS, BIG_CONTRACT_POINTS
+from spades_env.engine.scoring import BEMO_TRICKS, BIG_CONTRACT_POINTS, settle_bags
 from spades_env.engine.state import FREE_LEAD, LOWEST_CLUB_LEAD, N_SPADES_PHASES, RESTRICTED_LEAD
 from spades_env.observation import SCORE_CLIP, ObservationEncoder
 from spades_env.rules import BIG_BID_THRESHOLD
@@ -627,7 +627,8 @@ class SingleGame:
         base[at["target"]] = self.target
 
     def _score(self, trick_winners: list[int]) -> tuple[list[int], list[int], list[bool]]:
-        """Points, bags after the hand and made Bostons of each side (``scoring.score_hand``)."""
+        """Points, bags after the hand and made Bostons of each side (``scoring.score_hand`` in
+        Python scalars, for speed; the bags through ``scoring.settle_bags``)."""
         r = self.rules
         bids, blind, tricks = self.bids, self.blind, self.tricks_won
         delta, new_bags, bostons = [], [], []
@@ -670,9 +671,7 @@ class SingleGame:
                 points += 10 * (contract - self.bid_threshold)
             bags = self.bags[side]
             if r.bags:
-                bags += over + failed
-                penalties = bags // r.bag_limit
-                bags -= penalties * r.bag_limit
+                bags, penalties = settle_bags(r, bags, over + failed)
                 points -= penalties * r.bag_penalty
             delta.append(points)
             new_bags.append(bags)

@@ -61,9 +61,10 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from spades_env.engine import OVER, PLAY, IllegalActionError, SpadesEngine, bits, dealing
+from spades_env.engine import OVER, PLAY, IllegalActionError, SpadesEngine, dealing
 from spades_env.engine.inputs import SEED_MAX, EngineInputError, action_array, seed_array
 from spades_env.engine.records import hand_records
+from spades_env.engine.sampling import sample_legal as sample_legal  # re-exported: the engine's draw
 from spades_env.envs.context import DecisionContext
 from spades_env.envs.hand_end import hand_end_view, last_card_pending
 from spades_env.envs.options import check_count, check_options, check_reset_options, check_seed
@@ -72,19 +73,6 @@ from spades_env.rules import Rules, resolve_rules
 
 #: The keys ``VectorSpades.reset(options=...)`` takes.
 RESET_OPTIONS = ("reset_mask", "deals", "dealers", "scores", "bags", "piles")
-
-
-def sample_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """A uniformly random legal action per row of a (B, A) bool mask: (B,) int64.
-
-    Action k of each row's legal actions in id order, k uniform below the row's count
-    (``bits.pick_true``: a few array operations whatever A is). Rows without a legal
-    action (a finished game) get action 0. Draws one ``rng.random(B)``.
-    """
-    mask = np.asarray(mask, dtype=bool)
-    if mask.ndim != 2:
-        raise ValueError(f"expected a (B, A) mask, got shape {mask.shape}")
-    return bits.pick_true(mask, rng.random(len(mask)))
 
 
 class VectorSpades(gymnasium.vector.VectorEnv):
