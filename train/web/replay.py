@@ -23,7 +23,7 @@ from train.tournament import TournamentConfig
 from train.tournament_log import GAME_FIELDS, TournamentLogWarning
 from train.tournament_report import summarize
 from train.web.table import Table
-from train.web.views import breakdown, frame
+from train.web.views import finished_breakdown, frame
 
 #: Largest replay file read from a server-side path.
 MAX_FILE_BYTES = 64 * 2**20
@@ -62,18 +62,7 @@ def record_game(record: Any, title: str) -> dict[str, Any]:
     for decision in record["actions"]:
         step = table.step(decision["action"])
         frames.append(frame(table, step, step.finished))
-    result = breakdown(
-        engine,
-        record["bids"],
-        record["blind_nil"],
-        record["tricks_won"],
-        record["start_scores"],
-        record["start_bags"],
-        record["points"],
-        record["scores"],
-        record["bags"],
-        record.get("points_taken"),
-    )
+    result = finished_breakdown(engine, step.finished)  # the record's last decision ends its hand
     rules = engine.rules
     table_rules = {
         "name": rules.name,

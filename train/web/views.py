@@ -16,7 +16,6 @@ import numpy as np
 from spades_env import cards
 from spades_env.engine import DRAW, OVER, PHASE_NAMES, FinishedHands, SpadesEngine
 from spades_env.engine.state import EXCHANGE, PASS
-from train.tournament_play import hand_bags
 from train.web.table import Step, Table
 
 #: ``kind`` of each special action in an action entry (others are ``"other"``).
@@ -60,61 +59,27 @@ def event_entry(engine: SpadesEngine, step: Step, viewer: int | None) -> dict[st
     return {"seat": step.seat, "action": step.action, "label": action_entry(engine, step.phase, step.action)["label"]}
 
 
-def breakdown(
-    engine: SpadesEngine,
-    bids,
-    blind,
-    tricks_won,
-    start_scores,
-    start_bags,
-    points,
-    scores,
-    bags,
-    points_taken=None,
-) -> dict[str, Any]:
-    """The score breakdown of a finished hand (per seat: bids, tricks, nils; per side: points, bags)."""
-    bids = np.asarray(bids, dtype=np.int64)
-    tricks = np.asarray(tricks_won, dtype=np.int64)
+def finished_breakdown(engine: SpadesEngine, f: FinishedHands) -> dict[str, Any]:
+    """The score breakdown of the one hand in ``f`` (a FinishedHands of a B = 1 step): per seat
+    bids, tricks and nils; per side points, bags added, bag penalties, scores and bags."""
+    bids = f.bids[0]
     out: dict[str, Any] = {
         "bids": [None if b < 0 else int(b) for b in bids],
-        "tricks_won": tricks.tolist(),
-        "start_scores": [int(x) for x in start_scores],
-        "points": [int(x) for x in points],
-        "scores": [int(x) for x in scores],
-        "bags": [int(x) for x in bags],
+        "tricks_won": f.tricks_won[0].tolist(),
+        "start_scores": f.start_scores[0].tolist(),
+        "points": f.delta[0].tolist(),
+        "scores": f.scores[0].tolist(),
+        "bags": f.bags[0].tolist(),
+        "bags_added": f.bags_added[0].tolist(),
+        "bag_penalties": f.bag_penalties[0].tolist(),
+        "nil": [
+            {"blind": bool(f.blind[0, s]), "made": bool(f.nil_made[0, s])} if int(bids[s]) == 0 else None
+            for s in range(engine.n_players)
+        ],
     }
     if engine.rules.hearts:
-        out.update(
-            bags_added=[0] * engine.n_sides,
-            bag_penalties=[0] * engine.n_sides,
-            nil=[None] * engine.n_players,
-            points_taken=[int(x) for x in points_taken],
-        )
-        return out
-    taken, penalties = hand_bags(engine, bids[None], tricks[None], np.asarray(start_bags, dtype=np.int64)[None])
-    out["bags_added"] = taken[0].tolist()
-    out["bag_penalties"] = penalties[0].tolist()
-    out["nil"] = [
-        {"blind": bool(blind[s]), "made": int(tricks[s]) == 0} if int(bids[s]) == 0 else None
-        for s in range(engine.n_players)
-    ]
+        out["points_taken"] = f.points_taken[0].tolist()
     return out
-
-
-def finished_breakdown(engine: SpadesEngine, f: FinishedHands) -> dict[str, Any]:
-    """``breakdown`` of the one hand in ``f`` (a FinishedHands of a B = 1 step)."""
-    return breakdown(
-        engine,
-        f.bids[0],
-        f.blind[0],
-        f.tricks_won[0],
-        f.start_scores[0],
-        f.start_bags[0],
-        f.delta[0],
-        f.scores[0],
-        f.bags[0],
-        f.points_taken[0],
-    )
 
 
 def table_fields(table: Table, finished: FinishedHands | None) -> dict[str, Any]:
