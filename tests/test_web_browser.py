@@ -1,0 +1,309 @@
+"""The web table in a real browser (issue 16): headless Chromium driven by Playwright plays a whole hand of
+partnership and of Hearts by clicking, and replays a record step by step.
+
+The server is the package's app (``train.web.app.create_app``) under uvicorn on a free port, in a thread.
+Chromium is Debian's ``chromium`` (``.ci/run`` installs it), Playwright comes with the ``web`` extra; if either is
+missing the tests fail, saying what to install. ``SPADES_SCREENSHOT=1`` rewrites the README's ``docs/img/table.png``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from spades_env import Rules, SpadesEngine
+from spades_env.engine import records
+
+ROOT = Path(__file__).resolve().parents[1]
+SCREENSHOT = ROOT / "docs" / "img" / "table.png"
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+TIMEOUT_MS = 15_000
+
+
+def _chromium_path() -> str:
+    path = os.environ.get("SPADES_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+    if not Path(path).exists():
+        pytest.fail(
+            f"Chromium not found at {path}: install Debian's chromium (apt-get install -y --no-install-recommends "
+            "chromium, as .ci/run does) or point SPADES_CHROMIUM at a Chromium binary"
+        )
+    return path
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server_url():
+    try:
+        import uvicorn
+    except ImportError as err:
+        pytest.fail(f"the web extra is not installed ({err}): run make setup (pip install -e '.[web]')")
+    from train.web.app import create_app
+
+    port = _free_port()
+    server = uvicorn.Server(uvicorn.Config(create_app(), host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 15
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            pytest.fail("the web server did not start within 15 s")
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.fail("Playwright for Python is not installed: run make setup (the web extra has playwright)")
+    executable = _chromium_path()
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=executable, args=CHROMIUM_FLAGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser, server_url):
+    context = browser.new_context(viewport={"width": 1280, "height": 800}, base_url=server_url)
+    pg = context.new_page()
+    pg.set_default_timeout(TIMEOUT_MS)
+    errors: list[str] = []
+    pg.on("pageerror", lambda exc: errors.append(str(exc)))
+    yield pg
+    context.close()
+    assert not errors, f"JavaScript errors in the page: {errors}"
+
+
+# --- helpers ---------------------------------------------------------------------------------------------------
+
+
+def _table(page):
+    return page.locator("#table-view")
+
+
+def _click_and_wait(page, locator) -> None:
+    """Click, then wait until the page has drawn the server's answer (the render counter moves, not busy)."""
+    before = _table(page).get_attribute("data-render") or "0"
+    locator.click()
+    page.wait_for_function(
+        "before => { const t = document.getElementById('table-view');"
+        " return t.dataset.render !== before && t.dataset.busy === '0'; }",
+        arg=before,
+    )
+
+
+def _view(page) -> dict:
+    """The server's view of the game in the page's URL (what the page was given)."""
+    game = page.evaluate("new URLSearchParams(location.search).get('game')")
+    assert game, "the game id is not in the URL"
+    response = page.request.get(f"/api/games/{game}")
+    assert response.ok, response.text()
+    return response.json()
+
+
+def _start(page, rules: str, bot: str, seed: int) -> None:
+    page.goto("/")
+    page.select_option("#rules", rules)
+    page.select_option("#all-bots", bot)
+    page.fill("#seed", str(seed))
+    page.locator("#all-bots").dispatch_event("change")
+    _click_and_wait(page, page.locator("#start-form button[type=submit]"))
+    assert _table(page).is_visible()
+
+
+def _check_hand_matches(page, view: dict) -> None:
+    """The hand drawn is the view's hand; exactly the legal cards are enabled and highlighted."""
+    shown = page.locator("#hand button.card").evaluate_all("els => els.map(e => e.dataset.card)")
+    assert sorted(shown) == sorted(view["hand"])
+    legal_cards = sorted(a["card"] for a in view["legal"] if a["card"] and a["card"] in view["hand"])
+    highlighted = page.locator("#hand button.card.legal:enabled").evaluate_all("els => els.map(e => e.dataset.card)")
+    assert sorted(highlighted) == legal_cards
+    dimmed = page.locator("#hand button.card.dimmed")
+    assert dimmed.count() == len(view["hand"]) - len(legal_cards)
+    for i in range(dimmed.count()):
+        assert dimmed.nth(i).is_disabled()
+
+
+def _play_to_hand_end(page, screenshot_at_trick: int | None = None) -> dict:
+    """Click through one hand: look (no blind nil), bid the first non-nil bid, pass, play the first legal card."""
+    for _ in range(200):
+        view = _view(page)
+        assert _table(page).get_attribute("data-phase") == view["phase"]
+        if view["awaiting"] != "you":
+            assert view["phase"] in ("hand_over", "match_over"), view
+            return view
+        if view["phase"] == "play":
+            _check_hand_matches(page, view)
+            done = sum(view["tricks_won"])
+            if screenshot_at_trick is not None and done == screenshot_at_trick and len(view["trick"]) >= 2:
+                if os.environ.get("SPADES_SCREENSHOT") == "1":
+                    SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+                    page.screenshot(path=str(SCREENSHOT))
+                screenshot_at_trick = None
+            # The trick in the middle is the view's trick.
+            drawn = page.locator("#play-table .trick .card").evaluate_all("els => els.map(e => e.dataset.card)")
+            assert drawn == [t["card"] for t in view["trick"]]
+            _click_and_wait(page, page.locator("#hand button.card.legal").first)
+        elif page.locator("#controls button[data-kind=look]").count():
+            _click_and_wait(page, page.locator("#controls button[data-kind=look]"))
+        elif page.locator("#controls button[data-kind=bid]").count():
+            bids = page.locator("#controls button[data-kind=bid]")
+            offered = sorted(int(b) for b in bids.evaluate_all("els => els.map(e => e.dataset.bid)"))
+            assert offered == sorted(a["bid"] for a in view["legal"] if a["kind"] == "bid")
+            _click_and_wait(page, bids.nth(min(2, bids.count() - 1)))
+        else:
+            raise AssertionError(f"nothing to click in phase {view['phase']}: {view['legal']}")
+    raise AssertionError("the hand did not end within 200 clicks")
+
+
+def _check_hand_over(page, view: dict, first_hand: bool = True) -> None:
+    assert view["phase"] == "hand_over" and view["hand_result"] is not None
+    assert page.locator("#result").is_visible()
+    assert page.locator("#next-hand").is_visible()
+    scores = page.locator("#play-scores td.score").all_inner_texts()
+    assert [int(s) for s in scores] == view["scores"]
+    rows = page.locator("#breakdown tr[data-field=points] td").all_inner_texts()
+    assert [int(p) for p in rows] == view["hand_result"]["points"]
+
+
+# --- the tests -------------------------------------------------------------------------------------------------
+
+
+def test_play_a_partnership_hand_by_clicking(page):
+    _start(page, "partnership", "heuristic", seed=11)
+    assert "game=" in page.url
+    assert page.locator("#play-table .seat").count() == 4
+    _play_to_hand_end(page, screenshot_at_trick=4)
+    # A reload resumes the game from the URL.
+    page.reload()
+    page.wait_for_selector("#table-view:not([hidden])")
+    view = _view(page)
+    _check_hand_over(page, view)
+    assert sum(view["tricks_won"]) == 13
+    _click_and_wait(page, page.locator("#next-hand"))
+    after = _view(page)
+    assert after["hand_number"] == view["hand_number"] + 1
+    assert page.locator("#result").is_hidden()
+    assert page.locator("#status").inner_text().startswith(f"Hand {after['hand_number']}")
+
+
+def test_play_a_hearts_hand_with_its_pass(page):
+    _start(page, "hearts", "heuristic", seed=5)
+    view = _view(page)
+    assert view["phase"] == "pass" and view["awaiting"] == "you"
+    confirm = page.locator("#confirm-pass")
+    legal = page.locator("#hand button.card.legal")
+    chosen = []
+    for i in range(3):
+        assert confirm.is_disabled()
+        card = legal.nth(i)
+        chosen.append(card.get_attribute("data-card"))
+        _click_and_wait(page, card)
+    assert confirm.is_enabled()
+    _click_and_wait(page, confirm)
+    view = _view(page)
+    assert view["phase"] == "play"
+    assert sorted(view["passed"]) == sorted(chosen)
+    assert not set(chosen) & set(view["hand"])
+    assert len(view["received"]) == 3 and set(view["received"]) <= set(view["hand"])
+    shown = page.locator("#hand-extra .card").evaluate_all("els => els.map(e => e.dataset.card)")
+    assert sorted(shown) == sorted(chosen + view["received"])
+    view = _play_to_hand_end(page)
+    _check_hand_over(page, view)
+    assert sum(view["hand_result"]["points_taken"]) in (26, 78)  # 13 hearts + the queen; shooting: 26 x 3
+
+
+def test_an_unknown_game_in_the_url_shows_the_servers_message(page):
+    page.goto("/?game=no-such-game")
+    alert = page.locator("#error")
+    alert.wait_for(state="visible")
+    assert "no-such-game" in alert.inner_text()
+    assert page.locator("#start").is_visible()
+
+
+def _one_hand_record(seed: int) -> dict:
+    """A partnership hand played by random legal moves, as the engine records it."""
+    engine = SpadesEngine(Rules.preset("partnership"))
+    state = engine.reset([seed])
+    rng = np.random.default_rng(seed)
+    while True:
+        mask = engine.legal_action_mask(state)
+        result = engine.step(state, np.argmax(rng.random(mask.shape) * mask, axis=1))
+        if result.finished:
+            return records.hand_records(engine, result.finished[0])[0]
+
+
+def _replay_frame(page) -> int:
+    return int(page.locator("#replay-view").get_attribute("data-frame"))
+
+
+def _face_up_cards(page) -> int:
+    return page.locator("#replay-table .hand-lines .rank").count()
+
+
+def test_replay_a_record_forward_and_back(page):
+    record = _one_hand_record(seed=2)
+    page.goto("/")
+    page.click("#tab-replay")
+    page.set_input_files(
+        "#replay-file",
+        files=[{"name": "hand.json", "mimeType": "application/json", "buffer": json.dumps(record).encode()}],
+    )
+    page.wait_for_selector("#replay-view:not([hidden])")
+    assert _replay_frame(page) == 0
+    assert _face_up_cards(page) == 52  # all hands face up
+    for seat, hand in enumerate(record["hands"]):
+        lines = page.locator(f"#replay-table .seat[data-seat='{seat}'] .hand-lines .rank").count()
+        assert lines == len(hand)
+    first = record["actions"][0]
+    page.click("#next")
+    assert _replay_frame(page) == 1
+    assert first["name"] in page.locator("#frame-event").inner_text()
+    page.keyboard.press("ArrowRight")
+    assert _replay_frame(page) == 2
+    page.click("#prev")
+    page.keyboard.press("ArrowLeft")
+    assert _replay_frame(page) == 0
+    # Trick by trick: the first trick ends with its four cards in the middle, won by the record's winner.
+    page.click("#next-trick")
+    page.click("#next-trick")
+    trick = record["tricks"][0]
+    shown = page.locator("#replay-table .trick .card").evaluate_all("els => els.map(e => e.dataset.card)")
+    assert sorted(shown) == sorted(trick["cards"])
+    assert f"Seat {trick['winner']}" in page.locator("#replay-table .trick-note").inner_text()
+    assert _face_up_cards(page) == 52 - 4
+    at_trick = _replay_frame(page)
+    page.keyboard.press("ArrowUp")
+    assert _replay_frame(page) < at_trick
+    page.click("#last")
+    assert page.locator("#replay-result").is_visible()
+    points = page.locator("#replay-breakdown tr[data-field=points] td").all_inner_texts()
+    assert [int(p) for p in points] == record["points"]
+    scores = page.locator("#replay-scores td.score").all_inner_texts()
+    assert [int(s) for s in scores] == record["scores"]
