@@ -21,6 +21,7 @@ import pytest
 
 from spades_env import Rules, SpadesEngine
 from spades_env.engine import records
+from train.tournament import TournamentConfig, run_tournament
 
 ROOT = Path(__file__).resolve().parents[1]
 SCREENSHOT = ROOT / "docs" / "img" / "table.png"
@@ -182,6 +183,21 @@ def _play_to_hand_end(page, screenshot_at_trick: int | None = None) -> dict:
     raise AssertionError("the hand did not end within 200 clicks")
 
 
+def _decide_once(page, view: dict) -> None:
+    """One decision by clicking: the pass (three cards, then confirm), a legal card, or the first button."""
+    if view["phase"] == "pass":
+        for _ in range(3 - len(view["passed"])):
+            _click_and_wait(page, page.locator("#hand button.card.legal:not(.selected)").first)
+        _click_and_wait(page, page.locator("#confirm-pass"))
+    elif page.locator("#hand button.card.legal").count():
+        _check_hand_matches(page, view)
+        _click_and_wait(page, page.locator("#hand button.card.legal").first)
+    else:
+        buttons = page.locator("#controls button")
+        assert buttons.count(), f"{view['rules']['name']}: nothing to click in phase {view['phase']}"
+        _click_and_wait(page, buttons.first)
+
+
 def _check_hand_over(page, view: dict, first_hand: bool = True) -> None:
     assert view["phase"] == "hand_over" and view["hand_result"] is not None
     assert page.locator("#result").is_visible()
@@ -239,6 +255,25 @@ def test_play_a_hearts_hand_with_its_pass(page):
     assert sum(view["hand_result"]["points_taken"]) in (26, 78)  # 13 hearts + the queen; shooting: 26 x 3
 
 
+def test_every_preset_deals_and_plays_up_to_your_first_card(page):
+    """Each preset offered, against random bots: every decision up to your first card is made by clicking."""
+    page.goto("/")
+    presets = page.locator("#rules option").evaluate_all("els => els.map(e => e.value)")
+    assert len(presets) >= 10
+    for name in presets:
+        _start(page, name, "random", seed=1)
+        phases = []
+        for _ in range(60):
+            view = _view(page)
+            assert view["rules"]["name"] == name and view["awaiting"] == "you", view
+            phases.append(view["phase"])
+            _decide_once(page, view)
+            if view["phase"] == "play":
+                assert len(_view(page)["hand"]) == len(view["hand"]) - 1
+                break
+        assert phases[-1] == "play", f"{name}: your first card was not reached ({phases})"
+
+
 def test_an_unknown_game_in_the_url_shows_the_servers_message(page):
     page.goto("/?game=no-such-game")
     alert = page.locator("#error")
@@ -265,6 +300,32 @@ def _replay_frame(page) -> int:
 
 def _face_up_cards(page) -> int:
     return page.locator("#replay-table .hand-lines .rank").count()
+
+
+def test_replay_a_tournament_log(page, tmp_path):
+    log = tmp_path / "tournament.jsonl"
+    config = TournamentConfig(bots=("heuristic", "random"), rules="partnership", boards=2, seed=3)
+    report = run_tournament(config, log, progress=False)
+    page.goto("/")
+    page.click("#tab-replay")
+    page.set_input_files("#replay-file", str(log))
+    page.wait_for_selector("#report:not([hidden])")
+    rows = page.locator("#report-table tbody tr")
+    assert rows.count() == len(report["bots"]) == 2
+    headers = page.locator("#report-table thead th").all_inner_texts()
+    column = headers.index("points per hand")
+    for k, bot in enumerate(report["bots"]):
+        cells = rows.nth(k).locator("td").all_inner_texts()
+        assert cells[0] == bot["bot"]
+        assert float(cells[column]) == pytest.approx(bot["points_per_hand"], abs=0.006)
+    assert page.locator("#report-plots svg.bars").count() >= 2
+    assert page.locator("#report-plots svg.bars rect").count() >= 4
+    games = page.locator("#replay-game option")
+    assert games.count() == report["games"] == 4
+    page.select_option("#replay-game", "1")
+    second = [json.loads(line) for line in log.read_text().splitlines()[1:]][1]
+    shown = page.locator("#replay-game-result").inner_text()
+    assert f"board\t{second['board']}" in shown and f"seating\t{second['seating']}" in shown
 
 
 def test_replay_a_record_forward_and_back(page):

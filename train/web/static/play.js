@@ -287,6 +287,8 @@ function drawHand(view) {
   $("hand").replaceChildren(...(note ? [note] : []), ...cards);
   const extras = [];
   if (view.passed && view.passed.length) extras.push(el("span", {}, "you passed ", view.passed.map((c) => cardFace(c, { small: true }))));
+  if (view.discards && view.discards.length)
+    extras.push(el("span", {}, " your discards ", view.discards.map((c) => cardFace(c, { small: true }))));
   if (view.received && view.received.length)
     extras.push(el("span", {}, " you received ", view.received.map((c) => cardFace(c, { small: true }))));
   $("hand-extra").replaceChildren(...extras);

@@ -2,7 +2,7 @@
 // POSTed to /api/replay; then stepped decision by decision or trick by trick, all hands face up.
 
 import { api, showError } from "./api.js";
-import { barChart, drawBreakdown, drawRowsTable, drawScores, drawKeyValues, drawTable, el, nPlayersOf, seatName } from "./table.js";
+import { barChart, cardText, drawBreakdown, drawRowsTable, drawScores, drawKeyValues, drawTable, el, nPlayersOf, seatName } from "./table.js";
 
 const replay = { data: null, game: 0, frame: 0 };
 const $ = (id) => document.getElementById(id);
@@ -148,6 +148,22 @@ function handsOf(frame) {
   return out;
 }
 
+/** Hearts: the cards each seat passed; two-player: each player's discards, and the card on show. */
+function seatNotes(frame) {
+  const notes = {};
+  const n = nPlayersOf(frame);
+  for (let seat = 0; seat < n; seat++) {
+    const parts = [];
+    const passed = frame.passed && frame.passed[seat];
+    if (passed && passed.length) parts.push(`passed ${passed.map(cardText).join(" ")}`);
+    const discards = frame.discards && frame.discards[seat];
+    if (discards && discards.length) parts.push(`discards ${discards.map(cardText).join(" ")}`);
+    if (frame.shown && frame.to_play === seat) parts.push(`shown ${cardText(frame.shown)}`);
+    if (parts.length) notes[seat] = parts.join("; ");
+  }
+  return notes;
+}
+
 function eventOf(frame) {
   const e = frame.event || frame.last_event || frame.decision || null;
   if (!e) return null;
@@ -172,7 +188,13 @@ function render() {
   $("frame-counter").textContent = `decision ${replay.frame} of ${list.length - 1}, ${tricksDone(frame)} tricks done`;
   $("frame-event").textContent = eventOf(state) || (replay.frame === 0 ? "the deal" : "");
   const showLast = (!frame.trick || frame.trick.length === 0) && Boolean(frame.last_trick);
-  drawTable($("replay-table"), state, { me: 0, hands: handsOf(state), faceUp: frame.face_up, showLastTrick: showLast });
+  drawTable($("replay-table"), state, {
+    me: 0,
+    hands: handsOf(state),
+    faceUp: frame.face_up,
+    showLastTrick: showLast,
+    notes: seatNotes(frame),
+  });
   drawScores($("replay-scores"), state);
   $("first").disabled = $("prev").disabled = $("prev-trick").disabled = replay.frame === 0;
   $("last").disabled = $("next").disabled = $("next-trick").disabled = replay.frame === list.length - 1;

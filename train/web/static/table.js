@@ -97,7 +97,8 @@ export function handLines(cards) {
 
 export function seatName(seats, seat) {
   const info = seats && seats[seat];
-  return info ? info.name : `Seat ${seat}`;
+  if (!info) return `Seat ${seat}`;
+  return info.name === "You" ? "You" : `${info.name} (${seat})`;
 }
 
 /** The sides and who sits on each: [{side, seats: [..], label}]. */
@@ -105,7 +106,7 @@ export function sidesOf(seats, nSides) {
   const sides = [];
   for (let side = 0; side < nSides; side++) {
     const members = (seats || []).filter((s) => (s.side ?? s.seat) === side);
-    const label = members.length ? members.map((s) => `${s.name} (${s.seat})`).join(" & ") : `Side ${side}`;
+    const label = members.length ? members.map((s) => seatName(seats, s.seat)).join(" & ") : `Side ${side}`;
     sides.push({ side, seats: members.map((s) => s.seat), label });
   }
   return sides;
@@ -140,7 +141,7 @@ export function nPlayersOf(state) {
  * Draw the table into `container`.
  * state: a view or a frame (seats, dealer, to_play, trick, last_trick, bids, blind, tricks_won).
  * opts.me: the seat at the bottom; opts.hands: {seat: [cards]} shown face up; opts.counts: {seat: n};
- * opts.showLastTrick: draw the last trick in the middle instead of the current one.
+ * opts.showLastTrick: draw the last trick in the middle instead of the current one; opts.notes: {seat: text}.
  */
 export function drawTable(container, state, opts = {}) {
   const n = nPlayersOf(state);
@@ -176,6 +177,7 @@ export function drawTable(container, state, opts = {}) {
         ? el("div", { class: "face-up" }, "face up: ", opts.faceUp[seat].map((c) => cardFace(c, { small: true })))
         : null,
       hand ? handLines(hand) : null,
+      opts.notes && opts.notes[seat] ? el("div", { class: "seat-note" }, opts.notes[seat]) : null,
     );
     felt.append(place(box, angle, opts.hands ? 38 : 40));
   }
@@ -293,7 +295,7 @@ export function barChart(rows, labelKey, key) {
   const width = 560;
   const labelW = 170;
   const svg = document.createElementNS(ns, "svg");
-  svg.setAttribute("viewBox", `0 0 ${width} ${rows.length * rowH + 30}`);
+  svg.setAttribute("viewBox", `0 0 ${width} ${rows.length * rowH + 10}`);
   svg.setAttribute("class", "bars");
   svg.setAttribute("role", "img");
   svg.setAttribute("aria-label", `${key} by ${labelKey}`);
@@ -305,9 +307,8 @@ export function barChart(rows, labelKey, key) {
     if (text !== undefined) node.textContent = text;
     svg.append(node);
   };
-  add("text", { x: 0, y: 16, class: "bars-title" }, key.replaceAll("_", " "));
   rows.forEach((r, i) => {
-    const y = 26 + i * rowH;
+    const y = 4 + i * rowH;
     const w = (Math.abs(values[i]) / max) * span;
     add("text", { x: 0, y: y + 15, class: "bars-label" }, cellText(r[labelKey]).slice(0, 24));
     add("rect", { x: values[i] < 0 ? zero - w : zero, y: y + 3, width: Math.max(w, 1), height: rowH - 8 });
