@@ -128,12 +128,13 @@ def _view(page) -> dict:
     return response.json()
 
 
-def _start(page, rules: str, bot: str, seed: int) -> None:
+def _start(page, rules: str, bot: str, seed: int, target: int | None = None) -> None:
     page.goto("/")
     page.select_option("#rules", rules)
     page.select_option("#all-bots", bot)
     page.fill("#seed", str(seed))
-    page.locator("#all-bots").dispatch_event("change")
+    if target is not None:
+        page.fill("#target", str(target))
     _click_and_wait(page, page.locator("#start-form button[type=submit]"))
     assert _table(page).is_visible()
 
@@ -151,8 +152,18 @@ def _check_hand_matches(page, view: dict) -> None:
         assert dimmed.nth(i).is_disabled()
 
 
-def _play_to_hand_end(page, screenshot_at_trick: int | None = None) -> dict:
-    """Click through one hand: look (no blind nil), bid the first non-nil bid, pass, play the first legal card."""
+def _check_hint(page, view: dict) -> None:
+    """The hint names what the server's bot would play (one of the legal actions)."""
+    page.select_option("#hint-bot", "heuristic")
+    page.click("#hint")
+    page.wait_for_selector("#hint-text b[data-action]")
+    action = int(page.locator("#hint-text b").get_attribute("data-action"))
+    assert action in [a["id"] for a in view["legal"]]
+    assert page.locator("#hint-text b").inner_text() == next(a["label"] for a in view["legal"] if a["id"] == action)
+
+
+def _play_to_hand_end(page, screenshot_at_trick: int | None = None, hint_at_trick: int | None = None) -> dict:
+    """Click through one hand: look (no blind nil), bid the third bid offered, pass and play the first legal cards."""
     for _ in range(200):
         view = _view(page)
         assert _table(page).get_attribute("data-phase") == view["phase"]
@@ -167,6 +178,9 @@ def _play_to_hand_end(page, screenshot_at_trick: int | None = None) -> dict:
                     SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
                     page.screenshot(path=str(SCREENSHOT))
                 screenshot_at_trick = None
+            if hint_at_trick is not None and done == hint_at_trick:
+                _check_hint(page, view)
+                hint_at_trick = None
             # The trick in the middle is the view's trick.
             drawn = page.locator("#play-table .trick .card").evaluate_all("els => els.map(e => e.dataset.card)")
             assert drawn == [t["card"] for t in view["trick"]]
@@ -179,7 +193,7 @@ def _play_to_hand_end(page, screenshot_at_trick: int | None = None) -> dict:
             assert offered == sorted(a["bid"] for a in view["legal"] if a["kind"] == "bid")
             _click_and_wait(page, bids.nth(min(2, bids.count() - 1)))
         else:
-            raise AssertionError(f"nothing to click in phase {view['phase']}: {view['legal']}")
+            _decide_once(page, view)
     raise AssertionError("the hand did not end within 200 clicks")
 
 
@@ -198,10 +212,11 @@ def _decide_once(page, view: dict) -> None:
         _click_and_wait(page, buttons.first)
 
 
-def _check_hand_over(page, view: dict, first_hand: bool = True) -> None:
-    assert view["phase"] == "hand_over" and view["hand_result"] is not None
+def _check_hand_over(page, view: dict) -> None:
+    """The score breakdown of the hand is shown, and the scores of the view."""
+    assert view["phase"] in ("hand_over", "match_over") and view["hand_result"] is not None
     assert page.locator("#result").is_visible()
-    assert page.locator("#next-hand").is_visible()
+    assert page.locator("#next-hand").is_visible() == (view["phase"] == "hand_over")
     scores = page.locator("#play-scores td.score").all_inner_texts()
     assert [int(s) for s in scores] == view["scores"]
     rows = page.locator("#breakdown tr[data-field=points] td").all_inner_texts()
@@ -215,13 +230,18 @@ def test_play_a_partnership_hand_by_clicking(page):
     _start(page, "partnership", "heuristic", seed=11)
     assert "game=" in page.url
     assert page.locator("#play-table .seat").count() == 4
-    _play_to_hand_end(page, screenshot_at_trick=4)
+    _play_to_hand_end(page, screenshot_at_trick=4, hint_at_trick=6)
     # A reload resumes the game from the URL.
     page.reload()
     page.wait_for_selector("#table-view:not([hidden])")
     view = _view(page)
     _check_hand_over(page, view)
     assert sum(view["tricks_won"]) == 13
+    # The record of the finished hand downloads from the page's link, and the engine accepts it.
+    response = page.request.get(page.locator("#download").get_attribute("href"))
+    hands = response.json()["hands"]
+    assert len(hands) == 1 and hands[0]["scores"] == view["scores"]
+    records.verify(hands[0])
     _click_and_wait(page, page.locator("#next-hand"))
     after = _view(page)
     assert after["hand_number"] == view["hand_number"] + 1
@@ -229,8 +249,8 @@ def test_play_a_partnership_hand_by_clicking(page):
     assert page.locator("#status").inner_text().startswith(f"Hand {after['hand_number']}")
 
 
-def test_play_a_hearts_hand_with_its_pass(page):
-    _start(page, "hearts", "heuristic", seed=5)
+def test_play_a_hearts_hand_with_its_pass_to_the_match_end(page):
+    _start(page, "hearts", "heuristic", seed=13, target=1)  # the first hand that has one lowest score ends it
     view = _view(page)
     assert view["phase"] == "pass" and view["awaiting"] == "you"
     confirm = page.locator("#confirm-pass")
@@ -252,7 +272,18 @@ def test_play_a_hearts_hand_with_its_pass(page):
     assert sorted(shown) == sorted(chosen + view["received"])
     view = _play_to_hand_end(page)
     _check_hand_over(page, view)
-    assert sum(view["hand_result"]["points_taken"]) in (26, 78)  # 13 hearts + the queen; shooting: 26 x 3
+    assert sum(view["hand_result"]["points_taken"]) == 26  # 13 hearts and the queen of spades
+    for _ in range(4):  # a tie for the lowest score plays on
+        if view["phase"] == "match_over":
+            break
+        _click_and_wait(page, page.locator("#next-hand"))
+        view = _play_to_hand_end(page)
+    assert view["phase"] == "match_over" and view["winner"] is not None
+    title = page.locator("#result-title").inner_text()
+    winner = view["seats"][view["winner"]]["name"]
+    assert title.startswith("The match is over") and winner in title
+    page.click("#new-game")
+    assert page.locator("#start").is_visible() and "game=" not in page.url
 
 
 def test_every_preset_deals_and_plays_up_to_your_first_card(page):

@@ -1,34 +1,18 @@
-// Play: the start form, then your seat at the table against the bots. The server holds the game; this page
+// Play: your seat at the table against the bots. The server holds the game; this page
 // only draws the view it is given and posts the action ids of the `legal` list.
 
 import { api, showError } from "./api.js";
-import {
-  cardFace,
-  cardText,
-  drawBreakdown,
-  drawScores,
-  drawTable,
-  el,
-  seatName,
-  sidesOf,
-  sortCards,
-} from "./table.js";
+import { initStart } from "./start.js";
+import { cardFace, cardText, drawBreakdown, drawScores, drawTable, el, seatName, sidesOf, sortCards } from "./table.js";
 
 const PASS_KINDS = new Set(["pass"]);
 const play = { options: null, view: null, selected: new Set(), showLast: false, renders: 0, busy: false };
 const $ = (id) => document.getElementById(id);
 
 export async function initPlay() {
-  $("start-form").addEventListener("submit", (event) => {
-    event.preventDefault();
-    startGame();
-  });
-  $("rules").addEventListener("change", drawSeatChoices);
-  $("all-bots").addEventListener("change", () => {
-    for (const select of $("seat-bots").querySelectorAll("select")) select.value = $("all-bots").value;
-  });
   $("next-hand").addEventListener("click", () => send(`/api/games/${play.view.id}/next`, {}));
   $("new-game").addEventListener("click", leaveGame);
+  $("leave").addEventListener("click", leaveGame);
   $("toggle-last").addEventListener("click", () => {
     play.showLast = !play.showLast;
     render();
@@ -41,7 +25,9 @@ export async function initPlay() {
     showError(`cannot load the options: ${err.message}`);
     return;
   }
-  fillForm(play.options);
+  initStart(play.options, (body) => send("/api/games", body));
+  $("hint-bot").replaceChildren(...play.options.bots.map((b) => el("option", { value: b }, b)));
+  $("hint-bot").value = play.options.default_bot;
   const id = new URLSearchParams(window.location.search).get("game");
   if (id) {
     try {
@@ -51,61 +37,6 @@ export async function initPlay() {
       setUrlGame(null);
     }
   }
-}
-
-function fillForm(options) {
-  $("rules").replaceChildren(
-    ...options.presets.map((p) =>
-      el("option", { value: p.name, title: p.description || "" }, `${p.name} (${p.n_players} players)`),
-    ),
-  );
-  const bots = options.bots.map((b) => el("option", { value: b }, b));
-  $("all-bots").replaceChildren(...bots);
-  $("all-bots").value = options.default_bot;
-  $("hint-bot").replaceChildren(...options.bots.map((b) => el("option", { value: b }, b)));
-  $("hint-bot").value = options.default_bot;
-  drawSeatChoices();
-}
-
-function preset() {
-  return play.options.presets.find((p) => p.name === $("rules").value) || play.options.presets[0];
-}
-
-/** The seat select (0..n-1) and one bot select per other seat, after the preset changes. */
-function drawSeatChoices() {
-  const p = preset();
-  $("preset-description").textContent = p.description || "";
-  const old = Number($("seat").value || 0);
-  $("seat").replaceChildren(...Array.from({ length: p.n_players }, (_, s) => el("option", { value: s }, `seat ${s}`)));
-  $("seat").value = String(old < p.n_players ? old : 0);
-  const boxes = [];
-  for (let s = 0; s < p.n_players; s++) {
-    const select = el(
-      "select",
-      { id: `bot-${s}`, "data-seat": s },
-      play.options.bots.map((b) => el("option", { value: b }, b)),
-    );
-    select.value = $("all-bots").value;
-    boxes.push(el("label", { class: "seat-bot", for: `bot-${s}`, "data-seat": s }, `seat ${s} `, select));
-  }
-  $("seat-bots").replaceChildren(...boxes);
-  $("seat").onchange = markHumanSeat;
-  markHumanSeat();
-}
-
-function markHumanSeat() {
-  const me = Number($("seat").value);
-  for (const label of $("seat-bots").querySelectorAll("label")) label.hidden = Number(label.dataset.seat) === me;
-}
-
-async function startGame() {
-  const p = preset();
-  const seat = Number($("seat").value);
-  const bots = [];
-  for (let s = 0; s < p.n_players; s++) if (s !== seat) bots.push($(`bot-${s}`).value);
-  const seedText = $("seed").value.trim();
-  const body = { rules: p.name, bots, seat, seed: seedText === "" ? null : Number(seedText) };
-  await send("/api/games", body);
 }
 
 function leaveGame() {
@@ -237,7 +168,17 @@ function drawControls(view) {
         "div",
         { class: "button-row", role: "group", "aria-label": "choices" },
         rest.map((a) =>
-          el("button", { type: "button", class: `action ${a.kind}`, "data-kind": a.kind, "data-action": a.id, onclick: () => act(a.id) }, a.label),
+          el(
+            "button",
+            {
+              type: "button",
+              class: `action ${a.kind}`,
+              "data-kind": a.kind,
+              "data-action": a.id,
+              onclick: () => act(a.id),
+            },
+            a.label,
+          ),
         ),
       ),
     );
@@ -251,7 +192,15 @@ function drawControls(view) {
         bids.map((a) =>
           el(
             "button",
-            { type: "button", class: "action bid", "data-kind": "bid", "data-bid": a.bid, "data-action": a.id, title: a.label, onclick: () => act(a.id) },
+            {
+              type: "button",
+              class: "action bid",
+              "data-kind": "bid",
+              "data-bid": a.bid,
+              "data-action": a.id,
+              title: a.label,
+              onclick: () => act(a.id),
+            },
             a.bid === 0 ? "nil" : String(a.bid),
           ),
         ),
@@ -265,7 +214,8 @@ function drawControls(view) {
     const need = passCount(view) - (view.passed || []).length;
     $("confirm-pass").disabled = play.selected.size !== need;
     $("confirm-pass").textContent = `Pass ${need} selected card${need === 1 ? "" : "s"}`;
-    $("pass-note").textContent = `${play.selected.size} of ${need} chosen: ${[...play.selected].map(cardText).join(" ")}`;
+    $("pass-note").textContent =
+      `${play.selected.size} of ${need} chosen: ${[...play.selected].map(cardText).join(" ")}`;
   }
 }
 
@@ -286,11 +236,33 @@ function drawHand(view) {
     view.hand.length === 0 && view.phase === "blind" ? el("p", { class: "note" }, "Your cards are face down.") : null;
   $("hand").replaceChildren(...(note ? [note] : []), ...cards);
   const extras = [];
-  if (view.passed && view.passed.length) extras.push(el("span", {}, "you passed ", view.passed.map((c) => cardFace(c, { small: true }))));
+  if (view.passed && view.passed.length)
+    extras.push(
+      el(
+        "span",
+        {},
+        "you passed ",
+        view.passed.map((c) => cardFace(c, { small: true })),
+      ),
+    );
   if (view.discards && view.discards.length)
-    extras.push(el("span", {}, " your discards ", view.discards.map((c) => cardFace(c, { small: true }))));
+    extras.push(
+      el(
+        "span",
+        {},
+        " your discards ",
+        view.discards.map((c) => cardFace(c, { small: true })),
+      ),
+    );
   if (view.received && view.received.length)
-    extras.push(el("span", {}, " you received ", view.received.map((c) => cardFace(c, { small: true }))));
+    extras.push(
+      el(
+        "span",
+        {},
+        " you received ",
+        view.received.map((c) => cardFace(c, { small: true })),
+      ),
+    );
   $("hand-extra").replaceChildren(...extras);
 }
 
@@ -310,7 +282,8 @@ async function confirmPass() {
   setBusy(true);
   let latest = view;
   try {
-    for (const action of ids) latest = await api(`/api/games/${view.id}/action`, { method: "POST", body: { action: action.id } });
+    for (const action of ids)
+      latest = await api(`/api/games/${view.id}/action`, { method: "POST", body: { action: action.id } });
     showError(null);
   } catch (err) {
     showError(err.message);
@@ -324,9 +297,19 @@ function act(actionId) {
   return send(`/api/games/${play.view.id}/action`, { action: actionId });
 }
 
+/** "play QS" -> "play Q♠". */
+function withSymbols(label) {
+  return label.replace(/\b([2-9TJQKA][SHDC])\b/g, (card) => cardText(card));
+}
+
 function drawEvents(view) {
   const items = (view.events || []).map((e) =>
-    el("li", { class: e.seat === view.seat ? "mine" : "" }, el("b", {}, seatName(view.seats, e.seat)), ` ${e.label}`),
+    el(
+      "li",
+      { class: e.seat === view.seat ? "mine" : "" },
+      el("b", {}, seatName(view.seats, e.seat)),
+      ` ${withSymbols(e.label)}`,
+    ),
   );
   $("events").replaceChildren(...items);
   $("events-empty").hidden = items.length > 0;

@@ -2,7 +2,18 @@
 // POSTed to /api/replay; then stepped decision by decision or trick by trick, all hands face up.
 
 import { api, showError } from "./api.js";
-import { barChart, cardText, drawBreakdown, drawRowsTable, drawScores, drawKeyValues, drawTable, el, nPlayersOf, seatName } from "./table.js";
+import {
+  barChart,
+  cardText,
+  drawBreakdown,
+  drawRowsTable,
+  drawScores,
+  drawKeyValues,
+  drawTable,
+  el,
+  nPlayersOf,
+  seatName,
+} from "./table.js";
 
 const replay = { data: null, game: 0, frame: 0 };
 const $ = (id) => document.getElementById(id);
@@ -221,7 +232,12 @@ function drawReport(report) {
   );
   $("report-plots").replaceChildren(
     ...plotted.map((key) =>
-      el("figure", {}, barChart(bots, "bot", key), el("figcaption", {}, `${key.replaceAll("_", " ")}${key === "points_per_hand" ? better : ""}`)),
+      el(
+        "figure",
+        {},
+        barChart(bots, "bot", key),
+        el("figcaption", {}, `${key.replaceAll("_", " ")}${key === "points_per_hand" ? better : ""}`),
+      ),
     ),
   );
 }

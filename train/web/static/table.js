@@ -89,7 +89,9 @@ export function handLines(cards) {
         "div",
         { class: `suit-line ${s === "H" || s === "D" ? "red" : "black"}` },
         el("span", { class: "suit", "aria-label": SUIT_NAMES[s] }, SUIT_SYMBOLS[s]),
-        bySuit[s].map((c) => el("span", { class: "rank", title: cardWords(c) }, JOKERS[c] ? c : cardText(c).slice(0, -1))),
+        bySuit[s].map((c) =>
+          el("span", { class: "rank", title: cardWords(c) }, JOKERS[c] ? c : cardText(c).slice(0, -1)),
+        ),
       ),
     ),
   );
@@ -174,7 +176,12 @@ export function drawTable(container, state, opts = {}) {
         count !== null && count !== undefined ? el("span", { class: "count" }, `${count} cards`) : null,
       ),
       opts.faceUp && opts.faceUp[seat] && opts.faceUp[seat].length
-        ? el("div", { class: "face-up" }, "face up: ", opts.faceUp[seat].map((c) => cardFace(c, { small: true })))
+        ? el(
+            "div",
+            { class: "face-up" },
+            "face up: ",
+            opts.faceUp[seat].map((c) => cardFace(c, { small: true })),
+          )
         : null,
       hand ? handLines(hand) : null,
       opts.notes && opts.notes[seat] ? el("div", { class: "seat-note" }, opts.notes[seat]) : null,
@@ -245,7 +252,12 @@ export function drawBreakdown(container, result, seats, nPlayers) {
   const heads = bySeat
     ? Array.from({ length: width }, (_, s) => seatName(seats, s))
     : sidesOf(seats, width).map((s) => s.label);
-  const header = el("tr", {}, el("th", { scope: "col" }, ""), heads.map((h) => el("th", { scope: "col" }, h)));
+  const header = el(
+    "tr",
+    {},
+    el("th", { scope: "col" }, ""),
+    heads.map((h) => el("th", { scope: "col" }, h)),
+  );
   const body = rowsIn.map(([key, values]) =>
     el(
       "tr",
@@ -271,8 +283,26 @@ export function drawRowsTable(container, rows, caption) {
       "table",
       { class: "results" },
       el("caption", {}, caption),
-      el("thead", {}, el("tr", {}, columns.map((c) => el("th", { scope: "col" }, c.replaceAll("_", " "))))),
-      el("tbody", {}, rows.map((r) => el("tr", {}, columns.map((c) => el("td", {}, cellText(r[c])))))),
+      el(
+        "thead",
+        {},
+        el(
+          "tr",
+          {},
+          columns.map((c) => el("th", { scope: "col" }, c.replaceAll("_", " "))),
+        ),
+      ),
+      el(
+        "tbody",
+        {},
+        rows.map((r) =>
+          el(
+            "tr",
+            {},
+            columns.map((c) => el("td", {}, cellText(r[c]))),
+          ),
+        ),
+      ),
     ),
   );
   return columns;
