@@ -3,7 +3,18 @@
 
 import { api, showError } from "./api.js";
 import { initStart } from "./start.js";
-import { cardFace, cardText, drawBreakdown, drawScores, drawTable, el, seatName, sidesOf, sortCards } from "./table.js";
+import {
+  cardFace,
+  cardText,
+  withSymbols,
+  drawBreakdown,
+  drawScores,
+  drawTable,
+  el,
+  seatName,
+  sidesOf,
+  sortCards,
+} from "./table.js";
 
 const PASS_KINDS = new Set(["pass"]);
 const play = { options: null, view: null, selected: new Set(), showLast: false, renders: 0, busy: false };
@@ -136,6 +147,7 @@ function statusText(view) {
       exchange: "choose the cards to exchange",
       pass: `choose ${passCount(view)} cards to pass`,
       bid: "bid",
+      bemo: "choose Bemo or not",
       play: "play a card",
     }[view.phase];
     return `${hand}: your turn to ${what || view.phase}.`;
@@ -295,11 +307,6 @@ async function confirmPass() {
 
 function act(actionId) {
   return send(`/api/games/${play.view.id}/action`, { action: actionId });
-}
-
-/** "play QS" -> "play Q♠". */
-function withSymbols(label) {
-  return label.replace(/\b([2-9TJQKA][SHDC])\b/g, (card) => cardText(card));
 }
 
 function drawEvents(view) {

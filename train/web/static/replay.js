@@ -13,6 +13,8 @@ import {
   el,
   nPlayersOf,
   seatName,
+  withSymbols,
+  words,
 } from "./table.js";
 
 const replay = { data: null, game: 0, frame: 0 };
@@ -100,7 +102,10 @@ async function open(body, name) {
   $("replay-game-row").hidden = replay.data.games.length < 2;
   drawReport(replay.data.report);
   $("replay-view").hidden = replay.data.games.length === 0;
-  if (replay.data.games.length) render();
+  if (replay.data.games.length) {
+    render();
+    if (frames().length) $("next").focus(); // so that the arrow keys step at once
+  }
 }
 
 function frames() {
@@ -178,7 +183,18 @@ function seatNotes(frame) {
 function eventOf(frame) {
   const e = frame.event || frame.last_event || frame.decision || null;
   if (!e) return null;
-  return `${seatName(frame.seats, e.seat)}: ${e.label || e.name || e.action}`;
+  return `${seatName(frame.seats, e.seat)}: ${withSymbols(e.label || e.name || String(e.action))}`;
+}
+
+/** Seats of a replayed hand: "Seat k", partners on one side (seats 0 + 2, 1 + 3). */
+function recordSeats(rules, n) {
+  const partnership = Boolean(rules && rules.partnership);
+  return Array.from({ length: n }, (_, seat) => ({
+    seat,
+    name: `Seat ${seat}`,
+    label: `Seat ${seat}`,
+    side: partnership ? seat % 2 : seat,
+  }));
 }
 
 function render() {
@@ -191,7 +207,7 @@ function render() {
     return;
   }
   const frame = list[replay.frame];
-  const seats = frame.seats || game.seats;
+  const seats = frame.seats || game.seats || recordSeats(game.rules, nPlayersOf(frame));
   const state = { ...frame, seats };
   const box = $("replay-view");
   box.dataset.frame = String(replay.frame);
@@ -236,7 +252,7 @@ function drawReport(report) {
         "figure",
         {},
         barChart(bots, "bot", key),
-        el("figcaption", {}, `${key.replaceAll("_", " ")}${key === "points_per_hand" ? better : ""}`),
+        el("figcaption", {}, `${words(key)}${key === "points_per_hand" ? better : ""}`),
       ),
     ),
   );

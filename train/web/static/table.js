@@ -36,6 +36,11 @@ export function cardText(card) {
   return (rank === "T" ? "10" : rank) + SUIT_SYMBOLS[suitOf(card)];
 }
 
+/** "play QS" -> "play Q♠". */
+export function withSymbols(label) {
+  return label.replace(/\b([2-9TJQKA][SHDC])\b/g, (card) => cardText(card));
+}
+
 /** Words for screen readers: "queen of spades". */
 export function cardWords(card) {
   if (JOKERS[card]) return JOKERS[card];
@@ -80,7 +85,11 @@ export function cardFace(card, { onClick = null, legal = true, selected = false,
 /** A hand as compact suit lines ("♠ A K 7"), for the face-up hands of a replay. */
 export function handLines(cards) {
   const bySuit = {};
-  for (const card of sortCards(cards)) (bySuit[suitOf(card)] ||= []).push(card);
+  for (const card of sortCards(cards)) {
+    const suit = suitOf(card);
+    if (!bySuit[suit]) bySuit[suit] = [];
+    bySuit[suit].push(card);
+  }
   return el(
     "div",
     { class: "hand-lines" },
@@ -100,6 +109,7 @@ export function handLines(cards) {
 export function seatName(seats, seat) {
   const info = seats && seats[seat];
   if (!info) return `Seat ${seat}`;
+  if (info.label) return info.label;
   return info.name === "You" ? "You" : `${info.name} (${seat})`;
 }
 
@@ -196,7 +206,7 @@ export function drawTable(container, state, opts = {}) {
     const win = showLast && state.last_trick.winner === seat;
     const face = cardFace(card, { label: `${seatName(state.seats, seat)}: ${cardWords(card)}` });
     face.classList.toggle("winner", win);
-    middle.append(place(el("div", { class: "trick-card", "data-seat": seat }, face), angle, 22));
+    middle.append(place(el("div", { class: "trick-card", "data-seat": seat }, face), angle, opts.hands ? 15 : 22));
   }
   if (showLast) {
     middle.append(
@@ -231,6 +241,11 @@ export function drawScores(container, state) {
   );
 }
 
+/** "points_per_hand" -> "points per hand". */
+export function words(key) {
+  return key.split("_").join(" ");
+}
+
 function cellText(value) {
   if (value === null || value === undefined) return "";
   if (typeof value === "boolean") return value ? "yes" : "no";
@@ -262,13 +277,13 @@ export function drawBreakdown(container, result, seats, nPlayers) {
     el(
       "tr",
       { "data-field": key },
-      el("th", { scope: "row" }, key.replaceAll("_", " ")),
+      el("th", { scope: "row" }, words(key)),
       values.map((v) => el("td", {}, cellText(v))),
     ),
   );
   const extras = Object.entries(result)
     .filter(([, v]) => !Array.isArray(v) && v !== null && v !== undefined)
-    .map(([k, v]) => el("li", {}, `${k.replaceAll("_", " ")}: ${cellText(v)}`));
+    .map(([k, v]) => el("li", {}, `${words(k)}: ${cellText(v)}`));
   container.replaceChildren(
     el("table", { class: "breakdown" }, el("thead", {}, header), el("tbody", {}, body)),
     extras.length ? el("ul", { class: "breakdown-extra" }, extras) : "",
@@ -289,7 +304,7 @@ export function drawRowsTable(container, rows, caption) {
         el(
           "tr",
           {},
-          columns.map((c) => el("th", { scope: "col" }, c.replaceAll("_", " "))),
+          columns.map((c) => el("th", { scope: "col" }, words(c))),
         ),
       ),
       el(
@@ -311,7 +326,7 @@ export function drawRowsTable(container, rows, caption) {
 /** An object's fields as a two-column table (a tournament game's results). */
 export function drawKeyValues(container, data, caption) {
   const rows = Object.entries(data || {}).map(([k, v]) =>
-    el("tr", {}, el("th", { scope: "row" }, k.replaceAll("_", " ")), el("td", {}, cellText(v))),
+    el("tr", {}, el("th", { scope: "row" }, words(k)), el("td", {}, cellText(v))),
   );
   container.replaceChildren(el("table", { class: "key-values" }, el("caption", {}, caption), el("tbody", {}, rows)));
 }
