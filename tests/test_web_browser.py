@@ -153,13 +153,15 @@ def _check_hand_matches(page, view: dict) -> None:
 
 
 def _check_hint(page, view: dict) -> None:
-    """The hint names what the server's bot would play (one of the legal actions)."""
-    page.select_option("#hint-bot", "heuristic")
+    """The hint names what the search bot would play, with its value of every legal card (two or more)."""
+    page.select_option("#hint-bot", "search")
     page.click("#hint")
     page.wait_for_selector("#hint-text b[data-action]")
     action = int(page.locator("#hint-text b").get_attribute("data-action"))
     assert action in [a["id"] for a in view["legal"]]
     assert page.locator("#hint-text b").inner_text() == next(a["label"] for a in view["legal"] if a["id"] == action)
+    values = page.locator("#hint-text .hint-values li").all_inner_texts()
+    assert sorted(v.split(":")[0] for v in values) == sorted(a["label"] for a in view["legal"])
 
 
 def _play_to_hand_end(page, screenshot_at_trick: int | None = None, hint_at_trick: int | None = None) -> dict:
@@ -169,6 +171,7 @@ def _play_to_hand_end(page, screenshot_at_trick: int | None = None, hint_at_tric
         assert _table(page).get_attribute("data-phase") == view["phase"]
         if view["awaiting"] != "you":
             assert view["phase"] in ("hand_over", "match_over"), view
+            assert hint_at_trick is None, "the hint was never asked (no play with two legal cards)"
             return view
         if view["phase"] == "play":
             _check_hand_matches(page, view)
@@ -178,7 +181,7 @@ def _play_to_hand_end(page, screenshot_at_trick: int | None = None, hint_at_tric
                     SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
                     page.screenshot(path=str(SCREENSHOT))
                 screenshot_at_trick = None
-            if hint_at_trick is not None and done == hint_at_trick:
+            if hint_at_trick is not None and done >= hint_at_trick and len(view["legal"]) > 1:
                 _check_hint(page, view)
                 hint_at_trick = None
             # The trick in the middle is the view's trick.
