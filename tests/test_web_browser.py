@@ -220,6 +220,11 @@ def _check_hand_over(page, view: dict) -> None:
     assert view["phase"] in ("hand_over", "match_over") and view["hand_result"] is not None
     assert page.locator("#result").is_visible()
     assert page.locator("#next-hand").is_visible() == (view["phase"] == "hand_over")
+    # The hand's last trick stays in the middle, with its winner.
+    drawn = page.locator("#play-table .trick .card").evaluate_all("els => els.map(e => e.dataset.card)")
+    assert drawn == [t["card"] for t in view["last_trick"]["cards"]]
+    winner = view["seats"][view["last_trick"]["winner"]]["name"]
+    assert winner in page.locator("#play-table .trick-note").inner_text()
     scores = page.locator("#play-scores td.score").all_inner_texts()
     assert [int(s) for s in scores] == view["scores"]
     rows = page.locator("#breakdown tr[data-field=points] td").all_inner_texts()

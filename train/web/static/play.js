@@ -120,7 +120,7 @@ function render() {
     me: view.seat,
     counts: cardCounts(view),
     faceUp: view.face_up,
-    showLastTrick: play.showLast,
+    showLastTrick: play.showLast || view.phase === "hand_over" || view.phase === "match_over",
   });
   drawScores($("play-scores"), view);
   $("toggle-last").disabled = !view.last_trick;
