@@ -95,10 +95,13 @@ def page(browser, server_url):
     pg = context.new_page()
     pg.set_default_timeout(TIMEOUT_MS)
     errors: list[str] = []
+    elsewhere: list[str] = []
     pg.on("pageerror", lambda exc: errors.append(str(exc)))
+    pg.on("request", lambda r: None if r.url.startswith((server_url, "data:")) else elsewhere.append(r.url))
     yield pg
     context.close()
     assert not errors, f"JavaScript errors in the page: {errors}"
+    assert not elsewhere, f"the page asked for something that is not on its server (it must work offline): {elsewhere}"
 
 
 # --- helpers ---------------------------------------------------------------------------------------------------
@@ -311,6 +314,28 @@ def test_every_preset_deals_and_plays_up_to_your_first_card(page):
                 assert len(_view(page)["hand"]) == len(view["hand"]) - 1
                 break
         assert phases[-1] == "play", f"{name}: your first card was not reached ({phases})"
+
+
+def test_a_refused_action_shows_the_servers_message_and_changes_nothing(page):
+    _start(page, "partnership", "heuristic", seed=11)
+    if _view(page)["phase"] == "blind":
+        _click_and_wait(page, page.locator("#controls button[data-kind=look]"))
+    view = _view(page)
+    assert view["phase"] == "bid" and view["awaiting"] == "you"
+    # Another tab bids first: the page's bid buttons are now out of date.
+    bid = next(a for a in view["legal"] if a["kind"] == "bid")
+    assert page.request.post(f"/api/games/{view['id']}/action", data={"action": bid["id"]}).ok
+    after = _view(page)
+    _click_and_wait(page, page.locator("#controls button[data-kind=bid]").first)
+    alert = page.locator("#error")
+    assert alert.is_visible()
+    assert "illegal action" in alert.inner_text() and "legal actions" in alert.inner_text()
+    assert _view(page) == after  # the refused action changed nothing
+    # ... and the page now shows the game as the server has it.
+    assert _table(page).get_attribute("data-phase") == after["phase"] == "play"
+    assert page.locator("#controls button[data-kind=bid]").count() == 0
+    page.click("#error-close")
+    assert alert.is_hidden()
 
 
 def test_an_unknown_game_in_the_url_shows_the_servers_message(page):

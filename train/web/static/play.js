@@ -65,7 +65,8 @@ function setUrlGame(id) {
   window.history.replaceState(null, "", url);
 }
 
-/** POST `body` to `path`, then draw the view it answers; errors are shown and change nothing. */
+/** POST `body` to `path`, then draw the view it answers; a refused request changes nothing on the server: its
+ * message is shown and the game is drawn afresh as the server has it (another tab may have moved). */
 async function send(path, body) {
   if (play.busy) return;
   setBusy(true);
@@ -75,8 +76,18 @@ async function send(path, body) {
     show(view);
   } catch (err) {
     showError(err.message);
+    await refresh();
   } finally {
     setBusy(false);
+  }
+}
+
+async function refresh() {
+  if (!play.view) return;
+  try {
+    show(await api(`/api/games/${encodeURIComponent(play.view.id)}`));
+  } catch {
+    // the error shown already says what went wrong
   }
 }
 
@@ -299,6 +310,8 @@ async function confirmPass() {
     showError(null);
   } catch (err) {
     showError(err.message);
+    await refresh();
+    latest = play.view;
   } finally {
     setBusy(false);
     show(latest);
