@@ -132,8 +132,9 @@ function render() {
     counts: cardCounts(view),
     faceUp: view.face_up,
     showLastTrick: play.showLast || view.phase === "hand_over" || view.phase === "match_over",
+    hearts: view.rules.game === "hearts",
   });
-  drawScores($("play-scores"), view);
+  drawScores($("play-scores"), view, { hearts: view.rules.game === "hearts" });
   $("toggle-last").disabled = !view.last_trick;
   $("toggle-last").textContent = play.showLast ? "Show the current trick" : "Show the last trick";
   $("toggle-last").setAttribute("aria-pressed", play.showLast ? "true" : "false");
@@ -340,7 +341,10 @@ function drawResult(view) {
   const over = view.phase === "match_over";
   panel.hidden = !view.hand_result && !over;
   if (panel.hidden) return;
-  if (view.hand_result) drawBreakdown($("breakdown"), view.hand_result, view.seats, view.rules.n_players);
+  if (view.hand_result)
+    drawBreakdown($("breakdown"), view.hand_result, view.seats, view.rules.n_players, {
+      hearts: view.rules.game === "hearts",
+    });
   else $("breakdown").replaceChildren();
   $("next-hand").hidden = view.awaiting !== "next_hand";
   $("new-game").hidden = !over;

@@ -221,14 +221,17 @@ function render() {
     faceUp: frame.face_up,
     showLastTrick: showLast,
     notes: seatNotes(frame),
+    hearts: Boolean(game.rules && game.rules.game === "hearts"),
   });
-  drawScores($("replay-scores"), state);
+  drawScores($("replay-scores"), state, { hearts: Boolean(game.rules && game.rules.game === "hearts") });
   $("first").disabled = $("prev").disabled = $("prev-trick").disabled = replay.frame === 0;
   $("last").disabled = $("next").disabled = $("next-trick").disabled = replay.frame === list.length - 1;
   const atEnd = replay.frame === list.length - 1;
   $("replay-result").hidden = !(atEnd && game.result);
   if (atEnd && game.result) {
-    drawBreakdown($("replay-breakdown"), game.result, seats, nPlayersOf(state));
+    drawBreakdown($("replay-breakdown"), game.result, seats, nPlayersOf(state), {
+      hearts: Boolean(game.rules && game.rules.game === "hearts"),
+    });
   }
 }
 

@@ -153,7 +153,8 @@ export function nPlayersOf(state) {
  * Draw the table into `container`.
  * state: a view or a frame (seats, dealer, to_play, trick, last_trick, bids, blind, tricks_won).
  * opts.me: the seat at the bottom; opts.hands: {seat: [cards]} shown face up; opts.counts: {seat: n};
- * opts.showLastTrick: draw the last trick in the middle instead of the current one; opts.notes: {seat: text}.
+ * opts.showLastTrick: draw the last trick in the middle instead of the current one; opts.notes: {seat: text};
+ * opts.hearts: no bids to show.
  */
 export function drawTable(container, state, opts = {}) {
   const n = nPlayersOf(state);
@@ -181,7 +182,7 @@ export function drawTable(container, state, opts = {}) {
       el(
         "div",
         { class: "seat-stats" },
-        el("span", {}, "bid ", el("b", { class: "bid" }, bidText(state, seat))),
+        opts.hearts ? null : el("span", {}, "bid ", el("b", { class: "bid" }, bidText(state, seat))),
         el("span", {}, "won ", el("b", { class: "won" }, state.tricks_won ? state.tricks_won[seat] : 0)),
         count !== null && count !== undefined ? el("span", { class: "count" }, `${count} cards`) : null,
       ),
@@ -218,7 +219,7 @@ export function drawTable(container, state, opts = {}) {
 }
 
 /** Scores and bags per side, as a small table. */
-export function drawScores(container, state) {
+export function drawScores(container, state, { hearts = false } = {}) {
   const scores = state.scores || [];
   const sides = sidesOf(state.seats, scores.length);
   const rows = sides.map(({ side, label }) =>
@@ -227,15 +228,20 @@ export function drawScores(container, state) {
       { "data-side": side, class: state.winner === side ? "winner" : "" },
       el("th", { scope: "row" }, label),
       el("td", { class: "score" }, scores[side]),
-      el("td", { class: "bags" }, state.bags ? state.bags[side] : ""),
+      hearts ? null : el("td", { class: "bags" }, state.bags ? state.bags[side] : ""),
     ),
   );
+  const heads = [
+    el("th", { scope: "col" }, scores.length === nPlayersOf(state) ? "player" : "side"),
+    el("th", { scope: "col" }, "score"),
+  ];
+  if (!hearts) heads.push(el("th", { scope: "col" }, "bags"));
   container.replaceChildren(
     el(
       "table",
       { class: "scores" },
-      el("caption", {}, "Scores"),
-      el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "side"), el("th", {}, "score"), el("th", {}, "bags"))),
+      el("caption", {}, hearts ? "Scores (the lowest wins)" : "Scores"),
+      el("thead", {}, el("tr", {}, heads)),
       el("tbody", {}, rows),
     ),
   );
@@ -259,35 +265,56 @@ function cellText(value) {
   return String(value);
 }
 
-/** A hand's score breakdown: one row per field of `result`, one column per seat or side. */
-export function drawBreakdown(container, result, seats, nPlayers) {
-  const rowsIn = Object.entries(result).filter(([, v]) => Array.isArray(v));
-  const width = Math.max(0, ...rowsIn.map(([, v]) => v.length));
-  const bySeat = width === nPlayers;
-  const heads = bySeat
-    ? Array.from({ length: width }, (_, s) => seatName(seats, s))
-    : sidesOf(seats, width).map((s) => s.label);
-  const header = el(
-    "tr",
-    {},
-    el("th", { scope: "col" }, ""),
-    heads.map((h) => el("th", { scope: "col" }, h)),
+/** Breakdown fields that mean nothing in Hearts (no bids, nils or bags there). */
+const NOT_IN_HEARTS = new Set(["bids", "nil", "bags", "bags_added", "bag_penalties"]);
+
+/** The short heading of a seat's column: "You", "heuristic (1)". */
+function columnHeads(seats, width, nPlayers) {
+  if (width === nPlayers) return Array.from({ length: width }, (_, s) => seatName(seats, s));
+  return sidesOf(seats, width).map((s) => s.label);
+}
+
+/**
+ * A hand's score breakdown: a table of the per-seat fields (bids, tricks, nils...) and, where sides are
+ * partnerships, one of the per-side fields (points, scores, bags...). Fields with no value at all are left out.
+ */
+export function drawBreakdown(container, result, seats, nPlayers, { hearts = false } = {}) {
+  const rows = Object.entries(result).filter(
+    ([key, v]) => Array.isArray(v) && v.some((x) => x !== null) && !(hearts && NOT_IN_HEARTS.has(key)),
   );
-  const body = rowsIn.map(([key, values]) =>
-    el(
-      "tr",
-      { "data-field": key },
-      el("th", { scope: "row" }, words(key)),
-      values.map((v) => el("td", {}, cellText(v))),
-    ),
-  );
-  const extras = Object.entries(result)
-    .filter(([, v]) => !Array.isArray(v) && v !== null && v !== undefined)
-    .map(([k, v]) => el("li", {}, `${words(k)}: ${cellText(v)}`));
-  container.replaceChildren(
-    el("table", { class: "breakdown" }, el("thead", {}, header), el("tbody", {}, body)),
-    extras.length ? el("ul", { class: "breakdown-extra" }, extras) : "",
-  );
+  const widths = [...new Set(rows.map(([, v]) => v.length))].sort((a, b) => b - a);
+  const tables = widths.map((width) => {
+    const heads = columnHeads(seats, width, nPlayers);
+    return el(
+      "table",
+      { class: "breakdown", "data-columns": width === nPlayers ? "seats" : "sides" },
+      el(
+        "thead",
+        {},
+        el(
+          "tr",
+          {},
+          el("th", { scope: "col" }, ""),
+          heads.map((h) => el("th", { scope: "col" }, h)),
+        ),
+      ),
+      el(
+        "tbody",
+        {},
+        rows
+          .filter(([, v]) => v.length === width)
+          .map(([key, values]) =>
+            el(
+              "tr",
+              { "data-field": key },
+              el("th", { scope: "row" }, words(key)),
+              values.map((v) => el("td", {}, cellText(v))),
+            ),
+          ),
+      ),
+    );
+  });
+  container.replaceChildren(...tables);
 }
 
 /** Any list of row objects (a tournament's results) as a table. */
