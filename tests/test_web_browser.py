@@ -239,6 +239,11 @@ def _replay_frame(page) -> int:
     return int(page.locator("#replay-view").get_attribute("data-frame"))
 
 
+def _face_up_hand(page, seat: int) -> list[str]:
+    ranks = page.locator(f"#replay-table .seat[data-seat='{seat}'] .hand-lines .rank")
+    return ranks.evaluate_all("els => els.map(e => e.dataset.card)")
+
+
 def _face_up_cards(page) -> int:
     return page.locator("#replay-table .hand-lines .rank").count()
 
@@ -281,8 +286,7 @@ def test_replay_a_record_forward_and_back(page):
     assert _replay_frame(page) == 0
     assert _face_up_cards(page) == 52  # all hands face up
     for seat, hand in enumerate(record["hands"]):
-        lines = page.locator(f"#replay-table .seat[data-seat='{seat}'] .hand-lines .rank").count()
-        assert lines == len(hand)
+        assert sorted(_face_up_hand(page, seat)) == sorted(hand)
     first = record["actions"][0]
     page.keyboard.press("ArrowRight")  # the arrow keys step at once after opening the file
     assert _replay_frame(page) == 1
@@ -309,3 +313,14 @@ def test_replay_a_record_forward_and_back(page):
     assert [int(p) for p in points] == record["points"]
     scores = page.locator("#replay-scores td.score").all_inner_texts()
     assert [int(s) for s in scores] == record["scores"]
+    # A downloaded game record ({"hands": [...]}): one game per hand, chosen in the list.
+    other = _one_hand_record(seed=3)
+    download = json.dumps({"hands": [record, other]}).encode()
+    page.set_input_files(
+        "#replay-file", files=[{"name": "game.json", "mimeType": "application/json", "buffer": download}]
+    )
+    page.wait_for_selector("#replay-game-row:not([hidden])")
+    assert page.locator("#replay-game option").count() == 2
+    page.select_option("#replay-game", "1")
+    assert _replay_frame(page) == 0
+    assert sorted(_face_up_hand(page, 0)) == sorted(other["hands"][0])

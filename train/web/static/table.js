@@ -99,7 +99,7 @@ export function handLines(cards) {
         { class: `suit-line ${s === "H" || s === "D" ? "red" : "black"}` },
         el("span", { class: "suit", "aria-label": SUIT_NAMES[s] }, SUIT_SYMBOLS[s]),
         bySuit[s].map((c) =>
-          el("span", { class: "rank", title: cardWords(c) }, JOKERS[c] ? c : cardText(c).slice(0, -1)),
+          el("span", { class: "rank", title: cardWords(c), "data-card": c }, JOKERS[c] ? c : cardText(c).slice(0, -1)),
         ),
       ),
     ),
