@@ -96,6 +96,9 @@ def play_to_hand_end(page, screenshot_at_trick: int | None = None, hint_at_trick
         elif page.locator("#controls button[data-kind=look]").count():
             click_and_wait(page, page.locator("#controls button[data-kind=look]"))
         elif page.locator("#controls button[data-kind=bid]").count():
+            # While bidding the hand is shown, with no card to click.
+            shown = page.locator("#hand .card").evaluate_all("els => els.map(e => e.dataset.card)")
+            assert sorted(shown) == sorted(view["hand"]) and page.locator("#hand button").count() == 0
             bids = page.locator("#controls button[data-kind=bid]")
             offered = sorted(int(b) for b in bids.evaluate_all("els => els.map(e => e.dataset.bid)"))
             assert offered == sorted(a["bid"] for a in view["legal"] if a["kind"] == "bid")

@@ -249,6 +249,7 @@ function drawHand(view) {
   const passing = isPassing(view);
   const cards = sortCards(view.hand).map((card) => {
     const action = byCard.get(card);
+    if (byCard.size === 0) return cardFace(card); // no card to choose now (bidding): the hand, plainly
     return cardFace(card, {
       legal: Boolean(action),
       selected: play.selected.has(card),
