@@ -143,3 +143,30 @@ def test_a_tampered_record_is_refused_naming_the_field(c):
     rec["scores"] = [s + 10 for s in rec["scores"]]
     r = c.post("/api/replay", json={"record": rec})
     assert r.status_code == 400 and "'scores'" in r.json()["detail"] and "differs" in r.json()["detail"]
+
+
+def test_a_tournament_log_with_records_replays_every_game_frame_by_frame(c, tmp_path):
+    config = TournamentConfig(bots=("random", "heuristic"), boards=2, chunk=2, seed=3)
+    log = tmp_path / "t.jsonl"
+    run_tournament(config, log, progress=False, hand_records=True)
+    lines = [json.loads(line) for line in log.read_text().splitlines()[1:]]
+    for line in lines:
+        for rec in line["records"]:
+            records.verify(rec)
+    out = c.post("/api/replay", json={"path": str(log)}).json()
+    assert out["kind"] == "tournament" and out["note"] is None and len(out["games"]) == len(lines) == 4
+    for game, line in zip(out["games"], lines, strict=True):
+        hand = line["records"][0]
+        assert len(game["frames"]) == len(hand["actions"]) + 1
+        assert [s["name"] for s in game["seats"]] == line["seats"]
+        assert game["summary"] == line and game["result"]["points"] == hand["points"]
+
+
+def test_hand_records_do_not_change_a_tournaments_results(tmp_path):
+    config = TournamentConfig(bots=("random", "heuristic"), boards=3, chunk=2, seed=4)
+    plain = run_tournament(config, tmp_path / "a.jsonl", progress=False)
+    with_records = run_tournament(config, tmp_path / "b.jsonl", progress=False, hand_records=True)
+    assert plain == with_records
+    a = [json.loads(x) for x in (tmp_path / "a.jsonl").read_text().splitlines()[1:]]
+    b = [json.loads(x) for x in (tmp_path / "b.jsonl").read_text().splitlines()[1:]]
+    assert [{k: v for k, v in x.items() if k != "records"} for x in b] == a

@@ -134,6 +134,7 @@ def tournament(
     json_out: str = typer.Option(None, "--json", help="Write the report as JSON here."),
     csv_out: str = typer.Option(None, "--csv", help="Write per-pair CSV here (and <stem>_bots.csv)."),
     progress: bool = typer.Option(True, help="Show a progress bar."),
+    records: bool = typer.Option(False, help="Log every hand's game record too (replayable in `spades serve`)."),
 ) -> None:
     """Duplicate tournament between bots: fixed deals, seats swapped, resumable JSONL log."""
     import warnings
@@ -152,10 +153,12 @@ def tournament(
     specs = tuple(s.strip().replace(";", ",") for s in bots.split(",") if s.strip())
     config = TournamentConfig(bots=specs, rules=rules, boards=boards, mode=mode, seed=seed, chunk=chunk)
     check_report_outputs(json_out, csv_out)
+    if records and not log:
+        raise ValueError("--records writes every hand's record into the game log: give --log FILE too")
     with warnings.catch_warnings():  # what a resumed log skipped, as one plain line each
         warnings.simplefilter("always", TournamentLogWarning)
         warnings.showwarning = lambda message, *_args, **_kw: typer.echo(f"warning: {message}", err=True)
-        report = run_tournament(config, log, fresh=fresh, progress=progress)
+        report = run_tournament(config, log, fresh=fresh, progress=progress, hand_records=records)
     print_report(report)
     if json_out:
         write_json(report, json_out)

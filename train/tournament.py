@@ -159,8 +159,13 @@ def run_tournament(
     progress: bool = True,
     stop_after: int | None = None,
     agent_factory: Callable[[str, int], Agent] | None = None,
+    hand_records: bool = False,
 ) -> dict[str, Any]:
     """Play (or resume) a tournament and return its report (see ``summarize``).
+
+    ``hand_records``: each logged game also holds ``records``, the JSON game record of every
+    hand it played (``spades_env.engine.records``: replayable, e.g. in ``spades serve``);
+    the results are the same either way.
 
     ``stop_after`` stops after that many newly logged games by raising
     ``StopTournament`` (a stand-in for a kill, used by tests).
@@ -191,8 +196,12 @@ def run_tournament(
                 board_of = np.repeat(boards, len(lineup))
                 seating_of = np.tile(np.arange(len(lineup)), len(boards))
                 seeds = board_seeds(config, board_of)
+                hands_of = [[] for _ in seeds] if hand_records else None
 
-                def finish(done, tally, state, p=p, board_of=board_of, seating_of=seating_of, seeds=seeds, pair=(i, j)):
+                def finish(
+                    done, tally, state, p=p, board_of=board_of, seating_of=seating_of, seeds=seeds, pair=(i, j),
+                    hands_of=hands_of,
+                ):  # fmt: skip
                     recs = [
                         _record(
                             config,
@@ -210,6 +219,9 @@ def run_tournament(
                         )
                         for x in done
                     ]
+                    if hands_of is not None:
+                        for rec, x in zip(recs, done, strict=True):
+                            rec["records"] = hands_of[x]
                     new = [r for r in recs if game_key(r) not in log.done]
                     if stop_after is not None and written[0] + len(new) >= stop_after:
                         log.append(new[: stop_after - written[0]])
@@ -219,7 +231,9 @@ def run_tournament(
                     if bar is not None:
                         bar.update(len(new))
 
-                play_games(engine, seeds, lineup[seating_of], agents, config.mode, on_finish=finish)
+                play_games(
+                    engine, seeds, lineup[seating_of], agents, config.mode, on_finish=finish, hand_records=hands_of
+                )
     finally:
         if bar is not None:
             bar.close()

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent, DecisionContext
-from spades_env.engine import FinishedHands, SpadesEngine
+from spades_env.engine import FinishedHands, SpadesEngine, records
 from spades_env.engine.scoring import bag_adjusted_points
 
 
@@ -72,14 +72,16 @@ def play_games(
     agents: list[Agent],
     mode: str,
     on_finish: Callable[[np.ndarray, GameTally, Any], None] | None = None,
+    hand_records: list[list[dict[str, Any]]] | None = None,
     max_hands: int = 1000,
 ) -> tuple[GameTally, np.ndarray]:
     """Play G games (one per seed) to the end of their first hand or match, all in one batch.
 
     seat_agents: (G, N) int64 index into ``agents`` of the bot in each seat.
     ``on_finish(games, tally, state)`` is called with the global indices of the games
-    that finished in a step, in index order. Returns the tallies and the winners
-    ((G,) int64 side, -1 in hand mode).
+    that finished in a step, in index order. ``hand_records``, a list of G lists: each
+    finished hand's JSON game record (``spades_env.engine.records``) is appended to its game's.
+    Returns the tallies and the winners ((G,) int64 side, -1 in hand mode).
     """
     for agent in agents:
         agent.check_supports(engine)
@@ -117,6 +119,9 @@ def play_games(
             if keep.any():
                 sub = FinishedHands(**{k: getattr(f, k)[keep] for k in f.__dataclass_fields__})
                 tally.add(engine, f.games[keep], sub)
+                if hand_records is not None:
+                    for g, rec in zip(f.games[keep].tolist(), records.hand_records(engine, sub), strict=True):
+                        hand_records[g].append(rec)
         done_now = (result.match_done if mode == "match" else result.hand_done) & active
         done = np.flatnonzero(done_now)
         winners[done] = state.winner[done]

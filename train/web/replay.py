@@ -3,8 +3,9 @@
 A hand record (``spades_env.engine.records``) is checked with ``records.verify`` and
 played again decision by decision; a frame (``views.frame``) is taken after the deal and
 after every decision, every hand face up. A tournament JSONL log holds each game's
-results (points, contracts, bags...), not its cards: its games come with no frames, and
-the log's report is ``train.tournament_report.summarize``.
+results (points, contracts, bags...); played with ``spades tournament --records`` it holds
+every hand's record too, and its games replay frame by frame like records (without, they
+come with no frames). The log's report is ``train.tournament_report.summarize``.
 """
 
 from __future__ import annotations
@@ -28,7 +29,10 @@ from train.web.views import finished_breakdown, frame
 #: Largest replay file read from a server-side path.
 MAX_FILE_BYTES = 64 * 2**20
 REPLAY_SUFFIXES = (".json", ".jsonl")
-TOURNAMENT_NOTE = "a tournament log holds each game's results, not its cards: the games have no frames to step through"
+TOURNAMENT_NOTE = (
+    "a tournament log holds each game's results, not its cards, unless it was played with --records: "
+    "the games without records have no frames to step through"
+)
 
 
 def _start(engine: SpadesEngine, record: dict[str, Any]) -> Table:
@@ -89,7 +93,7 @@ def replay_hands(hands: Any) -> dict[str, Any]:
 
 
 def replay_tournament(text: str) -> dict[str, Any]:
-    """The replay of a tournament JSONL log: per-game results and the report (no frames: see ``TOURNAMENT_NOTE``)."""
+    """The replay of a tournament JSONL log: per-game results (and frames, where it holds records) and the report."""
     lines = [line for line in text.splitlines() if line.strip()]
     if not lines:
         raise ValueError("jsonl is empty: give a tournament log (a header line, then one line per game)")
@@ -120,15 +124,28 @@ def replay_tournament(text: str) -> dict[str, Any]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TournamentLogWarning)
         report = summarize(config, games)
-    note = TOURNAMENT_NOTE
+    out = [tournament_game(r) for r in games]
+    note = None if all(g["frames"] for g in out) else TOURNAMENT_NOTE
     if skipped:
-        note += f"; skipped line(s) {skipped[:10]}: not game records"
-    out = [
-        {"title": f"{r.get('pair', ['?', '?'])[0]} vs {r.get('pair', ['?', '?'])[1]}, board {r['board']}, "
-         f"seating {r['seating']}", "frames": [], "result": r}
-        for r in games
-    ]  # fmt: skip
+        note = (note + "; " if note else "") + f"skipped line(s) {skipped[:10]}: not game records"
     return {"kind": "tournament", "games": out, "report": report, "note": note}
+
+
+def tournament_game(rec: dict[str, Any]) -> dict[str, Any]:
+    """One logged game: its results, and when the log holds its hands' records (``spades tournament
+    --records``) the frames of every hand in turn, with the bots named in their seats."""
+    pair = rec.get("pair", ["?", "?"])
+    title = f"{pair[0]} vs {pair[1]}, board {rec['board']}, seating {rec['seating']}"
+    hands = rec.get("records") or []
+    if not hands:
+        return {"title": title, "frames": [], "result": rec}
+    played = [record_game(h, f"{title}, hand {k + 1}") for k, h in enumerate(hands)]
+    rules = played[0]["rules"]
+    bots = rec.get("seats") or [f"Seat {s}" for s in range(rules["n_players"])]
+    seats = [{"seat": s, "name": str(bots[s]), "side": s % 2 if rules["partnership"] else s} for s in range(len(bots))]
+    frames = [f for game in played for f in game["frames"]]
+    return {"title": title, "rules": rules, "seats": seats, "frames": frames, "result": played[-1]["result"],
+            "summary": rec}  # fmt: skip
 
 
 def _hand_lines(lines: list[str]) -> dict[str, Any]:
