@@ -48,7 +48,7 @@ class GameTally:
         self.nil_made[games] += f.nil_made.astype(np.int64) @ sides
 
 
-class _Observer:
+class Observer:
     """Builds observations lazily, only for agents that ask for them."""
 
     def __init__(self, engine: SpadesEngine) -> None:
@@ -90,7 +90,7 @@ def play_games(
     tally = GameTally(g_all, engine.n_sides)
     winners = np.full(g_all, -1, dtype=np.int64)
     active = np.ones(g_all, dtype=bool)
-    observe = _Observer(engine)
+    observe = Observer(engine)
     # The batch keeps its size to the end (no take/put of shrinking subsets): bots see
     # only the live games, finished ones are stepped with a legal filler action (hand
     # mode) or skipped by the engine (a finished match), and their results ignored.

@@ -20,7 +20,7 @@ import numpy as np
 from agents import Agent, DecisionContext, make_agent, parse_spec
 from spades_env.engine import OVER, FinishedHands, SpadesEngine, records
 from spades_env.rules import Rules, list_presets
-from train.tournament_play import _Observer
+from train.tournament_play import Observer
 from train.web.table import Table
 from train.web.views import action_entry, event_entry, player_view
 
@@ -109,7 +109,7 @@ class Game:
         ]
         assert len(self.bots) == n
         self.table = Table(self.engine, self.engine.reset(seed))
-        self.observe = _Observer(self.engine)
+        self.observe = Observer(self.engine)
         self.lock = threading.Lock()
         self.records: list[dict[str, Any]] = []
         self.events: list[dict[str, Any]] = []
