@@ -1,13 +1,15 @@
 """The batched trick-taking engine (Spades, and Hearts): reset, legal actions and step over B games.
 
-Every rule is written once over the whole batch (masks, ``np.where``, fancy
-indexing on uint64 card masks); nothing loops over games in Python. ``step``
+Card play (one card per game, trick completion, the winner, the history) and the legal
+cards run compiled, in one Numba call over the batch (``spades_env.core.trick_play``);
+every other rule is written once over the whole batch (masks, ``np.where``, fancy
+indexing on uint64 card masks). Nothing loops over games in Python. ``step``
 mutates the state in place and returns what happened (finished hands, score
 changes, finished matches).
 
-Hearts [RULES 7] shares the card-play core: the trick-winner power table (no trump),
-the preferred-cards table (follow suit; the lead restriction is on hearts instead of
-spades; the two of clubs leads, through the ``lowest_club_leads`` machinery) and the
+Hearts [RULES 7] shares the card-play core: its tables (``trick_play.trick_tables``: no
+trump, the lead restriction on hearts instead of spades, the two of clubs leads through
+the ``lowest_club_leads`` machinery, the card points, the first-trick restriction) and the
 phase handlers are built for the game in ``__init__``. Hearts adds a PASS phase (each
 player chooses 3 cards, one action each, clockwise from dealer+1; then all pass at once),
 the first-trick restriction (no heart and not the queen of spades, unless nothing else)
@@ -181,7 +183,6 @@ class SpadesEngine:
         )
         self._suit_of = np.full(64, -1, dtype=I64)  # the suit of each card id (-1: none)
         self._suit_of[: cards.N_CARD_IDS] = [cards.card_suit(c) for c in range(cards.N_CARD_IDS)]
-        self._preferred = self._trick_tables.preferred  # see ``trick_play.TrickTables.preferred``
         self._power = self._trick_tables.power  # (4, 64) each card's power by led suit (the trick winner)
         self._empty_seat_row = _seat_rows(np.full(r.n_players, -1, I64))[0]  # a trick with no card yet
         # ``_card_bit[a + 1]``: the bit of card a, or 0 for -1 and every id past the cards
@@ -189,8 +190,6 @@ class SpadesEngine:
         self._card_bit = np.concatenate([[0], bits.BIT[: self.layout.n_card_ids], [0]]).astype(np.uint64)
         # Hearts: the pass directions.
         self._pass_offsets = np.array(PASS_OFFSETS, dtype=I64)
-        if self.hearts:
-            self._legal_cards = self._legal_cards_hearts
         self.pile_size = len(self.deck) if r.two_player else 0
         self._bid_values = np.arange(self.layout.max_bid + 1, dtype=I64)
         # No min_team_bid, mirror or fourteen: every bid 0..hand size is open (the usual case).
@@ -473,23 +472,17 @@ class SpadesEngine:
     # ------------------------------------------------------------ legal moves
     def legal_cards(self, state: GameState) -> np.ndarray:
         """(B,) uint64: cards the player to move may play (meaningful in PLAY)."""
-        hand = state.hands.reshape(-1).take(self._rows(state.batch_size) * self.n_players + state.to_move)
-        return self._legal_cards(hand, state.led_suit, state.n_tricks)
+        t = self._trick_tables
+        return trick_play.legal_cards_to_move(
+            state.hands, state.to_move, state.led_suit, state.n_tricks, t.preferred, t.first_trick_forbidden
+        )
 
-    def _legal_cards(self, hand: np.ndarray, led_suit: np.ndarray, n_tricks: np.ndarray | None = None) -> np.ndarray:
-        """Follow suit if able; lead a non-spade if able while spades are unbroken [RULES 1].
-
-        hand, led_suit: (G,); ``n_tricks`` (G,) tricks completed (read by the Hearts version only).
-        """
-        preferred = hand & self._preferred[led_suit]
-        return np.where(preferred != 0, preferred, hand)
-
-    def _legal_cards_hearts(self, hand: np.ndarray, led_suit: np.ndarray, n_tricks: np.ndarray) -> np.ndarray:
-        """Hearts: the shared rules (follow suit; no heart lead until broken; the two of clubs leads),
-        and on the first trick no heart nor the queen of spades unless nothing else [RULES 7]."""
-        legal = SpadesEngine._legal_cards(self, hand, led_suit)
-        clean = legal & ~FIRST_TRICK_FORBIDDEN
-        return np.where((n_tricks == 0) & (clean != 0), clean, legal)
+    def _legal_cards(self, hand: np.ndarray, led_suit: np.ndarray, n_tricks: np.ndarray) -> np.ndarray:
+        """(G,) uint64: the cards of each hand that may be played (``trick_play.legal_cards``: follow
+        suit if able; the lead restrictions [RULES 1, 6]; Hearts: no points on the first trick
+        unless nothing else [RULES 7]). hand, led_suit, n_tricks (tricks completed): (G,)."""
+        t = self._trick_tables
+        return trick_play.legal_cards_of(hand, led_suit, n_tricks, t.preferred, t.first_trick_forbidden)
 
     def _lead_state(self, broken: np.ndarray) -> np.ndarray:
         """``led_suit`` value before a lead: restricted while spades are unbroken."""
