@@ -95,7 +95,7 @@ def legal_cards(hand, led_suit, n_tricks, preferred, first_trick_forbidden):
     another suit than the unbroken one if able; the lowest club leads the first trick where
     the rules say so [RULES 1, 6]; on the first trick no ``first_trick_forbidden`` card unless
     nothing else (Hearts) [RULES 7]."""
-    must = hand & preferred[led_suit % N_PREFERRED]
+    must = hand & preferred[led_suit + N_PREFERRED if led_suit < 0 else led_suit]
     legal = must if must != 0 else hand
     if n_tricks == 0:
         clean = legal & ~first_trick_forbidden
