@@ -3,7 +3,7 @@
 import numpy as np
 
 from spades_env import cards
-from spades_env.core.trick_play import play_cards, trick_tables
+from spades_env.core.trick_play import legal_cards_to_move, play_cards, random_legal_cards, trick_tables
 from spades_env.engine.hearts_scoring import FIRST_TRICK_FORBIDDEN, card_points
 from spades_env.engine.state import BID, FREE_LEAD, PLAY, RESTRICTED_LEAD
 from spades_env.rules import resolve_rules
@@ -130,3 +130,17 @@ def test_the_last_trick_ends_the_hand_and_other_phases_are_left_alone():
     assert s["trick_winners"][1, 12] == 3 and s["n_tricks"][1] == 13
     for k, v in s.items():
         np.testing.assert_array_equal(v[0], before[k], err_msg=k)
+
+
+def test_a_random_legal_card_is_the_kth_legal_card_in_id_order():
+    s = stack(
+        position(["AH 2S", "7C 3H 9H QH", "KD", "4C"], ["AH", None, None, None], to_move=1, led=cards.HEARTS),
+        position(["2C", "AH 5D", "QH", "3C"], ["2C", None, None, None], to_move=1, led=cards.CLUBS, n_tricks=0),
+    )
+    args = (s["hands"], s["to_move"], s["led_suit"], s["n_tricks"])
+    legal = legal_cards_to_move(*args, HEARTS.preferred, HEARTS.first_trick_forbidden)
+    assert cards.mask_to_cards(int(legal[0])) == [c("3H"), c("9H"), c("QH")]
+    assert cards.mask_to_cards(int(legal[1])) == [c("5D")]  # no heart on the first trick
+    for u, first in ((0.0, "3H"), (0.34, "9H"), (0.999, "QH")):
+        drawn = random_legal_cards(*args, np.array([u, u]), HEARTS.preferred, HEARTS.first_trick_forbidden)
+        assert drawn.tolist() == [c(first), c("5D")]

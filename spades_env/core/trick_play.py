@@ -17,6 +17,7 @@ from typing import NamedTuple
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from spades_env import cards
 
@@ -121,6 +122,32 @@ def legal_cards_to_move(hands, to_move, led_suit, n_tricks, preferred, first_tri
     for g in range(len(to_move)):
         out[g] = legal_cards(hands[g, to_move[g]], led_suit[g], n_tricks[g], preferred, first_trick_forbidden)
     return out
+
+
+@njit(cache=True)
+def random_legal_cards(hands, to_move, led_suit, n_tricks, u, preferred, first_trick_forbidden):
+    """(B,) int64: legal card k of the player to move in each game, in id order, k = floor(u[g] *
+    the number of legal cards) (``u`` (B,) floats in [0, 1)): the draws of ``bits.select_kth``
+    on ``legal_cards_to_move``. A game with no legal card gets -1."""
+    out = np.empty(len(to_move), np.int64)
+    for g in range(len(to_move)):
+        legal = legal_cards(hands[g, to_move[g]], led_suit[g], n_tricks[g], preferred, first_trick_forbidden)
+        if legal == np.uint64(0):
+            out[g] = -1
+            continue
+        for _ in range(int(u[g] * _popcount(legal))):
+            legal &= legal - np.uint64(1)  # drop the lowest card
+        out[g] = trailing_zeros(legal)
+    return out
+
+
+@njit(cache=True)
+def _popcount(m):
+    """The number of set bits of a uint64 (LLVM makes this one instruction)."""
+    m = m - ((m >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    m = (m & np.uint64(0x3333333333333333)) + ((m >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    m = (m + (m >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((m * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
 @njit(cache=True)

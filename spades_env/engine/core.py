@@ -661,8 +661,10 @@ class SpadesEngine:
         """
         b = state.batch_size
         u = rng.random(b)
-        legal = self.legal_cards(state)
-        actions = bits.select_kth(legal, (u * np.bitwise_count(legal)).astype(I64))
+        t = self._trick_tables
+        actions = trick_play.random_legal_cards(
+            state.hands, state.to_move, state.led_suit, state.n_tricks, u, t.preferred, t.first_trick_forbidden
+        )
         phase = state.phase
         counts = self._phase_counts(phase)
         if counts[PLAY] == b:
