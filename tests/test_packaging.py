@@ -1,4 +1,4 @@
-"""The environment package stays light: numpy, gymnasium, pettingzoo and PyYAML only."""
+"""The environment package stays light: numpy, numba, gymnasium, pettingzoo and PyYAML only."""
 
 import subprocess
 import sys
@@ -30,6 +30,20 @@ def test_importing_spades_env_loads_no_heavy_package():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == "", f"import spades_env pulled in: {out}"
+
+
+def test_numba_is_a_core_dependency_and_the_engine_step_runs_compiled():
+    """numba (the compiled card play, ``spades_env.core``) is allowed on the import path, and declared."""
+    import re
+    from pathlib import Path
+
+    from spades_env.core import trick_play
+
+    pyproject = (Path(__file__).parents[1] / "pyproject.toml").read_text()
+    core_dependencies = re.search(r"^dependencies = \[(.*?)\]", pyproject, re.S | re.M).group(1)
+    assert '"numba>=' in core_dependencies
+    assert "numba" not in HEAVY
+    assert hasattr(trick_play.play_cards, "py_func"), "play_cards is not a Numba dispatcher"
 
 
 def test_every_preset_builds_an_engine_and_envs():

@@ -1,13 +1,15 @@
 """The batched trick-taking engine (Spades, and Hearts): reset, legal actions and step over B games.
 
-Every rule is written once over the whole batch (masks, ``np.where``, fancy
-indexing on uint64 card masks); nothing loops over games in Python. ``step``
+Card play (one card per game, trick completion, the winner, the history) and the legal
+cards run compiled, in one Numba call over the batch (``spades_env.core.trick_play``);
+every other rule is written once over the whole batch (masks, ``np.where``, fancy
+indexing on uint64 card masks). Nothing loops over games in Python. ``step``
 mutates the state in place and returns what happened (finished hands, score
 changes, finished matches).
 
-Hearts [RULES 7] shares the card-play core: the trick-winner power table (no trump),
-the preferred-cards table (follow suit; the lead restriction is on hearts instead of
-spades; the two of clubs leads, through the ``lowest_club_leads`` machinery) and the
+Hearts [RULES 7] shares the card-play core: its tables (``trick_play.trick_tables``: no
+trump, the lead restriction on hearts instead of spades, the two of clubs leads through
+the ``lowest_club_leads`` machinery, the card points, the first-trick restriction) and the
 phase handlers are built for the game in ``__init__``. Hearts adds a PASS phase (each
 player chooses 3 cards, one action each, clockwise from dealer+1; then all pass at once),
 the first-trick restriction (no heart and not the queen of spades, unless nothing else)
@@ -21,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from spades_env import cards
+from spades_env.core import trick_play
 from spades_env.engine import bits, dealing, inputs
 from spades_env.engine.actions import ActionLayout
 from spades_env.engine.hearts_scoring import (
@@ -178,43 +181,34 @@ class SpadesEngine:
         self.partner = (np.arange(r.n_players, dtype=I64) + 2) % r.n_players if r.partnership else None
         # The game's tables: spades are trumps in Spades, Hearts has no trump; the suit that
         # may not be led until broken is spades, or hearts [RULES 1, 7].
-        trump = None if self.hearts else cards.SPADES
         self.broken_suit = cards.HEARTS if self.hearts else cards.SPADES
         self.broken_mask = cards.SUIT_MASK[cards.HEARTS] if self.hearts else cards.TRUMP_MASK
-        self._suit_of = np.full(64, -1, dtype=I64)
-        self._power = np.full((4, 64), -1, dtype=I64)
-        for c in range(cards.N_CARD_IDS):
-            suit, rank = cards.card_suit(c), cards.card_rank(c)
-            self._suit_of[c] = suit
-            for led in range(4):
-                if suit == trump:
-                    self._power[led, c] = 100 + rank
-                elif suit == led:
-                    self._power[led, c] = rank
-        self._power_flat = self._power.reshape(-1)
-        self._empty_seat_row = _seat_rows(np.full(r.n_players, -1, I64))[0]  # a trick with no card yet
+        self.lowest_club = min(c for c in self.deck if cards.card_suit(c) == cards.CLUBS)
+        self.club_leads = r.lowest_club_leads or self.hearts
+        """The holder of the lowest club leads it to the first trick (``lowest_club_leads``, Hearts)."""
         self._unbroken_lead = int(self._lead_state(np.array(False)))  # ``led_suit`` before the first lead
+        self._points = card_points(r) if self.hearts else None  # Hearts: the points of each card id
+        # Card play (``_play``) runs compiled, on these tables; Hearts adds card points and the
+        # first-trick restriction.
+        self._trick_tables = trick_play.trick_tables(
+            self.layout.n_card_ids,
+            trump=-1 if self.hearts else cards.SPADES,
+            broken_suit=self.broken_suit,
+            broken_mask=self.broken_mask,
+            lowest_club=self.lowest_club,
+            lead_after=(self._unbroken_lead, int(self._lead_state(np.array(True)))),
+            points=self._points,
+            first_trick_forbidden=int(FIRST_TRICK_FORBIDDEN) if self.hearts else 0,
+        )
+        self._suit_of = np.full(64, -1, dtype=I64)  # the suit of each card id (-1: none)
+        self._suit_of[: cards.N_CARD_IDS] = [cards.card_suit(c) for c in range(cards.N_CARD_IDS)]
+        self._power = self._trick_tables.power  # (4, 64) each card's power by led suit (the trick winner)
+        self._empty_seat_row = _seat_rows(np.full(r.n_players, -1, I64))[0]  # a trick with no card yet
         # ``_card_bit[a + 1]``: the bit of card a, or 0 for -1 and every id past the cards
         # (``take(mode="clip")`` sends any lower or higher action to those ends).
         self._card_bit = np.concatenate([[0], bits.BIT[: self.layout.n_card_ids], [0]]).astype(np.uint64)
-        self._suit_of_next = np.concatenate([[-1], self._suit_of[: self.layout.n_card_ids], [-1]])  # likewise
-        # PREFERRED[led_suit]: the cards a player must play if holding any (else any card).
-        # Row -1 (FREE_LEAD) is empty; row -2 (RESTRICTED_LEAD) holds the cards of the other
-        # suits than the unbroken one. Row -3 (LOWEST_CLUB_LEAD) is the lowest club of the deck,
-        # which its holder must lead (``lowest_club_leads``; the two of clubs in Hearts).
-        self._preferred = np.zeros(7, dtype=np.uint64)
-        self._preferred[: cards.SPADES] = cards.SUIT_MASK[: cards.SPADES]
-        self._preferred[cards.SPADES] = cards.TRUMP_MASK
-        self._preferred[RESTRICTED_LEAD] = ~self.broken_mask
-        self.lowest_club = min(c for c in self.deck if cards.card_suit(c) == cards.CLUBS)
-        self._preferred[LOWEST_CLUB_LEAD] = bits.BIT[self.lowest_club]
-        self.club_leads = r.lowest_club_leads or self.hearts
-        """The holder of the lowest club leads it to the first trick (``lowest_club_leads``, Hearts)."""
-        # Hearts: card points, the first-trick restriction and the pass directions.
-        self._points = card_points(r) if self.hearts else None
+        # Hearts: the pass directions.
         self._pass_offsets = np.array(PASS_OFFSETS, dtype=I64)
-        if self.hearts:
-            self._legal_cards = self._legal_cards_hearts
         self.pile_size = len(self.deck) if r.two_player else 0
         self._bid_values = np.arange(self.layout.max_bid + 1, dtype=I64)
         # No min_team_bid, mirror or fourteen: every bid 0..hand size is open (the usual case).
@@ -497,23 +491,17 @@ class SpadesEngine:
     # ------------------------------------------------------------ legal moves
     def legal_cards(self, state: GameState) -> np.ndarray:
         """(B,) uint64: cards the player to move may play (meaningful in PLAY)."""
-        hand = state.hands.reshape(-1).take(self._rows(state.batch_size) * self.n_players + state.to_move)
-        return self._legal_cards(hand, state.led_suit, state.n_tricks)
+        t = self._trick_tables
+        return trick_play.legal_cards_to_move(
+            state.hands, state.to_move, state.led_suit, state.n_tricks, t.preferred, t.first_trick_forbidden
+        )
 
-    def _legal_cards(self, hand: np.ndarray, led_suit: np.ndarray, n_tricks: np.ndarray | None = None) -> np.ndarray:
-        """Follow suit if able; lead a non-spade if able while spades are unbroken [RULES 1].
-
-        hand, led_suit: (G,); ``n_tricks`` (G,) tricks completed (read by the Hearts version only).
-        """
-        preferred = hand & self._preferred[led_suit]
-        return np.where(preferred != 0, preferred, hand)
-
-    def _legal_cards_hearts(self, hand: np.ndarray, led_suit: np.ndarray, n_tricks: np.ndarray) -> np.ndarray:
-        """Hearts: the shared rules (follow suit; no heart lead until broken; the two of clubs leads),
-        and on the first trick no heart nor the queen of spades unless nothing else [RULES 7]."""
-        legal = SpadesEngine._legal_cards(self, hand, led_suit)
-        clean = legal & ~FIRST_TRICK_FORBIDDEN
-        return np.where((n_tricks == 0) & (clean != 0), clean, legal)
+    def _legal_cards(self, hand: np.ndarray, led_suit: np.ndarray, n_tricks: np.ndarray) -> np.ndarray:
+        """(G,) uint64: the cards of each hand that may be played (``trick_play.legal_cards``: follow
+        suit if able; the lead restrictions [RULES 1, 6]; Hearts: no points on the first trick
+        unless nothing else [RULES 7]). hand, led_suit, n_tricks (tricks completed): (G,)."""
+        t = self._trick_tables
+        return trick_play.legal_cards_of(hand, led_suit, n_tricks, t.preferred, t.first_trick_forbidden)
 
     def _lead_state(self, broken: np.ndarray) -> np.ndarray:
         """``led_suit`` value before a lead: restricted while spades are unbroken."""
@@ -692,8 +680,10 @@ class SpadesEngine:
         """
         b = state.batch_size
         u = rng.random(b)
-        legal = self.legal_cards(state)
-        actions = bits.select_kth(legal, (u * np.bitwise_count(legal)).astype(I64))
+        t = self._trick_tables
+        actions = trick_play.random_legal_cards(
+            state.hands, state.to_move, state.led_suit, state.n_tricks, u, t.preferred, t.first_trick_forbidden
+        )
         phase = state.phase
         counts = self._phase_counts(phase)
         if counts[PLAY] == b:
@@ -766,10 +756,9 @@ class SpadesEngine:
         counts = self._phase_counts(phase)
         n_play = counts[PLAY]
         if n_play == b:
-            self._play(state, slice(None), self._rows(b), actions, result, validate, auto_reset)
+            self._play(state, actions, result, validate, auto_reset)
             return result
         groups = [(p, np.flatnonzero(phase == p)) for p in self._handlers if counts[p]]
-        playing = phase == PLAY
         if validate:
             if counts[OVER]:
                 self._raise_illegal(state, np.flatnonzero(phase == OVER)[:1], actions)
@@ -777,13 +766,8 @@ class SpadesEngine:
                 self._handlers[p][0](state, idx, actions[idx])
         if n_play:
             # Card plays before the other decisions: ``_play`` checks its cards before any
-            # game changes. Most games playing: the whole batch, masked (cheaper than gathering
-            # and scattering most rows); a few: their rows.
-            if 2 * n_play >= b:
-                self._play(state, slice(None), self._rows(b), actions, result, validate, auto_reset, playing)
-            else:
-                idx = np.flatnonzero(playing)
-                self._play(state, idx, idx, actions[idx], result, validate, auto_reset)
+            # game changes.
+            self._play(state, actions, result, validate, auto_reset)
         for p, idx in groups:
             self._handlers[p][1](state, idx, actions[idx])
         return result
@@ -973,100 +957,36 @@ class SpadesEngine:
         state.phase[more] = np.where(state.looked.reshape(-1)[more * self.n_players + nxt], BID, BLIND)
 
     def _play(
-        self,
-        state: GameState,
-        sel,
-        rows: np.ndarray,
-        card: np.ndarray,
-        result: StepResult,
-        validate: bool,
-        auto_reset: bool,
-        playing: np.ndarray | None = None,
+        self, state: GameState, actions: np.ndarray, result: StepResult, validate: bool, auto_reset: bool
     ) -> None:
-        """Play one card in each selected game (``sel`` is a slice or the index array ``rows``);
-        ``auto_reset`` as in ``step``.
-
-        ``playing`` (B,) bool, with ``sel`` the whole batch: only these games play; the others
-        (at another decision or over) play "no card", -1, which changes nothing: its bit
-        (``BIT[-1]``, bit 63) is in no hand, its suit is -1, and it fills an empty trick cell
-        with -1 (outside PLAY the trick is empty, ``n_in_trick`` 0).
-        """
-        seat = state.to_move[sel]
-        at = rows * self.n_players + seat  # flat index of (game, seat)
-        hands = state.hands.reshape(-1)
-        hand = hands.take(at)  # (``take`` gathers faster than fancy indexing)
-        n = state.n_in_trick[sel]
-        led = state.led_suit[sel]
-        if playing is not None:
-            card = np.where(playing, card, -1)
-        c1 = card + 1
-        bit = self._card_bit.take(c1, mode="clip")  # 0 for an action that is no card
-        if validate:
-            ok = (self._legal_cards(hand, led, state.n_tricks[sel]) & bit) != 0
-            if playing is not None:
-                ok |= ~playing
-            self._require(state, rows, card, ok)
-        hands[at] = hand & ~bit
-        suit = self._suit_of_next.take(c1, mode="clip")
-        first = n == 0
-        if playing is None:
-            led = np.where(first, suit, led)
-            state.led_suit[sel] = led
-        else:  # the others keep their lead state; their suit (-1) compares as their own lead
-            state.led_suit[sel] = np.where(first & playing, suit, led)
-            led = np.where(first, suit, led)
-        state.voids[sel] |= (suit != led).astype(I64) << (4 * seat + led)
-        state.trick.reshape(-1)[at] = card
-        state.spades_broken[sel] |= suit == self.broken_suit
-        if playing is None:
-            n += 1
-            state.to_move[sel] = self.next_seat.take(seat)
-        else:
-            n += playing
-            state.to_move[sel] = np.where(playing, self.next_seat.take(seat), seat)
-        state.n_in_trick[sel] = n
-        complete = n == self.n_players
-        n_complete = np.count_nonzero(complete)
-        if n_complete == len(rows):
-            self._finish_tricks(state, sel, rows, result, auto_reset)
-        elif n_complete:
-            g = rows[complete]
-            self._finish_tricks(state, g, g, result, auto_reset)
-
-    def _finish_tricks(self, state: GameState, sel, rows: np.ndarray, result: StepResult, auto_reset: bool) -> None:
-        """Score the completed trick of each selected game; its winner leads next."""
-        n = self.n_players
-        full = isinstance(sel, slice)
-        trick = state.trick if full else state.trick.take(rows, axis=0)
-        # Each card's power in the led suit, times 8, plus its seat: the largest is the winner's.
-        # (argmax along a short axis is slow in NumPy; a few column maxima are not.)
-        led = state.led_suit[sel] * 64
-        power = self._power_flat
-        best = power.take(led + trick[:, 0]) * 8
-        for k in range(1, n):
-            np.maximum(best, power.take(led + trick[:, k]) * 8 + k, out=best)
-        winner = best & 7
-        at = rows * n + winner
-        state.tricks_won.reshape(-1)[at] += 1
-        if self._points is not None:
-            state.points_taken.reshape(-1)[at] += self._points[trick].sum(axis=1)
-        done = state.n_tricks[sel]
-        at = rows * self.hand_size + done
-        state.trick_winners.reshape(-1)[at] = winner
-        # The trick is the history's row (game, trick number): both written a seat row at a time.
-        history_rows = _seat_rows(state.history)
-        history_rows[at] = _seat_rows(trick)
-        done += 1
-        state.n_tricks[sel] = done
-        state.leader[sel] = winner
-        state.to_move[sel] = winner
-        if full:
-            state.trick.fill(-1)
-        else:
-            _seat_rows(state.trick)[rows] = self._empty_seat_row
-        state.n_in_trick[sel] = 0
-        state.led_suit[sel] = self._lead_state(state.spades_broken[sel])
-        ended = rows[done == self.hand_size]
+        """Play card ``actions[g]`` in every game g in PLAY (the others are left alone), in one
+        compiled call (``core.trick_play.play_cards``): with ``validate`` every card is checked
+        before any game changes. Then the hands whose last trick was completed are scored;
+        ``auto_reset`` as in ``step``."""
+        if not actions.flags.c_contiguous:
+            actions = np.ascontiguousarray(actions)
+        bad, ended = trick_play.play_cards(
+            actions,
+            state.phase,
+            PLAY,
+            validate,
+            state.hands,
+            state.trick,
+            state.n_in_trick,
+            state.led_suit,
+            state.to_move,
+            state.voids,
+            state.spades_broken,
+            state.tricks_won,
+            state.points_taken,
+            state.trick_winners,
+            state.history,
+            state.n_tricks,
+            state.leader,
+            *self._trick_tables,
+        )
+        if bad >= 0:
+            self._raise_illegal(state, np.array([bad]), actions)
         if len(ended):
             self._finish_hands(state, ended, result, auto_reset)
 
