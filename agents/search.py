@@ -31,6 +31,7 @@ from agents.base import Agent, DecisionContext
 from agents.heuristic import HeuristicAgent
 from spades_env import cards
 from spades_env.engine import PLAY, GameState, SpadesEngine, bits
+from spades_env.engine.scoring import bag_adjusted_points
 from spades_env.engine.state import PASS
 
 #: Suit of each card id; the jokers (52, 53) count as spades.
@@ -236,9 +237,7 @@ class SearchAgent(Agent):
         values = np.zeros(m)
         recorded = np.zeros(m, dtype=bool)
         rules = engine.rules
-        cost = rules.bag_penalty / rules.bag_limit if rules.bags else 0.0
         side = engine.side_of_seat[seats]
-        sides = np.eye(engine.n_sides, dtype=np.int64)[engine.side_of_seat]
         for step in range(int(plays_left.max(initial=0))):
             live = int(np.count_nonzero(plays_left > step))
             size = min(m, -(-live // gran) * gran)
@@ -260,13 +259,7 @@ class SearchAgent(Agent):
                     values[g] = others - mine
                     recorded[g] = True
                     continue
-                nil = f.bids[new] == 0
-                tricks = f.tricks_won[new]
-                contract = np.where(nil, 0, f.bids[new]) @ sides
-                made_tricks = np.where(nil, 0, tricks) @ sides
-                taken = np.where(made_tricks >= contract, made_tricks - contract, 0) + np.where(nil, tricks, 0) @ sides
-                penalties = (f.start_bags[new] + taken) // rules.bag_limit if rules.bags else 0
-                adjusted = f.delta[new] + penalties * rules.bag_penalty - taken * cost
+                adjusted = bag_adjusted_points(rules, f.delta[new], f.bags_added[new], f.bag_penalties[new])
                 mine = adjusted[np.arange(len(g)), side[g]]
                 others = (adjusted.sum(axis=1) - mine) / (engine.n_sides - 1)
                 values[g] = mine - others
