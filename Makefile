@@ -2,6 +2,8 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
+# RLlib pins gymnasium 1.2.2 (the project is on 1.4): it gets a venv of its own, for its README snippet's test.
+RLLIB_VENV ?= .venv-rllib
 
 .PHONY: setup test lint bench demo train tournament serve clean
 
@@ -10,6 +12,10 @@ setup:
 	$(PIP) install -q --upgrade pip
 	$(PIP) install torch==2.13.0
 	$(PIP) install -e '.[train,dev,bench,web]'
+	python3 -m venv $(RLLIB_VENV)
+	$(RLLIB_VENV)/bin/pip install -q --upgrade pip
+	$(RLLIB_VENV)/bin/pip install -q torch==2.13.0
+	$(RLLIB_VENV)/bin/pip install -q -e '.[rllib]'
 
 test:
 	$(PY) -m pytest -n 2 --nbmake tests notebooks
@@ -34,4 +40,4 @@ serve:
 	$(VENV)/bin/spades serve
 
 clean:
-	rm -rf $(VENV) *.egg-info .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(RLLIB_VENV) *.egg-info .pytest_cache .ruff_cache .hypothesis

@@ -85,3 +85,15 @@ def test_unmasked_sampled_actions_end_the_game_with_illegal_penalty():
     with pytest.raises(spades_env.IllegalActionError):
         for _ in range(50):
             raising.step(raising.action_space(raising.agent_selection).sample())
+
+
+def test_the_readme_rllib_snippet_trains_with_action_masking():
+    """The README's RLlib block as written, in the RLlib venv `make setup` makes (RLlib pins gymnasium 1.2.2)."""
+    python = ROOT / ".venv-rllib" / "bin" / "python"
+    assert python.exists(), f"{python} is missing: `make setup` makes the RLlib venv"
+    blocks = [b for b in re.findall(r"```py\n(.*?)```", (ROOT / "README.md").read_text(), re.S) if "ray.rllib" in b]
+    assert len(blocks) == 1
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "RAY_DISABLE_USAGE_STATS": "1", "RAY_AUTH_MODE": "disabled"}
+    run = subprocess.run([str(python), "-c", blocks[0]], capture_output=True, text=True, env=env, cwd=ROOT, timeout=400)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert float(run.stdout.strip().splitlines()[-1]) >= 256
