@@ -48,20 +48,26 @@ def preset_bytes(name: str) -> bytes:
     return preset_files().joinpath(preset_name(name) + PRESET_SUFFIX).read_bytes()
 
 
-def load_mapping(raw: bytes, source: str) -> dict[str, Any]:
-    """Parse rules YAML (UTF-8 bytes) into a mapping; errors name ``source`` and the line."""
+def parse_yaml(raw: bytes, source: str, error: type[ValueError] = ValueError) -> Any:
+    """Parse YAML (UTF-8 bytes); a decoding or syntax error raises one line of ``error`` naming
+    ``source`` and the line (any YAML file of the project: rules, training configs)."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
         line = raw.count(b"\n", 0, err.start) + 1
-        raise RulesError(f"{source}, line {line}: not UTF-8 text ({err.reason} at byte {err.start})") from None
+        raise error(f"{source}, line {line}: not UTF-8 text ({err.reason} at byte {err.start})") from None
     try:
-        data = yaml.safe_load(text)
+        return yaml.safe_load(text)
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f", line {mark.line + 1}" if mark is not None else ""
         problem = getattr(err, "problem", None) or str(err).splitlines()[0]
-        raise RulesError(f"{source}{where}: not valid YAML ({problem})") from None
+        raise error(f"{source}{where}: not valid YAML ({problem})") from None
+
+
+def load_mapping(raw: bytes, source: str) -> dict[str, Any]:
+    """Parse rules YAML (UTF-8 bytes) into a mapping; errors name ``source`` and the line."""
+    data = parse_yaml(raw, source, RulesError)
     if data is None:
         raise RulesError(
             f"{source}: holds no rules fields (empty, or only comments); write the fields that differ "

@@ -211,6 +211,13 @@ def test_config_rejects_unknown_keys_and_bad_values():
         PPOConfig(credit="trick")
 
 
+def test_a_broken_training_config_names_the_file_and_the_line(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("num_envs: 8\nlearning_rate: [0.001\n")
+    with pytest.raises(ValueError, match=r"bad\.yaml, line \d+: not valid YAML"):
+        PPOConfig.from_yaml(bad)
+
+
 def test_cli_train_runs_the_smoke_config(tmp_path):
     cmd = [sys.executable, "-m", "train.cli", "train", "--config", str(SMOKE), "--run-dir", str(tmp_path)]
     out = subprocess.run(cmd + ["--stop-at", "1"], cwd=ROOT, capture_output=True, text=True, timeout=120)

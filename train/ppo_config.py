@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
+from spades_env.rules_yaml import parse_yaml
 
 
 @dataclass(frozen=True)
@@ -153,7 +153,7 @@ class PPOConfig:
     @classmethod
     def from_yaml(cls, path: str | Path) -> PPOConfig:
         """Load a YAML file of config keys."""
-        return cls.from_dict(yaml.safe_load(Path(path).read_text()) or {}, source=str(path))
+        return cls.from_dict(parse_yaml(Path(path).read_bytes(), str(path)) or {}, source=str(path))
 
     def to_dict(self) -> dict[str, Any]:
         """Plain mapping of every field."""
