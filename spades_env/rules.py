@@ -197,10 +197,7 @@ class Rules:
     @classmethod
     def from_dict(cls, data: dict[str, Any], *, source: str = "rules") -> Rules:
         """Build from a mapping; unknown keys fail with the list of known fields."""
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise RulesError(f"{source}: unknown rules field(s) {unknown}; known fields: {sorted(known)}")
+        _refuse_unknown_fields(data, source)
         return cls(**data)
 
     @classmethod
@@ -225,10 +222,7 @@ class Rules:
 
     def replace(self, **changes: Any) -> Rules:
         """A copy with some fields changed (validated again); unknown fields fail listing the known ones."""
-        known = {f.name for f in dataclasses.fields(self)}
-        unknown = sorted(set(changes) - known)
-        if unknown:
-            raise RulesError(f"Rules.replace: unknown rules field(s) {unknown}; known fields: {sorted(known)}")
+        _refuse_unknown_fields(changes, "Rules.replace")
         return dataclasses.replace(self, **changes)
 
     def to_dict(self) -> dict[str, Any]:
@@ -260,3 +254,11 @@ def resolve_rules(rules: Rules | str | Path | dict | None) -> Rules:
             return Rules.preset(path.stem)
         raise RulesError(f"rules file {str(rules)!r} not found (presets are named without a path: {list_presets()})")
     return Rules.preset(str(rules))
+
+
+def _refuse_unknown_fields(names, source: str) -> None:
+    """A RulesError listing the known fields if ``names`` holds any that ``Rules`` lacks."""
+    known = {f.name for f in dataclasses.fields(Rules)}
+    unknown = sorted(set(names) - known)
+    if unknown:
+        raise RulesError(f"{source}: unknown rules field(s) {unknown}; known fields: {sorted(known)}")

@@ -72,7 +72,7 @@ class HandStats:
     def add(self, finished: Any, side_of_seat: np.ndarray, n_sides: int) -> None:
         """Count the hands of an ``engine.FinishedHands`` (bags, sets and nils as the engine scored them)."""
         bids, blind = finished.bids, finished.blind
-        nil = finished.nil_made | finished.nil_failed
+        nil = bids == 0  # nil and blind nil
         onehot = np.eye(n_sides, dtype=np.int64)[side_of_seat]  # (N, S)
         has_contract = np.where(nil, 0, bids) @ onehot > 0
         self.hands += len(bids)
