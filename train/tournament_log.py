@@ -34,6 +34,22 @@ def game_key(rec: dict[str, Any]) -> tuple[int, int, int]:
     return rec["pair_index"], rec["board"], rec["seating"]
 
 
+def parse_game(line: bytes | str, config: TournamentConfig) -> dict[str, Any] | None:
+    """The game record on one log ``line``, or None if it is not a valid one of ``config``'s tournament."""
+    try:
+        rec = json.loads(line)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return None
+    if not isinstance(rec, dict) or rec.get("type") != "game" or any(k not in rec for k in GAME_FIELDS):
+        return None
+    key = game_key(rec)
+    if not all(isinstance(x, int) and x >= 0 for x in key):
+        return None
+    if key[0] >= len(config.pairs) or key[1] >= config.boards:
+        return None
+    return rec
+
+
 def unique_games(records: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
     """The records with each game's first record only, and how many repeats were left out."""
     seen: set[tuple[int, int, int]] = set()
@@ -108,7 +124,7 @@ class TournamentLog:
         complete = raw.rfind(b"\n") + 1  # bytes of complete lines
         corrupt, repeated = [], []
         for number, line in enumerate(raw[:complete].split(b"\n")[1:-1], start=2):
-            rec = self._parse_game(line)
+            rec = parse_game(line, self.config)
             if rec is None:
                 corrupt.append(number)
             elif game_key(rec) in self.done:
@@ -129,21 +145,6 @@ class TournamentLog:
             if corrupt or complete < len(raw):
                 message += "; the games missing are replayed and appended"
             warnings.warn(message, TournamentLogWarning, stacklevel=3)
-
-    def _parse_game(self, line: bytes) -> dict[str, Any] | None:
-        """The game record on ``line``, or None if it is not a valid one for this config."""
-        try:
-            rec = json.loads(line)
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            return None
-        if not isinstance(rec, dict) or rec.get("type") != "game" or any(k not in rec for k in GAME_FIELDS):
-            return None
-        key = game_key(rec)
-        if not all(isinstance(x, int) and x >= 0 for x in key):
-            return None
-        if key[0] >= len(self.config.pairs) or key[1] >= self.config.boards:
-            return None
-        return rec
 
     def _remember(self, rec: dict[str, Any]) -> None:
         self.records.append(rec)

@@ -21,7 +21,7 @@ from spades_env import cards
 from spades_env.engine import SpadesEngine, records
 from spades_env.rules import Rules
 from train.tournament import TournamentConfig
-from train.tournament_log import GAME_FIELDS, TournamentLogWarning
+from train.tournament_log import TournamentLogWarning, parse_game
 from train.tournament_report import summarize
 from train.web.table import Table
 from train.web.views import finished_breakdown, frame
@@ -112,15 +112,11 @@ def replay_tournament(text: str) -> dict[str, Any]:
         raise ValueError(f"jsonl line 1: not a tournament config ({err})") from None
     games, skipped = [], []
     for number, line in enumerate(lines[1:], start=2):
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError:
+        rec = parse_game(line, config)
+        if rec is None:
             skipped.append(number)
-            continue
-        if not isinstance(rec, dict) or rec.get("type") != "game" or any(k not in rec for k in GAME_FIELDS):
-            skipped.append(number)
-            continue
-        games.append(rec)
+        else:
+            games.append(rec)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TournamentLogWarning)
         report = summarize(config, games)
