@@ -1,0 +1,1 @@
+"""Hearts ("La reina de picas") [RULES 7]: the pass, no bidding, the lowest score wins."""
