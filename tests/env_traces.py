@@ -133,6 +133,6 @@ def gym_trace(rules: Any, seeds: list[int | None], opponents: str, policy_seed: 
 
 def _gym_digest(env: SpadesGymEnv, obs: dict[str, np.ndarray], flags: list[Any]) -> str:
     h = hashlib.blake2b(digest_size=4)
-    _put(h, obs["observation"], obs["action_mask"], flags, env.action_masks(), env.render())
-    _put(h, _state_fields(env.game.game_state))
+    state = _state_fields(env.game.game_state)  # (read first: the env before the adapter synced its state when read)
+    _put(h, obs["observation"], obs["action_mask"], flags, env.action_masks(), env.render(), state)
     return h.hexdigest()
