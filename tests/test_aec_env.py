@@ -389,3 +389,17 @@ def test_the_wrapper_asserts_the_action_space_and_enforces_the_order():
     obs, *_ = env.last()
     env.step(np.int64(np.flatnonzero(obs["action_mask"])[0]))  # NumPy integers are actions too
     assert isinstance(env, spades_env.envs.aec.wrappers.OrderEnforcingWrapper)
+
+
+def test_assigning_a_finished_match_shows_no_legal_action():
+    env = spades_env.env(rules="partnership-250")
+    env.reset(seed=2)
+    play_random(env, seed=2)
+    final = env.unwrapped.game_state.copy()
+    assert final.winner[0] >= 0
+    env.reset(seed=3)
+    assert env.observe(env.agent_selection)["action_mask"].any()
+    env.unwrapped.game_state = final
+    assert not env.observe(env.agent_selection)["action_mask"].any()
+    env.unwrapped.game_state = env.unwrapped.engine.reset(4)
+    assert env.observe(env.agent_selection)["action_mask"].any()

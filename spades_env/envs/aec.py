@@ -280,6 +280,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self._legal_rows = np.zeros((1, n_actions), bool)
         self._legal_int8 = self._legal_rows[0].view(np.int8)
         self._mask_fresh = False
+        self._live = False  # the match is not over (a Python bool: read on every ``observe``)
+        self._zero_rewards = False  # ``rewards`` is already this step's all-zero dict (not rebuilt)
         self._rng: np.random.Generator | None = None
         self._rng_seed: Any = None
         self._state: GameState | None = None
@@ -295,6 +297,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         # Assigning a state (e.g. restoring a copy) makes it the game that is observed and stepped.
         self._state = self._view = value
         self._mask_fresh = False
+        self._live = value is not None and value.phase[0] != OVER
 
     def state(self) -> np.ndarray:
         """The global state (``state_space``): seat 0's observation with every hand shown."""
@@ -324,11 +327,12 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.game_state = state = self.engine.reset(seed, **overrides)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._zero_rewards = True
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
-        self.agent_selection = self.possible_agents[int(state.to_move[0])]
+        self.agent_selection = self.possible_agents[state.to_move.item()]
         if self.render_mode == "human":
             self.render()
 
@@ -347,7 +351,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self.agent_name_mapping[agent]
         obs = self.encoder.encode(self._view, self._game, self._seats[seat])[0]
-        if agent == self.agent_selection and not self.terminations[agent] and self._state.phase[0] != OVER:
+        if agent == self.agent_selection and self._live and not self.terminations[agent]:
             mask = self._legal().copy()
         else:
             mask = self._zero_mask.copy()
@@ -360,7 +364,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             self._was_dead_step(action)
             return
         a = action if type(action) is int else self._action_id(agent, action)
-        if not (0 <= a < self._n_actions and self._legal()[a]):
+        if not self._mask_fresh:
+            self._legal()
+        if not (0 <= a < self._n_actions and self._legal_int8[a]):
             if self.illegal == "raise":
                 self._raise_illegal(agent, action, a)
             self._penalize(agent)
@@ -372,13 +378,15 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self._action[0] = a
         result = self.engine.step(state, self._action, validate=False)
         self._mask_fresh = False
-        if result.hand_done[0]:
+        if result.hand_done.item():
             if before is not None and not result.match_done[0]:
                 self._view = hand_end_view(self.engine, before, result.finished, self._action)
-            self._end_hand(agent, result.score_delta[0].tolist(), int(state.winner[0]), int(state.to_move[0]))
+            self._end_hand(agent, result.score_delta[0].tolist(), state.winner.item(), state.to_move.item())
         else:
-            self.rewards = dict.fromkeys(self.agents, 0.0)
-            self.agent_selection = self.possible_agents[int(state.to_move[0])]
+            if not self._zero_rewards:  # (most steps: the dict of the step before is all zeros already)
+                self.rewards = dict.fromkeys(self.agents, 0.0)
+                self._zero_rewards = True
+            self.agent_selection = self.possible_agents[state.to_move.item()]
         if self.render_mode == "human":
             self.render()
 
@@ -386,6 +394,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         """Rewards and terminations after ``agent``'s action ended a hand (side points ``delta``,
         ``to_move`` the first to move in the next hand)."""
         match_over = winner >= 0
+        self._live = not match_over
+        self._zero_rewards = False
         rewards = dict.fromkeys(self.agents, 0.0)
         if self.reward == "win":
             if match_over:
@@ -426,6 +436,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.terminations = dict.fromkeys(self.agents, True)
         self.truncations = dict.fromkeys(self.agents, True)
         self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._zero_rewards = False
         self.rewards[agent] = self.illegal_reward
         self.infos[agent] = {"illegal_action": True}
         self._accumulate_rewards()
