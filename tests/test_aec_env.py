@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import math
 import os
 import subprocess
@@ -20,7 +19,6 @@ from pettingzoo.test.state_test import test_state_space as pz_state_space_check
 import spades_env
 from spades_env import IllegalActionError, Rules, list_presets
 from spades_env import cards as C
-from spades_env.engine.check import check_state
 from spades_env.observation import ObservationEncoder
 
 RULE_SETS = list_presets() + [Rules(partnership=False, n_players=3), Rules(partnership=False, n_players=6)]
@@ -318,88 +316,3 @@ def test_reset_refuses_bad_seeds_naming_the_argument(seed):
     env = spades_env.env()
     with pytest.raises(ValueError, match="seed"):
         env.reset(seed=seed)
-
-
-def test_a_copied_env_plays_on_by_itself():
-    env = spades_env.env(rules="partnership")
-    env.reset(seed=5)
-    rng = np.random.default_rng(5)
-    for _ in range(30):
-        obs, *_ = env.last()
-        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-    twin = copy.deepcopy(env)
-    before = env.last()[0]["observation"].copy()
-    for _ in range(40):
-        obs, _, term, trunc, _ = twin.last()
-        if term or trunc:
-            break
-        np.testing.assert_array_equal(
-            obs["observation"],
-            twin.unwrapped.encoder.encode(
-                twin.unwrapped.game_state, [0], [twin.unwrapped.agent_name_mapping[twin.agent_selection]]
-            )[0],
-        )
-        twin.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-    np.testing.assert_array_equal(env.last()[0]["observation"], before)
-
-
-def test_assigning_a_state_makes_it_the_game():
-    env = spades_env.env(rules="partnership")
-    env.reset(seed=8)
-    raw = env.unwrapped
-    saved = raw.game_state.copy()
-    rng = np.random.default_rng(8)
-    for _ in range(25):
-        obs, *_ = env.last()
-        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-    raw.game_state = saved.copy()
-    raw.agent_selection = raw.possible_agents[int(saved.to_move[0])]
-    seat = int(saved.to_move[0])
-    obs = env.observe(raw.agent_selection)
-    np.testing.assert_array_equal(obs["observation"], raw.encoder.encode(saved, [0], [seat])[0])
-    np.testing.assert_array_equal(obs["action_mask"], raw.engine.legal_action_mask(saved)[0])
-
-
-@pytest.mark.parametrize("rules", ["partnership", "two-player", "hearts"])
-def test_the_state_is_the_engine_state_updated_in_place(rules):
-    env = spades_env.env(rules=rules)
-    env.reset(seed=11)
-    state = env.unwrapped.game_state
-    rng = np.random.default_rng(0)
-    for _ in range(300):
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            break
-        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-        assert env.unwrapped.game_state is state
-        check_state(env.unwrapped.engine, state)
-
-
-def test_the_wrapper_asserts_the_action_space_and_enforces_the_order():
-    env = spades_env.env(rules="partnership")
-    with pytest.raises(AttributeError, match="before reset"):
-        env.last()
-    with pytest.raises(AttributeError, match="before reset"):
-        _ = env.agent_selection
-    env.reset(seed=0)
-    assert str(env) == str(env.unwrapped)
-    for bad in (68, -1, 3.0, None, "1"):
-        with pytest.raises(spades_env.IllegalActionError, match="not in the action space"):
-            env.step(bad)
-    obs, *_ = env.last()
-    env.step(np.int64(np.flatnonzero(obs["action_mask"])[0]))  # NumPy integers are actions too
-    assert isinstance(env, spades_env.envs.aec.wrappers.OrderEnforcingWrapper)
-
-
-def test_assigning_a_finished_match_shows_no_legal_action():
-    env = spades_env.env(rules="partnership-250")
-    env.reset(seed=2)
-    play_random(env, seed=2)
-    final = env.unwrapped.game_state.copy()
-    assert final.winner[0] >= 0
-    env.reset(seed=3)
-    assert env.observe(env.agent_selection)["action_mask"].any()
-    env.unwrapped.game_state = final
-    assert not env.observe(env.agent_selection)["action_mask"].any()
-    env.unwrapped.game_state = env.unwrapped.engine.reset(4)
-    assert env.observe(env.agent_selection)["action_mask"].any()
