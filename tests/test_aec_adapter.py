@@ -8,6 +8,7 @@ score changes; and the state is the engine's object, stepped in place, copied or
 from __future__ import annotations
 
 import copy
+import pickle
 
 import numpy as np
 import pytest
@@ -63,26 +64,26 @@ def test_the_env_shows_the_engines_game(rules, episode, reward, perfect_informat
         scores = state.scores[0].copy()
 
 
-def test_a_copied_env_plays_on_by_itself():
+def test_a_copied_or_pickled_env_plays_on_by_itself():
     env = spades_env.env(rules="partnership")
     env.reset(seed=5)
     rng = np.random.default_rng(5)
     for _ in range(30):
         obs, *_ = env.last()
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-    twin = copy.deepcopy(env)
     before = env.last()[0]["observation"].copy()
-    for _ in range(40):
-        obs, _, term, trunc, _ = twin.last()
-        if term or trunc:
-            break
-        np.testing.assert_array_equal(
-            obs["observation"],
-            twin.unwrapped.encoder.encode(
-                twin.unwrapped.game_state, [0], [twin.unwrapped.agent_name_mapping[twin.agent_selection]]
-            )[0],
-        )
-        twin.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    for twin in (copy.deepcopy(env), pickle.loads(pickle.dumps(env))):
+        raw = twin.unwrapped
+        assert raw.game_state is not env.unwrapped.game_state
+        for _ in range(40):
+            obs, _, term, trunc, _ = twin.last()
+            if term or trunc:
+                break
+            seat = raw.agent_name_mapping[twin.agent_selection]
+            np.testing.assert_array_equal(obs["observation"], raw.encoder.encode(raw.game_state, [0], [seat])[0])
+            np.testing.assert_array_equal(obs["action_mask"], raw.engine.legal_action_mask(raw.game_state)[0])
+            twin.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+            check_state(raw.engine, raw.game_state)
     np.testing.assert_array_equal(env.last()[0]["observation"], before)
 
 

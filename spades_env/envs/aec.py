@@ -264,7 +264,6 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             self.encoder if perfect_information else ObservationEncoder(self.engine, perfect_information=True)
         )
         self.state_space = gymnasium.spaces.Box(self._state_encoder.low, self._state_encoder.high, dtype=np.float32)
-        self._seat0 = np.zeros(1, np.int64)
         self.action_spaces = {a: gymnasium.spaces.Discrete(n_actions) for a in self.possible_agents}
         self._side = self.engine.side_of_seat.tolist()
         # Hearts points are penalties: the reward is minus the points taken.
@@ -275,10 +274,10 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self._game = np.zeros(1, np.int64)
         self._seats = [np.array([seat], np.int64) for seat in range(n)]  # ``encode``'s seat argument
         self._action = np.zeros(1, np.int64)
-        # The legal mask of the player to move, written by the engine into ``_legal_rows`` (1, A)
-        # bool and read as int8 through ``_legal_int8``; ``_mask_fresh`` says it is up to date.
-        self._legal_rows = np.zeros((1, n_actions), bool)
-        self._legal_int8 = self._legal_rows[0].view(np.int8)
+        # The legal mask of the player to move (int8), which the engine writes through a bool view
+        # made at each write (a view kept as an attribute would not survive a copy of the env);
+        # ``_mask_fresh`` says it is up to date.
+        self._legal_int8 = np.zeros(n_actions, np.int8)
         self._mask_fresh = False
         self._live = False  # the match is not over (a Python bool: read on every ``observe``)
         self._zero_rewards = False  # ``rewards`` is already this step's all-zero dict (not rebuilt)
@@ -344,7 +343,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
     def _legal(self) -> np.ndarray:
         """(A,) int8 legal actions of the agent to move (cached until the next step)."""
         if not self._mask_fresh:
-            self.engine.legal_action_mask(self._state, out=self._legal_rows)
+            self.engine.legal_action_mask(self._state, out=self._legal_int8.view(bool)[None])
             self._mask_fresh = True
         return self._legal_int8
 
