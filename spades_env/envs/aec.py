@@ -356,6 +356,14 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             mask = self._zero_mask.copy()
         return {"observation": obs, "action_mask": mask}
 
+    def collect_reward(self, agent: str) -> float:
+        """The reward ``agent`` has accumulated since it last moved (what ``last()`` would give it),
+        set back to 0 as its own step would: a single-agent view (``SpadesGymEnv``) collects the
+        learner's reward this way after the other seats have moved."""
+        reward = float(self._cumulative_rewards[agent])
+        self._cumulative_rewards[agent] = 0.0
+        return reward
+
     # ------------------------------------------------------------------- step
     def step(self, action: int) -> None:
         agent = self.agent_selection

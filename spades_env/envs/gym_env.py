@@ -141,9 +141,7 @@ class SpadesGymEnv(gymnasium.Env):
             name = game.agent_selection
             seat = game.agent_name_mapping[name]
             game.step(self._opponent_action(seat))
-        reward = float(game._cumulative_rewards[self.learner])
-        game._cumulative_rewards[self.learner] = 0.0
-        return reward
+        return game.collect_reward(self.learner)
 
     def _opponent_action(self, seat: int) -> int:
         game = self.game
