@@ -22,7 +22,7 @@ from spades_env.engine.check import check_state
 from tests.test_aec_env import play_random
 
 
-@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     rules=st.sampled_from(list_presets()),
     episode=st.sampled_from(["match", "hand"]),
