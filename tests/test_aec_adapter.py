@@ -22,7 +22,7 @@ from spades_env.engine.check import check_state
 from tests.test_aec_env import play_random
 
 
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     rules=st.sampled_from(list_presets()),
     episode=st.sampled_from(["match", "hand"]),
@@ -43,7 +43,7 @@ def test_the_env_shows_the_engines_game(rules, episode, reward, perfect_informat
     scale = (0.01 if reward == "scaled" else 1.0) * (-1.0 if engine.rules.hearts else 1.0)
     rng = np.random.default_rng(seed)
     scores = state.scores[0].copy()
-    for _ in range(100):
+    for step in range(100):
         agent = env.agent_selection
         obs, _, term, trunc, _ = env.last()
         if term or trunc:
@@ -57,7 +57,8 @@ def test_the_env_shows_the_engines_game(rules, episode, reward, perfect_informat
         np.testing.assert_array_equal(obs["action_mask"], engine.legal_action_mask(state)[0])
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
         assert raw.game_state is state
-        check_state(engine, state)
+        if step % 5 == 0:  # (the checker is the slow part: every fifth state)
+            check_state(engine, state)
         delta = (state.scores[0] - scores).tolist()  # the sides' points of a hand that ended, else 0
         side = engine.side_of_seat
         assert raw.rewards == {a: delta[side[raw.agent_name_mapping[a]]] * scale for a in raw.rewards}
