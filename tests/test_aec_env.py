@@ -316,3 +316,18 @@ def test_reset_refuses_bad_seeds_naming_the_argument(seed):
     env = spades_env.env()
     with pytest.raises(ValueError, match="seed"):
         env.reset(seed=seed)
+
+
+def test_collect_reward_gives_the_accumulated_reward_once():
+    env = spades_env.env(rules="partnership", episode="hand")
+    env.reset(seed=9)
+    raw = env.unwrapped
+    rng = np.random.default_rng(9)
+    while not all(raw.terminations.values()):
+        obs, *_ = env.last()
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    scores = raw.game_state.scores[0].tolist()
+    assert scores[0] != 0 and scores[1] != 0
+    assert raw.collect_reward("player_1") == scores[1]
+    assert raw.collect_reward("player_1") == 0.0  # collected once
+    assert raw.collect_reward("player_2") == scores[0]  # the others keep theirs until collected

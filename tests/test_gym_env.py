@@ -176,3 +176,19 @@ def test_reset_refuses_bad_seeds_naming_the_argument(seed):
     env = gymnasium.make("spades_env/Spades-v0")
     with pytest.raises(ValueError, match="seed"):
         env.reset(seed=seed)
+
+
+def test_render_shows_the_game_as_it_is_now():
+    """The render is of the game the learner sees: after the bots' moves, the learner to move."""
+    env = SpadesGymEnv(rules="cutthroat-4", seat=2, opponents=RandomAgent(seed=0), render_mode="ansi")
+    obs, _ = env.reset(seed=1)
+    head = env.render().splitlines()[0]
+    assert head.endswith("to move player_2"), head
+    env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    assert env.render().splitlines()[0].endswith("to move player_2")
+    assert env.render() == env.game.render()
+
+
+def test_a_bad_render_mode_is_refused_naming_the_modes():
+    with pytest.raises(ValueError, match=r"render_mode must be None or one of \['ansi', 'human'\], got 'rgb'"):
+        SpadesGymEnv(render_mode="rgb")

@@ -2,7 +2,7 @@
 """
 # Spades
 
-A PettingZoo AEC environment for Spades on the NumPy engine (one game, B = 1; see "Implementation and state").
+A PettingZoo AEC environment for Spades (and Hearts) on the engine at B = 1 (see "Implementation and state").
 
 | Import             | `import spades_env; env = spades_env.env(rules="partnership")`        |
 |--------------------|-----------------------------------------------------------------------|
@@ -123,17 +123,15 @@ included; `"scaled"` divides by 100), and `render` shows the points taken and th
 
 `env()` wraps the raw env in one `OrderEnforcingWrapper`; the raw env itself checks that
 every action is in the action space (as PettingZoo's `AssertOutOfBoundsWrapper` would, but
-with a real check that `python -O` keeps). Spades games are
-stepped by `spades_env.envs.single.SingleGame`: the common steps (look or blind nil, bids,
-card plays, scoring a hand and dealing the next) run on Python scalars and the observations
-are kept up to date by a few writes per step, with the same values, deals, rewards and errors
-as the batched engine and `ObservationEncoder` (tests compare them step by step); rarer steps
-(the two-player draw and exchange, Bemo, a redeal, the end of a `"hand"` episode) and Hearts
-games go through the batched engine (`SpadesEngine.step`, B = 1).
+with a real check that `python -O` keeps). The raw env is a thin adapter over the engine at
+B = 1, for Spades and Hearts alike: `SpadesEngine.reset(seed, ...)` starts the match,
+`SpadesEngine.step(state, [action])` plays each action, `legal_action_mask(state, out=...)`
+writes the mask of the player to move (once per step, reused by `observe`, `step` and
+`legal_mask()`), and the env's `ObservationEncoder` writes each observation of one seat.
+A `"hand"` episode shows the finished hand (`spades_env.envs.hand_end`), not the next deal.
 `env.unwrapped.game_state` is the engine's `GameState` of the game (B = 1), the same object for
-the whole match; it is brought up to date when read, so read it through the attribute rather
-than holding on to it while the game goes on. Assigning a state to it (e.g. restoring a copy)
-makes that state the game.
+the whole match, stepped in place. Assigning a state to it (e.g. restoring a copy) makes that
+state the game.
 
 ### Version history
 
@@ -151,12 +149,11 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
-from spades_env.engine import OVER, PLAY, IllegalActionError, SpadesEngine
+from spades_env.engine import OVER, IllegalActionError, SpadesEngine
 from spades_env.engine.state import GameState
-from spades_env.envs.hand_end import hand_end_view
+from spades_env.envs.hand_end import hand_end_view, last_card_pending
 from spades_env.envs.options import check_options, check_reset_options, check_seed
 from spades_env.envs.render import render_text
-from spades_env.envs.single import SingleGame
 from spades_env.observation import ObservationEncoder
 from spades_env.rules import Rules, resolve_rules
 
@@ -267,45 +264,45 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             self.encoder if perfect_information else ObservationEncoder(self.engine, perfect_information=True)
         )
         self.state_space = gymnasium.spaces.Box(self._state_encoder.low, self._state_encoder.high, dtype=np.float32)
-        self._seat0 = np.zeros(1, np.int64)
         self.action_spaces = {a: gymnasium.spaces.Discrete(n_actions) for a in self.possible_agents}
         self._side = self.engine.side_of_seat.tolist()
         # Hearts points are penalties: the reward is minus the points taken.
         self._scale = (0.01 if reward == "scaled" else 1.0) * (-1.0 if self.rules.hearts else 1.0)
         self._zero_mask = np.zeros(n_actions, np.int8)
         self._n_actions = n_actions
-        self._score_hands = episode == "match"  # the fast path scores hands itself (no hand-end view)
+        self._hand_episodes = episode == "hand"
         self._game = np.zeros(1, np.int64)
+        self._seats = [np.array([seat], np.int64) for seat in range(n)]  # ``encode``'s seat argument
         self._action = np.zeros(1, np.int64)
+        # The legal mask of the player to move (int8), which the engine writes through a bool view
+        # made at each write (a view kept as an attribute would not survive a copy of the env);
+        # ``_mask_fresh`` says it is up to date.
+        self._legal_int8 = np.zeros(n_actions, np.int8)
+        self._mask_fresh = False
+        self._live = False  # the match is not over (a Python bool: read on every ``observe``)
+        self._zero_rewards = False  # ``rewards`` is already this step's all-zero dict (not rebuilt)
         self._rng: np.random.Generator | None = None
         self._rng_seed: Any = None
         self._state: GameState | None = None
         self._view: GameState | None = None  # what observations show (the final state of a hand episode)
-        self._mask: np.ndarray | None = None
-        # Spades: one game stepped with Python scalars and incremental observations (same
-        # values, states and errors as the engine's path below, which Hearts keeps).
-        self._single = SingleGame(self.engine, self.encoder) if SingleGame.supports(self.rules) else None
 
     @property
     def game_state(self) -> GameState | None:
-        """The engine's state of the game (B = 1), up to date whenever it is read."""
-        if self._single is not None and self._single.state is not None:
-            return self._single.synced()
+        """The engine's state of the game (B = 1), stepped in place: the same object for the whole match."""
         return self._state
 
     @game_state.setter
     def game_state(self, value: GameState | None) -> None:
         # Assigning a state (e.g. restoring a copy) makes it the game that is observed and stepped.
         self._state = self._view = value
-        self._mask = None
-        if self._single is not None and value is not None:
-            self._single.attach(value)
+        self._mask_fresh = False
+        self._live = value is not None and value.phase[0] != OVER
 
     def state(self) -> np.ndarray:
         """The global state (``state_space``): seat 0's observation with every hand shown."""
-        if self.game_state is None:  # (reading the state brings it up to date)
+        if self._state is None:
             raise RuntimeError("call reset() before state()")
-        return self._state_encoder.encode(self._view, self._game, self._seat0)[0]
+        return self._state_encoder.encode(self._view, self._game, self._seats[0])[0]
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
         return self.observation_spaces[agent]
@@ -324,29 +321,17 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
                 self._rng = np.random.default_rng(self._rng_seed)
             seed = int(self._rng.integers(0, 2**62))
         opts = check_reset_options(options, RESET_OPTIONS, API_TEST_OPTIONS)
-        state = None
-        if self._single is not None and not any(opts.get(k) is not None for k in RESET_OPTIONS):
-            state = self._single.reset(int(seed))  # engine.reset(seed), with Python scalars
-        if state is None:
-            state = self.engine.reset(
-                int(seed),
-                deals=None if opts.get("deal") is None else [opts["deal"]],
-                piles=None if opts.get("pile") is None else [opts["pile"]],
-                dealers=None if opts.get("dealer") is None else [opts["dealer"]],
-                scores=None if opts.get("scores") is None else [opts["scores"]],
-                bags=None if opts.get("bags") is None else [opts["bags"]],
-            )
-            if self._single is not None:
-                self._single.attach(state)
-        self._state = self._view = state
-        self._mask = None
+        one = {"deal": "deals", "pile": "piles", "dealer": "dealers", "scores": "scores", "bags": "bags"}
+        overrides = {one[k]: [v] for k, v in opts.items() if v is not None}
+        self.game_state = state = self.engine.reset(seed, **overrides)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._zero_rewards = True
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
-        self.agent_selection = self.possible_agents[int(state.to_move[0])]
+        self.agent_selection = self.possible_agents[state.to_move.item()]
         if self.render_mode == "human":
             self.render()
 
@@ -357,31 +342,27 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
 
     def _legal(self) -> np.ndarray:
         """(A,) int8 legal actions of the agent to move (cached until the next step)."""
-        if self._single is not None:
-            return self._single.legal_mask()
-        if self._mask is None:
-            self._mask = self.engine.legal_action_mask(self.game_state)[0].astype(np.int8)
-        return self._mask
+        if not self._mask_fresh:
+            self.engine.legal_action_mask(self._state, out=self._legal_int8.view(bool)[None])
+            self._mask_fresh = True
+        return self._legal_int8
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self.agent_name_mapping[agent]
-        single = self._single
-        if single is not None:
-            obs = single.base.take(single.indices[seat])
-            if agent == self.agent_selection and not self.terminations[agent] and single.phase != OVER:
-                mask = single._mask
-                mask = (single.legal_mask() if mask is None else mask).copy()
-            else:
-                mask = self._zero_mask.copy()
-            return {"observation": obs, "action_mask": mask}
-        else:
-            obs = self.encoder.encode(self._view, self._game, np.array([seat]))[0]
-            live = self.game_state.phase[0] != OVER
-        if agent == self.agent_selection and not self.terminations[agent] and live:
+        obs = self.encoder.encode(self._view, self._game, self._seats[seat])[0]
+        if agent == self.agent_selection and self._live and not self.terminations[agent]:
             mask = self._legal().copy()
         else:
             mask = self._zero_mask.copy()
         return {"observation": obs, "action_mask": mask}
+
+    def collect_reward(self, agent: str) -> float:
+        """The reward ``agent`` has accumulated since it last moved (what ``last()`` would give it),
+        set back to 0 as its own step would: a single-agent view (``SpadesGymEnv``) collects the
+        learner's reward this way after the other seats have moved."""
+        reward = float(self._cumulative_rewards[agent])
+        self._cumulative_rewards[agent] = 0.0
+        return reward
 
     # ------------------------------------------------------------------- step
     def step(self, action: int) -> None:
@@ -390,50 +371,29 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             self._was_dead_step(action)
             return
         a = action if type(action) is int else self._action_id(agent, action)
-        single = self._single
-        if single is not None:
-            mask = single._mask
-            if mask is None:
-                mask = single.legal_mask()
-        else:
-            mask = self._legal()
-        if not (0 <= a < self._n_actions and mask[a]):
+        if not self._mask_fresh:
+            self._legal()
+        if not (0 <= a < self._n_actions and self._legal_int8[a]):
             if self.illegal == "raise":
                 self._raise_illegal(agent, action, a)
             self._penalize(agent)
             return
         self._cumulative_rewards[agent] = 0.0
-        if single is not None and single.try_step(a, self._score_hands):
-            # Applied with Python scalars (every step of a Spades match but a few rare ones).
-            if single.hand_delta is None:
-                self.rewards = dict.fromkeys(self.agents, 0.0)
-                self.agent_selection = self.possible_agents[single.to_move]
-            else:
-                self._end_hand(agent, single.hand_delta, single.winner, single.to_move)
-            if self.render_mode == "human":
-                self.render()
-            return
-        state = self.game_state
-        ends_hand = (
-            state.phase[0] == PLAY
-            and state.n_tricks[0] == self.engine.hand_size - 1
-            and state.n_in_trick[0] == self.engine.n_players - 1
-        )
-        before = state.copy() if ends_hand and self.episode == "hand" else None
+        state = self._state
+        # A hand episode shows the hand as it ended: keep the game before its last card.
+        before = state.copy() if self._hand_episodes and last_card_pending(self.engine, state)[0] else None
         self._action[0] = a
         result = self.engine.step(state, self._action, validate=False)
-        self._mask = None
-        if result.hand_done[0]:
+        self._mask_fresh = False
+        if result.hand_done.item():
             if before is not None and not result.match_done[0]:
                 self._view = hand_end_view(self.engine, before, result.finished, self._action)
-            if single is not None:
-                single.attach(state, self._view)
-            self._end_hand(agent, result.score_delta[0].tolist(), int(state.winner[0]), int(state.to_move[0]))
+            self._end_hand(agent, result.score_delta[0].tolist(), state.winner.item(), state.to_move.item())
         else:
-            if single is not None:
-                single.attach(state)
-            self.rewards = dict.fromkeys(self.agents, 0.0)
-            self.agent_selection = self.possible_agents[int(state.to_move[0])]
+            if not self._zero_rewards:  # (most steps: the dict of the step before is all zeros already)
+                self.rewards = dict.fromkeys(self.agents, 0.0)
+                self._zero_rewards = True
+            self.agent_selection = self.possible_agents[state.to_move.item()]
         if self.render_mode == "human":
             self.render()
 
@@ -441,6 +401,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         """Rewards and terminations after ``agent``'s action ended a hand (side points ``delta``,
         ``to_move`` the first to move in the next hand)."""
         match_over = winner >= 0
+        self._live = not match_over
+        self._zero_rewards = False
         rewards = dict.fromkeys(self.agents, 0.0)
         if self.reward == "win":
             if match_over:
@@ -481,6 +443,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.terminations = dict.fromkeys(self.agents, True)
         self.truncations = dict.fromkeys(self.agents, True)
         self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._zero_rewards = False
         self.rewards[agent] = self.illegal_reward
         self.infos[agent] = {"illegal_action": True}
         self._accumulate_rewards()
@@ -491,7 +454,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         if self.render_mode is None:
             gymnasium.logger.warn("You are calling render without specifying a render_mode.")
             return None
-        if self.game_state is None:  # (reading the state brings it up to date)
+        if self._state is None:
             return None
         text = render_text(self.engine, self._view)
         if self.render_mode == "human":

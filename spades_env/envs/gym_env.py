@@ -42,7 +42,7 @@ ENV_ID = "spades_env/Spades-v0"
 
 
 class SpadesGymEnv(gymnasium.Env):
-    """One learner seat against bots, on top of the AEC env's single game."""
+    """One learner seat against bots; every move goes through the AEC env (``game``), the engine at B = 1."""
 
     metadata = {"render_modes": ["ansi", "human"], "render_fps": RENDER_FPS}
 
@@ -58,6 +58,8 @@ class SpadesGymEnv(gymnasium.Env):
         perfect_information: bool = False,
         render_mode: str | None = None,
     ) -> None:
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
         self.game = raw_env(
             rules=rules,
             episode=episode,
@@ -65,8 +67,9 @@ class SpadesGymEnv(gymnasium.Env):
             illegal=illegal,
             illegal_reward=illegal_reward,
             perfect_information=perfect_information,
-            render_mode=None,
+            render_mode=None if render_mode is None else "ansi",  # the text ``render`` returns or prints
         )
+        """The AEC env of the game (an adapter over the engine at B = 1): every seat's moves go through it."""
         self.render_mode = render_mode
         n = self.game.engine.n_players
         if not 0 <= int(seat) < n:
@@ -77,6 +80,7 @@ class SpadesGymEnv(gymnasium.Env):
         self.observation_space = self.game.observation_space(self.learner)
         self.action_space = self.game.action_space(self.learner)
         self._rng = np.random.default_rng()
+        self._game_rows = np.zeros(1, np.int64)  # the decision context's ``games``: the one game
 
     def _opponents(self, opponents: Any, n: int) -> list[Any]:
         seats = [s for s in range(n) if s != self.seat]
@@ -137,9 +141,7 @@ class SpadesGymEnv(gymnasium.Env):
             name = game.agent_selection
             seat = game.agent_name_mapping[name]
             game.step(self._opponent_action(seat))
-        reward = float(game._cumulative_rewards[self.learner])
-        game._cumulative_rewards[self.learner] = 0.0
-        return reward
+        return game.collect_reward(self.learner)
 
     def _opponent_action(self, seat: int) -> int:
         game = self.game
@@ -147,20 +149,17 @@ class SpadesGymEnv(gymnasium.Env):
         mask = game.legal_mask()
         if opp is None:
             return int(random_legal(mask[None], self._rng)[0])
-        state = game.game_state
-        obs = game.encoder.encode(state, game._game, np.array([seat]))
+        obs = game.observe(game.possible_agents[seat])["observation"]
         if hasattr(opp, "act"):
-            context = DecisionContext(game.engine, state, game._game.copy(), np.array([seat]))
-            return int(np.asarray(opp.act(obs, mask[None], context)).reshape(-1)[0])
-        return int(opp(obs[0], mask.astype(np.int8)))
+            context = DecisionContext(game.engine, game.game_state, self._game_rows.copy(), np.array([seat]))
+            return int(np.asarray(opp.act(obs[None], mask[None], context)).reshape(-1)[0])
+        return int(opp(obs, mask.astype(np.int8)))
 
     def render(self):
         if self.render_mode is None:
             gymnasium.logger.warn("You are calling render without specifying a render_mode.")
             return None
-        from spades_env.envs.render import render_text
-
-        text = render_text(self.game.engine, self.game._view)
+        text = self.game.render()
         if self.render_mode == "human":
             print(text)
             return None

@@ -4,6 +4,12 @@ When a hand ends and the match goes on, ``SpadesEngine.step`` scores it and deal
 hand in the same call. An env whose episode is one hand (``episode="hand"``) shows the hand's
 end instead: ``hand_end_view`` rebuilds it from a copy of the games taken before their last
 card and the engine's ``FinishedHands`` of the step.
+
+The tricks, winners, points and scores come from ``FinishedHands``; what the last card did to
+the seat's voids and to the broken suit is applied here, as the card-play kernel
+(``core.trick_play.play_cards``) does it, because neither ``FinishedHands`` nor a public
+engine attribute gives it: with the engine's card-play tables public, playing the last card
+on the copy with that kernel would replace those lines.
 """
 
 from __future__ import annotations
