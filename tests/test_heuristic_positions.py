@@ -1,17 +1,22 @@
-"""The heuristic bot decides exactly as it did when ``tests/golden/heuristic_positions.npz`` was recorded.
+"""The heuristic bot decides exactly as it did when its golden files were recorded.
 
-The positions (every preset, every phase the bot decides, reached by mixed heuristic and random
-play; see ``tests.heuristic_positions``) are replayed through ``HeuristicAgent`` with each
-recorded set of options, in one batch and one position at a time.
+The positions of ``tests/golden/heuristic_positions.npz`` (every preset, every phase the bot
+decides, reached by mixed heuristic and random play; see ``tests.heuristic_positions``) are
+replayed through ``HeuristicAgent`` with each recorded set of options, in one batch and one
+position at a time; the seeded games of ``tests/golden/heuristic_games.json`` (see
+``tests.heuristic_games``) are played again and must take the same actions.
 """
 
 from __future__ import annotations
+
+import json
 
 import numpy as np
 import pytest
 
 from agents.base import DecisionContext
 from spades_env.rules_yaml import list_presets
+from tests import heuristic_games
 from tests import heuristic_positions as recorded
 
 POSITIONS = recorded.load()
@@ -61,3 +66,9 @@ def test_recorded_actions_are_legal_and_the_options_matter():
             assert entry["masks"][np.arange(len(actions)), actions].all(), (preset, name)
     differ = sum(int((e["actions"]["default"] != e["actions"]["eager"]).sum()) for e in POSITIONS.values())
     assert differ > 100
+
+
+@pytest.mark.parametrize("preset", list_presets())
+def test_seeded_games_against_random_seats_play_out_as_recorded(preset):
+    games = json.loads(heuristic_games.PATH.read_text())[preset]
+    assert heuristic_games.play(preset, seed=1 + list_presets().index(preset)) == games
