@@ -80,6 +80,8 @@ class HeuristicAgent(Agent):
         """Two-player: tricks added to the estimate before bidding (it counts tricks as if four
         hands shared them; two players take 6.5 each on average). Tuned in duplicate self-play."""
         self._tables: dict = {}
+        self._last_tables: tuple = (None, None, None)
+        self._last_tuning: tuple = (None, None)
         self._hearts = HeartsHeuristicAgent(seed)
         """Hearts decisions go to the Hearts strategy (``agents.hearts_heuristic``)."""
 
@@ -156,20 +158,31 @@ class HeuristicAgent(Agent):
     # ---------------------------------------------------------------- helpers
     def _tuning(self, engine: SpadesEngine) -> np.ndarray:
         """The thresholds, read at every call (they are plain attributes a caller may change)."""
-        out = np.zeros(cfg.N_TUNING)
-        out[cfg.T_NIL] = self.nil_threshold
-        out[cfg.T_BID_BIAS] = self.bid_bias
-        out[cfg.T_REDEAL] = self.redeal_threshold
-        out[cfg.T_BEMO] = self.bemo_threshold
-        out[cfg.T_TWO_PLAYER_BONUS] = self.two_player_bonus
-        out[cfg.T_BLIND_ALARM] = 0.6 * engine.rules.target_score
-        return out
+        values = (
+            self.nil_threshold,
+            self.bid_bias,
+            self.redeal_threshold,
+            self.bemo_threshold,
+            self.two_player_bonus,
+            0.6 * engine.rules.target_score,
+        )
+        if values != self._last_tuning[0]:
+            order = (cfg.T_NIL, cfg.T_BID_BIAS, cfg.T_REDEAL, cfg.T_BEMO, cfg.T_TWO_PLAYER_BONUS, cfg.T_BLIND_ALARM)
+            tuning = np.zeros(cfg.N_TUNING)
+            tuning[list(order)] = values
+            self._last_tuning = (values, tuning)
+        return self._last_tuning[1]
 
     def _tables_for(self, engine: SpadesEngine) -> tuple[np.ndarray, np.ndarray, np.uint64]:
-        """(config, partner of each seat, deck mask) of an engine's rules and this bot's options, cached."""
+        """(config, partner of each seat, deck mask) of an engine's rules and this bot's options, cached
+        (the last one by identity: a call costs microseconds when the bot plays one game at a time)."""
+        last_rules, last_option, tables = self._last_tables
+        if engine.rules is last_rules and self.set_opponents == last_option:
+            return tables
         key = (engine.rules, self.set_opponents)
         if key not in self._tables:
             self._tables[key] = (spades_config(engine, self.set_opponents), _partners(engine), _deck(engine))
+        self._last_tables = (engine.rules, self.set_opponents, self._tables[key])
         return self._tables[key]
 
 

@@ -1,8 +1,8 @@
 """The Hearts heuristic's passing and card play over one game, compiled [RULES 7].
 
-The rules and their order are those described in ``agents.hearts_heuristic``. Each card gets
-a score and the legal card with the highest score is chosen (the lowest card id on a tie), as
-the NumPy bot did with an argmax over the 52 card ids. Reads only what the deciding seat can
+The rules and their order are those described in ``agents.hearts_heuristic``. Each legal card gets
+a score and the one with the highest score is chosen (the lowest card id on a tie; card 0
+when none is legal), as the NumPy bot did with an argmax over the 52 card ids. Reads only what the deciding seat can
 see: its hand, the cards it passed, the public trick history and the points each seat took.
 """
 
@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from agents.heuristic_lanes import (
     HEARTS,
     KING,
     N_RANKS,
-    NEG,
     QUEEN,
     SPADES,
     count,
@@ -23,6 +23,7 @@ from agents.heuristic_lanes import (
     lanes_of,
     lanes_of_flags,
     lowest,
+    mask_of_flags,
     played_cards,
 )
 from spades_env.engine.hearts_scoring import QUEEN_OF_SPADES
@@ -37,10 +38,14 @@ MOON_ALARM = 14
 def pass_choice(hand, passed, mask):
     """The most dangerous card still in hand: the queen, ace and king of spades (unless five or
     more spades guard them), high hearts, then high cards of short clubs and diamonds."""
-    length = lanes_of(hand & ~passed)
-    guarded = count(length[SPADES]) >= 5
+    kept = lanes_of(hand & ~passed)
+    length = (count(kept[0]), count(kept[1]), count(kept[2]), count(kept[3]))
+    guarded = length[SPADES] >= 5
     best, choice = -np.inf, 0
-    for c in range(N_CARDS):
+    legal = mask_of_flags(mask, N_CARDS)
+    while legal:
+        c = np.int64(trailing_zeros(legal))
+        legal &= legal - np.uint64(1)
         suit, rank = c // N_RANKS, c % N_RANKS
         danger = rank if rank >= 10 else rank / 4.0
         danger += 40 + rank if suit == HEARTS and rank >= 8 else 0
@@ -48,12 +53,11 @@ def pass_choice(hand, passed, mask):
             danger = 100.0
         if suit == SPADES and rank >= KING and not guarded:
             danger = 90.0 + rank
-        held = count(length[suit])
+        held = length[suit]
         if held <= 3 and suit != SPADES and suit != HEARTS:
             danger += 15 - 3 * held
-        value = danger if mask[c] else NEG
-        if value > best:
-            best, choice = value, c
+        if danger > best:
+            best, choice = danger, c
     return choice
 
 
@@ -61,18 +65,21 @@ def pass_choice(hand, passed, mask):
 def discard_choice(legal, mask, queen_out, points):
     """Void in the led suit: the queen of spades, then A/K of spades while the queen is out, then
     the highest heart, then the highest card of the shortest suit; never the jack of diamonds."""
+    length = (count(legal[0]), count(legal[1]), count(legal[2]), count(legal[3]))
     best, choice = -np.inf, 0
-    for c in range(N_CARDS):
+    cards = mask_of_flags(mask, N_CARDS)
+    while cards:
+        c = np.int64(trailing_zeros(cards))
+        cards &= cards - np.uint64(1)
         suit, rank = c // N_RANKS, c % N_RANKS
-        score = rank + 2.0 * (13 - count(legal[suit]))
+        score = rank + 2.0 * (13 - length[suit])
         score += 40 + rank if suit == HEARTS else 0
         score += 60 if suit == SPADES and rank >= KING and queen_out else 0
         if c == QUEEN_OF_SPADES:
             score = 200.0
         score -= 300 if points[c] < 0 else 0
-        value = score if mask[c] else NEG
-        if value > best:
-            best, choice = value, c
+        if score > best:
+            best, choice = score, c
     return choice
 
 
@@ -83,15 +90,18 @@ def lead_choice(legal, mask, hand, queen_out, have_queen):
     low_spades = legal[SPADES] != 0 and highest(legal[SPADES]) < QUEEN
     flush = queen_out and low_spades and (held_spades >> QUEEN) == 0
     keep_off_spades = have_queen or (held_spades >> KING) != 0
+    length = (count(legal[0]), count(legal[1]), count(legal[2]), count(legal[3]))
     best, choice = -np.inf, 0
-    for c in range(N_CARDS):
+    cards = mask_of_flags(mask, N_CARDS)
+    while cards:
+        c = np.int64(trailing_zeros(cards))
+        cards &= cards - np.uint64(1)
         suit, rank = c // N_RANKS, c % N_RANKS
-        score = -4.0 * rank - 0.5 * count(legal[suit]) - (8 if suit == HEARTS else 0)
+        score = -4.0 * rank - 0.5 * length[suit] - (8 if suit == HEARTS else 0)
         score -= 100 if suit == SPADES and keep_off_spades else 0
         score += 200 if suit == SPADES and flush else 0
-        value = score if mask[c] else NEG
-        if value > best:
-            best, choice = value, c
+        if score > best:
+            best, choice = score, c
     return choice
 
 

@@ -53,20 +53,18 @@ def lanes_of(mask):
 
 
 @njit(cache=True)
+def mask_of_flags(flags, n_card_ids):
+    """The uint64 card mask of the first ``n_card_ids`` flags of a bool row (a legal-action mask)."""
+    mask = np.uint64(0)
+    for c in range(n_card_ids):
+        mask |= np.uint64(flags[c]) << np.uint64(c)
+    return mask
+
+
+@njit(cache=True)
 def lanes_of_flags(flags, n_card_ids):
     """The four suit lanes of the first ``n_card_ids`` flags of a bool row (a legal-action mask)."""
-    clubs = diamonds = hearts = spades = np.int64(0)
-    for c in range(n_card_ids):
-        if flags[c]:
-            if c < N_RANKS:
-                clubs |= np.int64(1) << c
-            elif c < 2 * N_RANKS:
-                diamonds |= np.int64(1) << (c - N_RANKS)
-            elif c < 3 * N_RANKS:
-                hearts |= np.int64(1) << (c - 2 * N_RANKS)
-            else:
-                spades |= np.int64(1) << (c - 3 * N_RANKS)
-    return (clubs, diamonds, hearts, spades)
+    return lanes_of(mask_of_flags(flags, n_card_ids))
 
 
 @njit(cache=True)
@@ -83,12 +81,11 @@ def lowest(lane):
 
 @njit(cache=True)
 def count(lane):
-    """Number of cards in the lane."""
-    n = 0
-    while lane:
-        lane &= lane - 1
-        n += 1
-    return n
+    """Number of cards in the lane (a branch-free popcount of up to 16 bits)."""
+    x = lane - ((lane >> 1) & 0x5555)
+    x = (x & 0x3333) + ((x >> 2) & 0x3333)
+    x = (x + (x >> 4)) & 0x0F0F
+    return (x + (x >> 8)) & 0x1F
 
 
 @njit(cache=True)
