@@ -140,16 +140,13 @@ def play_choice(hands, deal, trick, n_in, led, n_tricks, won, bids, blind, voids
     opp_void = nil_holds = 0  # suit bits: an opponent has shown out; a live opponent nil still holds it
     any_opp_nil = nil_to_play = False
     for k in range(n):
-        opponent = side_of_seat[k] != my_side
-        opp_nil = opponent and bids[k] == 0 and won[k] == 0
-        any_opp_nil |= opp_nil
-        nil_to_play |= opp_nil and trick[k] < 0 and k != seat
-        for s in range(4):
-            void = (voids >> (4 * k + s)) & 1 == 1
-            if opponent and void:
-                opp_void |= 1 << s
-            if opp_nil and not void:
-                nil_holds |= 1 << s
+        if side_of_seat[k] != my_side:
+            shown_out = (voids >> (4 * k)) & 0xF  # bit s: seat k has shown out of suit s
+            opp_void |= shown_out
+            if bids[k] == 0 and won[k] == 0:
+                any_opp_nil = True
+                nil_to_play |= trick[k] < 0 and k != seat
+                nil_holds |= ~shown_out & 0xF
     safe = ~opp_void | (1 << SPADES)  # trumps cannot be ruffed
     lead_boss, has_lead_boss = highest_card(lanes_in_suits(lanes_and(legal, boss), safe), -50)
     held = lanes_of(hand)
