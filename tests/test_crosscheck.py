@@ -1,7 +1,8 @@
 """The fast batched engine against the reference engine, state by state (Spades and Hearts).
 
 Random games (biased toward nil, blind nil and low bids) are played through a
-``SpadesEngine`` batch of B games and through B ``ReferenceGame``s fed the same deals;
+``SpadesEngine`` batch of B games and through B reference games fed the same deals (the
+game's own: ``SpadesReferenceGame`` or ``HeartsReferenceGame``, ``tests.reference_games``);
 at every step the legal masks, the player to move, phases, bids, tricks, trick
 winners, scores, bags and the match winner must agree, and ``check_state`` must pass.
 What the fast engine draws at random (deals, two-player piles, face-up cards, redeals,
@@ -24,7 +25,9 @@ from spades_env.engine import BEMO, BID, BLIND, DRAW, EXCHANGE, OVER, PLAY
 from spades_env.engine.check import check_state
 from spades_env.engine.hearts_scoring import score_hearts_hand
 from spades_env.engine.state import PASS
-from spades_env.reference import ReferenceGame, hearts_seat_points
+from spades_env.games.hearts.reference import HeartsReferenceGame, seat_points
+from spades_env.games.spades.reference import SpadesReferenceGame
+from tests.reference_games import reference_for
 
 PHASE_OF = {
     BLIND: "blind",
@@ -81,7 +84,9 @@ HEARTS_RULES = [r for r in RULE_SETS if r.hearts]
 RULE_IDS = [f"{i}-{r.name}" for i, r in enumerate(RULE_SETS)]
 
 
-def choose(legal: list[int], ref: ReferenceGame, rng: np.random.Generator, style: dict) -> int:
+def choose(
+    legal: list[int], ref: SpadesReferenceGame | HeartsReferenceGame, rng: np.random.Generator, style: dict
+) -> int:
     """A random legal action, biased toward blind nil, nil and low bids."""
     if ref.phase == "blind":
         if ref.blind_nil_action in legal and rng.random() < style["blind"]:
@@ -98,21 +103,35 @@ def choose(legal: list[int], ref: ReferenceGame, rng: np.random.Generator, style
     return int(rng.choice(legal))
 
 
-def deal_of(state, g: int) -> dict:
+def deal_of(rules: Rules, state, g: int) -> dict:
     """What the reference needs of the fast engine's random draws for game g's hand."""
     if state.passed[g].any() and state.phase[g] != PASS:
         raise AssertionError("a new hand's deal is read after its pass")
+    hands = {"hands": [mask_to_cards(int(h)) for h in state.deal[g]]}
+    if rules.hearts:
+        return hands
     face_up = [mask_to_cards(int(f)) for f in state.face_up[g]]
     if state.pile.shape[1]:
         return {"pile": state.pile[g].tolist(), "face_up": face_up}
-    return {"hands": [mask_to_cards(int(h)) for h in state.deal[g]], "face_up": face_up}
+    return {**hands, "face_up": face_up}
+
+
+def new_reference(rules: Rules, state, g: int) -> SpadesReferenceGame | HeartsReferenceGame:
+    """The reference game of game g of a freshly reset batch: same deal, dealer, scores, bags, hands played."""
+    start = {"dealer": int(state.dealer[g]), "scores": state.scores[g].tolist()}
+    start["hand_number"] = int(state.hand_number[g])
+    if not rules.hearts:
+        start["bags"] = state.bags[g].tolist()
+    else:
+        assert not state.bags[g].any(), "Hearts keeps no bags"
+    return reference_for(rules)(rules, **start, **deal_of(rules, state, g))
 
 
 def _cards(masks) -> list[list[int]]:
     return [sorted(mask_to_cards(int(m))) for m in masks]
 
 
-def compare(engine: SpadesEngine, state, refs: list[ReferenceGame], mask: np.ndarray | None = None) -> None:
+def compare(engine: SpadesEngine, state, refs: list, mask: np.ndarray | None = None) -> None:
     """Assert that every game of the batch agrees with its reference game."""
     player = engine.current_player(state)
     for g, ref in enumerate(refs):
@@ -121,33 +140,57 @@ def compare(engine: SpadesEngine, state, refs: list[ReferenceGame], mask: np.nda
         assert int(player[g]) == ref.current_player(), where
         assert int(state.dealer[g]) == ref.dealer or ref.phase == "over", where
         assert state.scores[g].tolist() == ref.scores, where
-        assert state.bags[g].tolist() == ref.bags, where
         assert int(state.winner[g]) == ref.winner, where
         assert int(state.hand_number[g]) == ref.hand_number, where
-        assert state.bids[g].tolist() == [-1 if b is None else b for b in ref.bids], where
-        assert state.blind[g].tolist() == ref.blind, where
-        assert state.looked[g].tolist() == ref.looked, where
-        assert state.bemo[g].tolist() == [-1 if b is None else b for b in ref.bemo], where
+        COMPARE_GAME[engine.rules.game](state, g, ref, where)
         if ref.phase == "over":
             continue
         assert state.tricks_won[g].tolist() == ref.tricks_won, where
         winners = state.trick_winners[g]
         assert winners[winners >= 0].tolist() == ref.trick_winners, where
-        assert bool(state.spades_broken[g]) == (ref.hearts_broken if ref.hearts else ref.spades_broken), where
-        assert _cards(state.passed[g]) == [sorted(p) for p in ref.passed], where
-        assert state.points_taken[g].tolist() == ref.points_taken, where
         assert _cards(state.hands[g]) == [sorted(h) for h in ref.hands], where
         assert _cards(state.deal[g]) == ref.dealt, where
-        visible = [sorted(f & h) for f, h in zip(ref.face_up, ref.hands, strict=True)]
-        assert _cards(state.face_up[g] & state.hands[g]) == visible, where
-        if ref.two_player:
-            assert int(state.pile_pos[g]) == ref.pile_pos and int(state.shown[g]) == ref.shown, where
-            assert _cards(state.discards[g]) == [sorted(d) for d in ref.discards], where
-            assert _cards(state.seen[g]) == [sorted(x) for x in ref.seen], where
-            assert _cards(state.exchanged_out[g]) == [sorted(x) for x in ref.given], where
-            assert _cards(state.exchanged_in[g]) == [sorted(x) for x in ref.received], where
         if mask is not None:
             assert np.flatnonzero(mask[g]).tolist() == ref.legal_actions(), where
+
+
+def compare_spades(state, g: int, ref: SpadesReferenceGame, where: str) -> None:
+    """The Spades fields: bags, bids, blind nils, looks, Bemo, spades broken, face-up cards, the
+    two-player draw and exchange; the Hearts fields stay empty."""
+    assert state.bags[g].tolist() == ref.bags, where
+    assert state.bids[g].tolist() == [-1 if b is None else b for b in ref.bids], where
+    assert state.blind[g].tolist() == ref.blind, where
+    assert state.looked[g].tolist() == ref.looked, where
+    assert state.bemo[g].tolist() == [-1 if b is None else b for b in ref.bemo], where
+    if ref.phase == "over":
+        return
+    assert bool(state.spades_broken[g]) == ref.spades_broken, where
+    assert not state.passed[g].any() and not state.points_taken[g].any(), where
+    visible = [sorted(f & h) for f, h in zip(ref.face_up, ref.hands, strict=True)]
+    assert _cards(state.face_up[g] & state.hands[g]) == visible, where
+    if ref.two_player:
+        assert int(state.pile_pos[g]) == ref.pile_pos and int(state.shown[g]) == ref.shown, where
+        assert _cards(state.discards[g]) == [sorted(d) for d in ref.discards], where
+        assert _cards(state.seen[g]) == [sorted(x) for x in ref.seen], where
+        assert _cards(state.exchanged_out[g]) == [sorted(x) for x in ref.given], where
+        assert _cards(state.exchanged_in[g]) == [sorted(x) for x in ref.received], where
+
+
+def compare_hearts(state, g: int, ref: HeartsReferenceGame, where: str) -> None:
+    """The Hearts fields: the pass, the points taken, hearts broken (in ``spades_broken``); the
+    Spades fields stay empty (no bags, bids, blind nils or Bemo)."""
+    assert not state.bags[g].any() and (state.bids[g] == -1).all() and (state.bemo[g] == -1).all(), where
+    assert not state.blind[g].any() and state.looked[g].all(), where
+    if ref.phase == "over":
+        return
+    assert bool(state.spades_broken[g]) == ref.hearts_broken, where
+    assert _cards(state.passed[g]) == [sorted(p) for p in ref.passed], where
+    assert state.points_taken[g].tolist() == ref.points_taken, where
+    assert not state.face_up[g].any(), where
+
+
+#: The fields only one game has, compared by that game's function.
+COMPARE_GAME = {"spades": compare_spades, "hearts": compare_hearts}
 
 
 def play_and_compare(
@@ -163,17 +206,7 @@ def play_and_compare(
     engine = SpadesEngine(rules)
     state = engine.reset(seeds, **(start or {}))
     b = state.batch_size
-    refs = [
-        ReferenceGame(
-            rules,
-            dealer=int(state.dealer[g]),
-            scores=state.scores[g].tolist(),
-            bags=state.bags[g].tolist(),
-            hand_number=int(state.hand_number[g]),
-            **deal_of(state, g),
-        )
-        for g in range(b)
-    ]
+    refs = [new_reference(rules, state, g) for g in range(b)]
     assert engine.layout.n_actions == refs[0].n_actions
     rng = np.random.default_rng(policy_seed)
     stats = {"hands": 0, "redeals": 0, "exchanges": 0}
@@ -193,7 +226,7 @@ def play_and_compare(
             seat = refs[g].to_move
             # A card given up in the exchange: the reference draws the card the fast engine drew.
             new = mask_to_cards(int(state.exchanged_in[g, seat] & ~received[g, seat]))
-            refs[g].step(int(actions[g]), replacement=new[0] if new else None)
+            refs[g].step(int(actions[g]), *new)
             stats["exchanges"] += len(new)
         assert np.flatnonzero(result.hand_done).tolist() == [g for g in live if refs[g].phase in ("deal", "over")]
         for fin in result.finished:
@@ -205,7 +238,7 @@ def play_and_compare(
                 assert fin.delta[i].tolist() == ref.last_points
                 assert result.score_delta[g].tolist() == ref.last_points
                 assert fin.scores[i].tolist() == ref.scores
-                assert fin.bags[i].tolist() == ref.bags
+                assert fin.bags[i].tolist() == (ref.bags if not rules.hearts else [0] * rules.n_sides)
                 played = [[ref.history[t][k][1] for k in range(rules.n_players)] for t in range(ref.hand_size)]
                 seats = [[ref.history[t][k][0] for k in range(rules.n_players)] for t in range(ref.hand_size)]
                 for t in range(ref.hand_size):
@@ -214,7 +247,7 @@ def play_and_compare(
         for g in live:
             stats["redeals"] += refs[g].phase == "redeal"
             if refs[g].phase in ("deal", "redeal"):  # the next deal (or a redeal) comes from the fast engine
-                refs[g].start_hand(**deal_of(state, g))
+                refs[g].start_hand(**deal_of(rules, state, g))
     check_state(engine, state)
     compare(engine, state, refs)
     return stats
@@ -313,7 +346,7 @@ def test_hearts_scoring_agrees_with_the_reference(rules_index, owners, shooter):
         owners = [shooter if c // 13 == 2 or c == 49 else o for c, o in enumerate(owners)]
     taken = [{c for c in range(52) if owners[c] == s} for s in range(4)]
     fast = score_hearts_hand(rules, np.array([[sum(1 << c for c in t) for t in taken]], dtype=np.uint64))
-    seat = hearts_seat_points(rules, taken)
+    seat = seat_points(rules, taken)
     assert fast.seat_delta[0].tolist() == seat
     assert fast.delta[0].tolist() == [
         sum(seat[s] for s in range(4) if rules.side_of_seat(s) == x) for x in range(rules.n_sides)
