@@ -3,8 +3,8 @@
 This module is written to be read as the rules (``shared/RULES.md`` sections 1 to 6). It
 exists to cross-check the compiled engine, so it shares nothing with it nor with
 ``spades_env.engine``: it uses card ids (``spades_env.cards``), the rule options
-(``spades_env.rules.Rules``), the shared trick play (``spades_env.core.reference_tricks``)
-and its scoring (``reference_scoring``).
+(``spades_env.rules.Rules``), the shared trick play (``spades_env.core.reference_tricks``),
+its bidding (``reference_bidding``) and its scoring (``reference_scoring``).
 
 Action ids (restated here on purpose; they must agree with the engine's action layout),
 with C = 52 card ids (54 with ``jokers``) and T = hand size::
@@ -30,9 +30,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from spades_env.cards import SPADES, card_rank, card_suit
+from spades_env.cards import SPADES, card_suit
 from spades_env.core import reference_tricks as tricks
 from spades_env.core.reference_tricks import DEAL, OVER, PLAY, TrickGame
+from spades_env.games.spades.reference_bidding import bid_range, is_weak, may_bid_blind_nil
 from spades_env.games.spades.reference_scoring import match_winner, pay_bags, side_points
 from spades_env.rules import Rules
 
@@ -46,11 +47,6 @@ BEMO = "bemo"  #: the seat to move declares its side's Bemo
 REDEAL = "redeal"  #: a weak hand was shown: waiting for a new deal by the same dealer
 #: Cards a two-player blind-nil player may give up for random discards [RULES 4].
 MAX_EXCHANGED = 3
-
-
-def is_weak(hand: Iterable[int]) -> bool:
-    """No spade (jokers included) and no J, Q or K: the hand may be shown for a redeal [RULES 6]."""
-    return all(card_suit(c) != SPADES and card_rank(c) not in (9, 10, 11) for c in hand)
 
 
 class SpadesReferenceGame(TrickGame):
@@ -146,7 +142,7 @@ class SpadesReferenceGame(TrickGame):
         self.blind = [False] * self.n
         self.bemo: list[int | None] = [None] * self.n_sides
         # The blind-nil choice is made before looking, by players whose side may bid it [RULES 2].
-        self.looked = [not self.side_may_bid_blind_nil(self.side(s)) for s in range(self.n)]
+        self.looked = [not may_bid_blind_nil(r, self.scores, self.side(s)) for s in range(self.n)]
         self.clear_tricks()
         self.spades_broken = False
         # Dealer+1 bids first (the non-dealer in two-player) and, as a rule, leads the first trick [RULES 1].
@@ -163,30 +159,11 @@ class SpadesReferenceGame(TrickGame):
             self.to_move = first
             self.phase = BID if self.looked[first] else BLIND
 
-    def side_may_bid_blind_nil(self, side: int) -> bool:
-        """Blind nil is on, and (house rule) the side is far enough behind the best other side [RULES 2]."""
-        if not self.rules.blind_nil:
-            return False
-        behind = self.rules.blind_nil_requires_behind_by
-        if behind is None:
-            return True
-        best_other = max(self.scores[s] for s in range(self.n_sides) if s != side)
-        return self.scores[side] <= best_other - behind
-
     # ---------------------------------------------------------- legal moves
     def bid_range(self, seat: int) -> tuple[int, int]:
-        """Lowest and highest bid allowed [RULES 2, 6]."""
-        r = self.rules
-        if r.mirror:  # the bid is the number of spades held, jokers included
-            spades = sum(1 for c in self.hands[seat] if card_suit(c) == SPADES)
-            return spades, spades
+        """Lowest and highest bid allowed to ``seat`` now [RULES 2, 6]."""
         partner = self.partner(seat)
-        partner_bid = None if partner is None else self.bids[partner]
-        if r.fourteen:  # at least 2 each, 7 for the team: the second partner's bid is forced
-            return (7 - partner_bid, 7 - partner_bid) if partner_bid is not None else (2, 5)
-        if partner_bid is None:
-            return 0, self.hand_size
-        return max(0, r.min_team_bid - partner_bid), self.hand_size
+        return bid_range(self.rules, self.hands[seat], None if partner is None else self.bids[partner])
 
     def legal_cards(self) -> list[int]:
         """Cards the player to move may play: follow suit; the lowest club to the first trick under
