@@ -25,7 +25,7 @@ from spades_env.engine import BEMO, BID, BLIND, DRAW, EXCHANGE, OVER, PLAY
 from spades_env.engine.check import check_state
 from spades_env.engine.hearts_scoring import score_hearts_hand
 from spades_env.engine.state import PASS
-from spades_env.games.hearts.reference import HeartsReferenceGame, seat_points
+from spades_env.games.hearts.reference import MOON_CARDS, HeartsReferenceGame, seat_points
 from spades_env.games.spades.reference import SpadesReferenceGame
 from tests.reference_games import reference_for
 
@@ -193,6 +193,14 @@ def compare_hearts(state, g: int, ref: HeartsReferenceGame, where: str) -> None:
 COMPARE_GAME = {"spades": compare_spades, "hearts": compare_hearts}
 
 
+def shot_the_moon(ref: HeartsReferenceGame) -> bool:
+    """A seat took every heart and the queen of spades in the hand just played [RULES 7]."""
+    taken: list[set[int]] = [set() for _ in range(ref.n)]
+    for trick, winner in zip(ref.history, ref.trick_winners, strict=True):
+        taken[winner] |= {card for _, card in trick}
+    return any(MOON_CARDS <= cards for cards in taken)
+
+
 def play_and_compare(
     rules: Rules,
     seeds: list[int],
@@ -202,14 +210,14 @@ def play_and_compare(
     start: dict | None = None,
 ) -> dict[str, int]:
     """Play B games in both engines, comparing every step; returns counts of the hands
-    completed, the weak-hand redeals and the cards exchanged."""
+    completed, the matches ended, the weak-hand redeals, the cards exchanged and the moons shot (Hearts)."""
     engine = SpadesEngine(rules)
     state = engine.reset(seeds, **(start or {}))
     b = state.batch_size
     refs = [new_reference(rules, state, g) for g in range(b)]
     assert engine.layout.n_actions == refs[0].n_actions
     rng = np.random.default_rng(policy_seed)
-    stats = {"hands": 0, "redeals": 0, "exchanges": 0}
+    stats = {"hands": 0, "redeals": 0, "exchanges": 0, "moons": 0, "matches": 0}
     for _ in range(max_steps):
         check_state(engine, state)
         mask = engine.legal_action_mask(state)
@@ -233,6 +241,7 @@ def play_and_compare(
             for i, g in enumerate(fin.games.tolist()):
                 ref = refs[g]
                 stats["hands"] += 1
+                stats["moons"] += rules.hearts and shot_the_moon(ref)
                 assert fin.tricks_won[i].tolist() == ref.tricks_won
                 assert fin.trick_winners[i].tolist() == ref.trick_winners
                 assert fin.delta[i].tolist() == ref.last_points
@@ -244,6 +253,7 @@ def play_and_compare(
                 for t in range(ref.hand_size):
                     assert [int(fin.history[i, t, s]) for s in seats[t]] == played[t]
                 assert bool(result.match_done[g]) == (ref.phase == "over")
+                stats["matches"] += ref.phase == "over"
         for g in live:
             stats["redeals"] += refs[g].phase == "redeal"
             if refs[g].phase in ("deal", "redeal"):  # the next deal (or a redeal) comes from the fast engine
@@ -307,6 +317,16 @@ def test_matches_near_their_end_agree(rules_index, batch, first_seed, policy_see
     play_and_compare(rules, list(range(first_seed, first_seed + batch)), policy_seed, style, 400, start)
 
 
+@pytest.mark.parametrize("rules", RULE_SETS, ids=RULE_IDS)
+def test_every_rule_set_ends_a_match_alike(rules):
+    """Random games rarely reach the end of a match in a few hands: start every side just short of
+    the target, so that each rule set's match end (highest or lowest score, ties playing on) is
+    compared [RULES 3, 7]."""
+    start = {"scores": [[rules.target_score - (1 if rules.hearts else 10)] * rules.n_sides], "dealers": 1}
+    stats = play_and_compare(rules, [11], 5, {"blind": 0.2, "nil": 0.2, "low": 0.2}, 500, start)
+    assert stats["matches"] == 1
+
+
 @pytest.mark.parametrize("rules", [RULE_SETS[0], _cutthroat(4, True)], ids=["partnership", "cutthroat-4-bonus"])
 def test_long_low_bidding_matches_overflow_bags(rules):
     """Low bids give many bags: whole matches with repeated bag penalties agree."""
@@ -315,16 +335,49 @@ def test_long_low_bidding_matches_overflow_bags(rules):
     assert stats["hands"] >= 6
 
 
-def test_weak_hand_redeals_agree():
-    """Weak hands are rare in random deals: start from one (seat 0: clubs 2-10, diamonds 2-5)."""
-    rules = _base.replace(name="weak", misdeal_weak_hand=True, blind_nil=False, face_up_deal=True, bemo=True)
-    weak = list(range(9)) + list(range(13, 17))
-    rest = [c for c in range(52) if c not in weak]
-    deal = [weak, rest[:13], rest[13:26], rest[26:]]
-    stats = play_and_compare(
-        rules, list(range(6)), 3, {"blind": 0, "nil": 0.2, "low": 0.5}, 120, {"deals": [deal] * 6, "dealers": 3}
-    )
+def weak_first_deal(rules: Rules) -> list[list[int]]:
+    """A deal of the deck in which seat 0 holds a weak hand: its lowest clubs, then diamonds, below
+    the jack [RULES 6]; the other seats get the rest in id order."""
+    low = [c for c in rules.deck if c // 13 in (0, 1) and c % 13 < 9]
+    weak = sorted(low, key=lambda c: (c // 13, c))[: rules.hand_size]
+    rest = [c for c in rules.deck if c not in weak]
+    k = rules.hand_size
+    return [weak] + [rest[i * k : (i + 1) * k] for i in range(rules.n_players - 1)]
+
+
+WEAK_HAND_RULES = [
+    _base.replace(name="weak", misdeal_weak_hand=True, blind_nil=False, face_up_deal=True, bemo=True),
+    Rules.preset("partnership-house"),  # blind nil, Bemo, face-up cards and the weak-hand redeal together
+    next(r for r in RULE_SETS if r.name == "cutthroat-5-house"),  # 10-card hands without the twos of C and D
+]
+
+
+@pytest.mark.parametrize("rules", WEAK_HAND_RULES, ids=[r.name for r in WEAK_HAND_RULES])
+def test_weak_hand_redeals_agree(rules):
+    """Weak hands are rare in random deals: start from one (seat 0, which bids first)."""
+    deal = weak_first_deal(rules)
+    start = {"deals": [deal] * 6, "dealers": rules.n_players - 1}
+    stats = play_and_compare(rules, list(range(6)), 3, {"blind": 0, "nil": 0.2, "low": 0.5}, 120, start)
     assert stats["redeals"] >= 1
+
+
+def moon_deal() -> list[list[int]]:
+    """Seat 0 takes every trick whatever anyone plays: it holds the ace of clubs (the best card of
+    the first trick, led by the two of clubs, on which nobody may discard a heart or the queen of
+    spades unless it holds nothing else), the ace, king and queen of spades (led next, hearts not
+    broken yet), then the nine highest hearts, above the four hearts the others must follow with."""
+    seat0 = [12, 49, 50, 51] + list(range(30, 39))  # AC, QS KS AS, 6H .. AH
+    rest = [c for c in range(52) if c not in seat0]
+    return [seat0, rest[:13], rest[13:26], rest[26:]]
+
+
+@pytest.mark.parametrize("rules", HEARTS_RULES, ids=[r.name for r in HEARTS_RULES])
+def test_moon_shots_agree(rules):
+    """A moon is rare in random play: seat 0 shoots it on the fourth hand (no pass) in every game of
+    the batch, whatever anyone plays; both engines score it, then play on [RULES 7]."""
+    start = {"deals": [moon_deal()] * 4, "dealers": [0, 1, 2, 3], "hand_numbers": 3}
+    stats = play_and_compare(rules, list(range(4)), 7, {"blind": 0, "nil": 0, "low": 0}, 60, start)
+    assert stats["moons"] == 4
 
 
 def test_two_player_exchanges_agree():
