@@ -4,8 +4,9 @@ The reference engines (``games/spades/reference.py``, ``games/hearts/reference.p
 match at a time, written to be read as the rules, to cross-check the compiled engine. What
 both games share lives here once: following suit, the lead rules (the holder of the lowest
 club leads it to the first trick; a suit that may not be led until it is broken), the trick
-winner, and ``TrickGame``, the base of both reference games: the seats and sides, the checks
-of an action, a card played to the trick, and the end of a hand.
+winner, the check of a deal (``dealt_hands``), and ``TrickGame``, the base of both reference
+games: the seats and sides, the check of an action, a card played to the trick, and the end
+of a hand.
 
 Plain Python on purpose: it uses only card ids (``spades_env.cards``) and knows nothing of
 the compiled code or of ``spades_env.engine``, so that the two can be compared.
@@ -39,6 +40,16 @@ def lead_options(hand: Iterable[int], barred: int, broken: bool) -> list[int]:
     if broken:
         return hand
     return [c for c in hand if card_suit(c) != barred] or hand
+
+
+def dealt_hands(hands: Sequence[Iterable[int]] | None, n: int, hand_size: int, deck: Iterable[int]) -> list[set[int]]:
+    """The hands of a deal as sets of card ids: ``n`` hands of ``hand_size`` that hold every card of
+    ``deck`` once; ValueError naming ``hands`` otherwise."""
+    if hands is None or len(hands) != n or any(len(h) != hand_size for h in hands):
+        raise ValueError(f"hands must be {n} hands of {hand_size} card ids")
+    if sorted(int(c) for h in hands for c in h) != sorted(deck):
+        raise ValueError("hands must hold every card of the deck once")
+    return [set(int(c) for c in h) for h in hands]
 
 
 def lowest_club(deck: Iterable[int]) -> int:

@@ -101,11 +101,7 @@ class HeartsReferenceGame(TrickGame):
         (rotated after a scored hand) unless given."""
         if dealer is not None:
             self.dealer = dealer
-        if hands is None or len(hands) != self.n or any(len(h) != self.hand_size for h in hands):
-            raise ValueError(f"hands must be {self.n} hands of {self.hand_size} card ids")
-        self.hands: list[set[int]] = [set(int(c) for c in h) for h in hands]
-        if sorted(c for h in self.hands for c in h) != sorted(self.rules.deck):
-            raise ValueError("hands must hold every card of the deck once")
+        self.hands = tricks.dealt_hands(hands, self.n, self.hand_size, self.rules.deck)
         self.dealt = [sorted(h) for h in self.hands]
         self.passed: list[set[int]] = [set() for _ in range(self.n)]  # cards chosen to pass
         self.points_taken = [0] * self.n  # points in the tricks taken (before the moon)

@@ -121,11 +121,7 @@ class SpadesReferenceGame(TrickGame):
             self.pile_pos = 0
             self.hands: list[set[int]] = [set() for _ in range(self.n)]
         else:
-            if hands is None or len(hands) != self.n or any(len(h) != self.hand_size for h in hands):
-                raise ValueError(f"hands must be {self.n} hands of {self.hand_size} card ids")
-            self.hands = [set(int(c) for c in h) for h in hands]
-            if sorted(c for h in self.hands for c in h) != sorted(r.deck):
-                raise ValueError("hands must hold every card of the deck once")
+            self.hands = tricks.dealt_hands(hands, self.n, self.hand_size, r.deck)
         self.discards: list[set[int]] = [set() for _ in range(self.n)]
         self.seen: list[set[int]] = [set() for _ in range(self.n)]
         self.given: list[set[int]] = [set() for _ in range(self.n)]  # exchanged away
