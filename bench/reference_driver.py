@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from spades_env.reference import DEAL, ReferenceGame
+from spades_env.games.spades.reference import DEAL, SpadesReferenceGame
 from spades_env.rules import Rules
 
 
@@ -21,14 +21,16 @@ def _deal(rules: Rules, rng: random.Random) -> list[list[int]]:
     return [deck[k * size : (k + 1) * size] for k in range(rules.n_players)]
 
 
-def play_random_steps(game: ReferenceGame, rules: Rules, rng: random.Random, steps: int) -> tuple[ReferenceGame, int]:
+def play_random_steps(
+    game: SpadesReferenceGame, rules: Rules, rng: random.Random, steps: int
+) -> tuple[SpadesReferenceGame, int]:
     """Take ``steps`` steps of uniformly random legal play (a new match when one ends, a new deal
     when a hand ends); the game now played and the decisions taken."""
     rand = rng.random
     decisions = 0
     for _ in range(steps):
         if game.winner >= 0:
-            game = ReferenceGame(rules, _deal(rules, rng), dealer=rng.randrange(rules.n_players))
+            game = SpadesReferenceGame(rules, _deal(rules, rng), dealer=rng.randrange(rules.n_players))
         elif game.phase == DEAL:
             game.start_hand(_deal(rules, rng))
         else:
@@ -43,7 +45,7 @@ def random_reference_play(seed: int = 0, steps: int = 256) -> Callable[[], int]:
     play in partnership matches (deals included) and returns the decisions taken."""
     rules = Rules.preset("partnership")
     rng = random.Random(seed)
-    game = ReferenceGame(rules, _deal(rules, rng), dealer=0)
+    game = SpadesReferenceGame(rules, _deal(rules, rng), dealer=0)
 
     def body() -> int:
         nonlocal game

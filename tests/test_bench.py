@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from bench import openspiel_alternatives, openspiel_driver, reference_driver, run
-from spades_env.reference import ReferenceGame
+from spades_env.games.spades.reference import SpadesReferenceGame
 from spades_env.rules import Rules
 
 
@@ -121,11 +121,11 @@ def test_bench_openspiel_rows_use_the_cheap_driver(monkeypatch):
 def test_reference_driver_plays_legal_steps_one_python_random_draw_per_decision():
     rules = Rules.preset("partnership")
     rng = CountingRandom(3)
-    game = ReferenceGame(rules, reference_driver._deal(rules, rng), dealer=0)
+    game = SpadesReferenceGame(rules, reference_driver._deal(rules, rng), dealer=0)
     rng.draws = 0
     game, decisions = reference_driver.play_random_steps(game, rules, rng, 300)
     assert decisions > 250 and rng.draws == decisions
-    assert isinstance(game, ReferenceGame)
+    assert isinstance(game, SpadesReferenceGame)
 
 
 def test_openspiel_alternatives_measure_every_way(capsys):

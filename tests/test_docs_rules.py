@@ -19,7 +19,8 @@ import yaml
 from spades_env import Rules, list_presets
 from spades_env.engine.hearts_scoring import hearts_match_winner, score_hearts_hand
 from spades_env.engine.scoring import bemo_points, match_winner, score_hand
-from spades_env.reference import ReferenceGame, hearts_seat_points
+from spades_env.games.hearts.reference import seat_points
+from spades_env.games.spades.reference import SpadesReferenceGame
 from spades_env.rules import GAME_DEFAULTS
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "rules.md"
@@ -63,14 +64,14 @@ def ids(rows: list[dict[str, str]]) -> list[str]:
     return [row["Example"] for row in rows]
 
 
-def reference_game(rules: Rules, bags: list[int] | None = None) -> ReferenceGame:
+def reference_game(rules: Rules, bags: list[int] | None = None) -> SpadesReferenceGame:
     """A reference game on an arbitrary deal, ready to have a hand's outcome written in."""
     deck, k = list(rules.deck), rules.hand_size
     if rules.two_player:
-        return ReferenceGame(rules, pile=deck, bags=bags)
+        return SpadesReferenceGame(rules, pile=deck, bags=bags)
     hands = [deck[i * k : (i + 1) * k] for i in range(rules.n_players)]
     face_up = [h[:4] for h in hands] if rules.face_up_deal else None
-    return ReferenceGame(rules, hands, 0, bags=bags, face_up=face_up)
+    return SpadesReferenceGame(rules, hands, 0, bags=bags, face_up=face_up)
 
 
 # --------------------------------------------------------------------- Spades hands
@@ -149,9 +150,9 @@ def test_hearts_hand_examples(row):
     expected = ints(row["Points"])
     masks = np.array([[sum(1 << c for c in cards) for cards in taken]], dtype=np.uint64)
     assert score_hearts_hand(rules, masks).delta[0].tolist() == expected
-    seat_points = hearts_seat_points(rules, taken)
+    points = seat_points(rules, taken)
     sides = [[s for s in range(4) if rules.side_of_seat(s) == side] for side in range(rules.n_sides)]
-    assert [sum(seat_points[s] for s in seats) for seats in sides] == expected
+    assert [sum(points[s] for s in seats) for seats in sides] == expected
 
 
 # ---------------------------------------------------------------------- match end

@@ -343,7 +343,7 @@ def test_check_state_catches_broken_states(name):
 
 
 def test_reference_engine_rejects_illegal_actions(suit_deal):
-    from spades_env.reference import ReferenceGame
+    from spades_env.games.spades.reference import SpadesReferenceGame as ReferenceGame
 
     game = ReferenceGame(NO_BLIND, suit_deal, dealer=0)
     assert game.current_player() == 1 and game.phase == "bid"

@@ -1,7 +1,7 @@
 """``FinishedHands`` carries the hand's score breakdown: bags added, bag penalties, nil results.
 
 Each field is checked against an independent recomputation by the reference engine
-(``spades_env.reference.ReferenceGame``) from the hand's bids, blind nils, tricks and the
+(``spades_env.games.spades.reference.SpadesReferenceGame``) from the hand's bids, blind nils, tricks and the
 bags before it, on random games that start near the bag limit.
 """
 
@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from spades_env.cards import mask_to_cards
 from spades_env.engine import FinishedHands, SpadesEngine
-from spades_env.reference import ReferenceGame
+from spades_env.games.spades.reference import SpadesReferenceGame
 from spades_env.rules import Rules
 
 PARTNERSHIP = Rules.preset("partnership")
@@ -52,7 +52,7 @@ def reference_breakdown(rules: Rules, f: FinishedHands, i: int) -> dict[str, lis
     )
     # Face-up cards and weak-hand redeals play no part in scoring: the reference deals without them.
     ref_rules = rules.replace(face_up_deal=False, misdeal_weak_hand=False)
-    ref = ReferenceGame(
+    ref = SpadesReferenceGame(
         ref_rules, dealer=int(f.dealer[i]), scores=f.start_scores[i].tolist(), bags=f.start_bags[i].tolist(), **deal
     )
     ref.bids, ref.blind = f.bids[i].tolist(), f.blind[i].tolist()

@@ -202,7 +202,7 @@ def test_piles_take_names_and_refuse_floats():
 
 
 def test_the_layout_and_the_reference_game_refuse_non_integer_actions(engine):
-    from spades_env.reference import ReferenceGame
+    from spades_env.games.spades.reference import SpadesReferenceGame as ReferenceGame
 
     with pytest.raises(EngineInputTypeError, match="bid must be an integer, got float 1.5"):
         engine.layout.bid_action(1.5)

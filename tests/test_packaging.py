@@ -25,7 +25,8 @@ HEAVY = (
 
 def test_importing_spades_env_loads_no_heavy_package():
     code = (
-        "import sys, spades_env, spades_env.envs, spades_env.reference, spades_env.playthrough\n"
+        "import sys, spades_env, spades_env.envs, spades_env.playthrough\n"
+        "import spades_env.games.spades.reference, spades_env.games.hearts.reference\n"
         f"print(','.join(m for m in {HEAVY!r} if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()

@@ -12,7 +12,7 @@ import pytest
 from spades_env import Rules, SpadesEngine
 from spades_env.engine import OVER
 from spades_env.engine.scoring import bag_adjusted_points, match_winner, score_hand, settle_bags
-from spades_env.reference import ReferenceGame
+from spades_env.games.spades.reference import SpadesReferenceGame as ReferenceGame
 
 PARTNERSHIP = Rules.preset("partnership")
 CUT = {n: Rules(n_players=n, partnership=False) for n in (3, 4, 5, 6)}
