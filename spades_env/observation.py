@@ -422,3 +422,8 @@ class ObservationEncoder:
             + [bags[x] * float(self._bag_scale) for x in sides]
             + [float(self._target)]
         )
+
+
+def encoder_for(engine: SpadesEngine, perfect_information: bool = False) -> ObservationEncoder:
+    """The observation encoder of ``engine``'s game (Spades' layout, or Hearts')."""
+    return ObservationEncoder(engine, perfect_information=perfect_information)
