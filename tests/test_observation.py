@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 
 from spades_env import Rules, SpadesEngine, list_presets
 from spades_env import cards as C
-from spades_env.bitrows import BitRows
-from spades_env.engine import BLIND, DRAW, OVER, PLAY
-from spades_env.observation import SCORE_CLIP, VERSION, ObservationEncoder
+from spades_env.engine import BLIND, DRAW, OVER, PLAY, EngineInputError
+from spades_env.engine.state import PASS
+from spades_env.observation import SCORE_CLIP, VERSION, HeartsObservationEncoder, ObservationEncoder, encoder_for
 
 # The Spades layout; Hearts has its own (tests/test_hearts.py).
 SPADES_PRESETS = [name for name in list_presets() if not Rules.preset(name).hearts]
@@ -324,19 +324,58 @@ def test_jokers_fill_card_planes_of_54():
     assert enc.view(obs, "hand")[0, C.BIG_JOKER] == (holder == 0)
 
 
-# ---------------------------------------------------------------- fast batched path
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# ---------------------------------------------------------------- Hearts, one path for every batch
+def hearts_reference(encoder: HeartsObservationEncoder, state, g: int, seat: int) -> np.ndarray:
+    """The Hearts observation built one entry at a time, straight from its layout table."""
+    e, n = encoder.engine, encoder.n_players
+    obs = np.zeros(encoder.size, np.float32)
+    v = lambda name: encoder.view(obs, name)  # noqa: E731 - writable views into obs
+    rel = [(seat + j) % n for j in range(n)]
+    v("hand")[C.mask_to_cards(int(state.hands[g, seat]))] = 1
+    for j, a in enumerate(rel):
+        v("played")[j, C.mask_to_cards(int(state.deal[g, a]) & ~int(state.hands[g, a]))] = 1
+        if state.trick[g, a] >= 0:
+            v("trick")[j, state.trick[g, a]] = 1
+        if encoder.perfect_information:
+            v("all_hands")[j, C.mask_to_cards(int(state.hands[g, a]))] = 1
+        v("voids")[j] = state.void_suits()[g, a]
+        v("points")[j] = state.points_taken[g, a] / 26
+        v("tricks_won")[j] = state.tricks_won[g, a] / e.hand_size
+    offset = int(e.pass_offset(state.hand_number[g : g + 1])[0])
+    v("passed")[C.mask_to_cards(int(state.passed[g, seat]))] = 1
+    if offset and state.phase[g] != PASS:
+        v("received")[C.mask_to_cards(int(state.passed[g, (seat - offset) % n]))] = 1
+    if state.led_suit[g] >= 0:
+        v("led_suit")[state.led_suit[g]] = 1
+    if state.phase[g] == PLAY:
+        v("leader")[rel.index(int(state.leader[g]))] = 1
+    v("hearts_broken")[0] = state.spades_broken[g]
+    v("pass_direction")[state.hand_number[g] % 4] = 1
+    v("phase")[[PASS, PLAY, OVER].index(int(state.phase[g]))] = 1
+    if state.phase[g] != OVER:
+        v("to_move")[rel.index(int(state.to_move[g]))] = 1
+    v("dealer")[rel.index(int(state.dealer[g]))] = 1
+    for j in range(encoder.n_sides):
+        score = state.scores[g, e.rules.side_of_seat(rel[j])] / e.rules.target_score
+        v("score")[j] = np.clip(score, -SCORE_CLIP, SCORE_CLIP)
+    v("target")[0] = e.rules.target_score / 1000
+    return obs
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    rules=st.sampled_from(["partnership", "partnership-house", "two-player", "jokers", "cutthroat-3", "cutthroat-6"]),
+    rules=st.sampled_from(["partnership-house", "two-player", "jokers", "cutthroat-3", "hearts", "hearts-partnership"]),
     perfect=st.booleans(),
     seed=st.integers(0, 10_000),
     steps=st.integers(0, 400),
 )
-def test_batched_encode_is_bit_identical_to_the_one_game_path(rules, perfect, seed, steps):
-    """Random states (face-up deals and Bemo in partnership-house): every batched row, any seat,
-    equals ``_encode_one`` bit for bit, also for games repeated and in any order."""
+def test_batched_rows_equal_one_game_calls_and_the_plain_reading(rules, perfect, seed, steps):
+    """Random states (face-up deals and Bemo in partnership-house, the pass in Hearts): every row
+    of a batched call, any seat, games repeated and in any order, equals the one-game call bit for
+    bit, and the plain reading of the layout; a non-contiguous ``out`` gets the same rows."""
     engine = SpadesEngine(rules)
-    enc = ObservationEncoder(engine, perfect_information=perfect)
+    enc = encoder_for(engine, perfect_information=perfect)
+    plain = hearts_reference if engine.rules.hearts else reference
     state = engine.reset(np.arange(8) + seed)
     rng = np.random.default_rng(seed)
     for _ in range(steps):
@@ -345,35 +384,39 @@ def test_batched_encode_is_bit_identical_to_the_one_game_path(rules, perfect, se
     games = rng.integers(0, 8, 21)
     seats = rng.integers(0, engine.n_players, len(games))
     got = enc.encode(state, games, seats)
-    want = np.full_like(got, np.nan)
+    strided = np.full((len(games), 2 * enc.size), np.nan, np.float32)[:, ::2]
+    assert enc.encode(state, games, seats, out=strided) is strided
+    assert strided.tobytes() == got.tobytes()
     for row, (g, seat) in enumerate(zip(games, seats, strict=True)):
-        enc._encode_one(state, int(g), int(seat), want[row])
-    assert got.tobytes() == want.tobytes()
+        assert enc.encode(state, [g], [seat]).tobytes() == got[row].tobytes()
+        np.testing.assert_allclose(got[row], plain(enc, state, int(g), int(seat)), rtol=1e-6, atol=1e-7)
 
 
-def test_bit_rows_place_sources_at_their_bits():
-    rng = np.random.default_rng(0)
-    for _ in range(50):
-        width = int(rng.integers(64, 700))
-        row_bits = int(rng.integers(1, width + 1))
-        positions, widths, at = [], [], int(rng.integers(0, 5))
-        while True:
-            w = int(rng.integers(1, 65))
-            if at + w > row_bits:
-                break
-            positions.append(at)
-            widths.append(w)
-            at += w + int(rng.integers(0, 70))
-        if not positions:
-            continue
-        g = int(rng.integers(2, 70))
-        raw = rng.integers(0, 1 << 62, size=(len(positions), g), dtype=np.uint64) << np.uint64(2)
-        raw |= rng.integers(0, 4, size=(len(positions), g), dtype=np.uint64)
-        keep = np.array([(1 << w) - 1 for w in widths], dtype=np.uint64)[:, None]
-        sources = raw & keep
-        want = np.zeros((g, width), np.float32)
-        for i, (p, w) in enumerate(zip(positions, widths, strict=True)):
-            want[:, p : p + w] = (sources[i][:, None] >> np.arange(w, dtype=np.uint64)) & np.uint64(1)
-        out = np.full((g, width), 7.0, np.float32)
-        BitRows(positions, widths, row_bits, width).expand(sources, out)
-        np.testing.assert_array_equal(out, want)
+def test_each_game_gets_its_encoder_and_the_spades_one_refuses_hearts():
+    hearts = SpadesEngine("hearts")
+    assert type(encoder_for(hearts)) is HeartsObservationEncoder
+    assert type(encoder_for(SpadesEngine("two-player"))) is ObservationEncoder
+    with pytest.raises(ValueError, match="needs Spades rules.*encoder_for"):
+        ObservationEncoder(hearts)
+    with pytest.raises(ValueError, match="needs Hearts rules"):
+        HeartsObservationEncoder(SpadesEngine("partnership"))
+
+
+@pytest.mark.parametrize("rules", ["partnership", "hearts"])
+def test_bad_games_seats_and_out_are_refused_with_the_argument_named(rules):
+    engine = SpadesEngine(rules)
+    enc = encoder_for(engine)
+    state = engine.reset([0, 1])
+    with pytest.raises(EngineInputError, match=r"row 1 asks for seat 0 of game 2; the state holds games 0\.\.1"):
+        enc.encode(state, [0, 2], [0, 0])
+    with pytest.raises(EngineInputError, match="seat 4 of game 0"):
+        enc.encode(state, [0], [4])
+    with pytest.raises(EngineInputError, match="seat -1"):
+        enc.encode(state, [0], [-1])
+    with pytest.raises(TypeError, match="games and seats must be equal-length 1-d integer arrays"):
+        enc.encode(state, [0, 1], [0])
+    with pytest.raises(TypeError, match="games and seats must be"):
+        enc.encode(state, [0.5], [0])
+    with pytest.raises(TypeError, match=rf"out must be a \(2, {enc.size}\) float32 array, got float64"):
+        enc.encode(state, [0, 1], [0, 0], out=np.zeros((2, enc.size)))
+    assert enc.encode(state, [], []).shape == (0, enc.size)
