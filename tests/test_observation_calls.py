@@ -105,10 +105,15 @@ def test_bad_games_seats_and_out_are_refused_with_the_argument_named(rules):
         enc.encode(state, [0], [4])
     with pytest.raises(EngineInputError, match="seat -1"):
         enc.encode(state, [0], [-1])
-    with pytest.raises(TypeError, match="games and seats must be equal-length 1-d integer arrays"):
+    with pytest.raises(EngineInputError, match="games and seats must have the same length, got 2 and 1"):
         enc.encode(state, [0, 1], [0])
-    with pytest.raises(TypeError, match="games and seats must be"):
+    with pytest.raises(TypeError, match=r"games must be a 1-d array of integers, got float64 of shape \(1,\)"):
         enc.encode(state, [0.5], [0])
+    with pytest.raises(TypeError, match=r"seats must be a 1-d array of integers, got int64 of shape \(1, 1\)"):
+        enc.encode(state, [0], [[0]])
+    every_other = np.zeros(4, np.int64)[::2]  # a strided view: games 0, 0 and seats 0, 0
+    assert not every_other.flags.c_contiguous
+    np.testing.assert_array_equal(enc.encode(state, every_other, every_other), enc.encode(state, [0, 0], [0, 0]))
     with pytest.raises(TypeError, match=rf"out must be a \(2, {enc.size}\) float32 array, got float64"):
         enc.encode(state, [0, 1], [0, 0], out=np.zeros((2, enc.size)))
     assert enc.encode(state, [], []).shape == (0, enc.size)

@@ -96,15 +96,9 @@ class ObservationLayout:
         Any seat of any game, in any order, repeats too. ``out`` (G, size) float32, if given,
         is filled and returned (every entry is written).
         """
-        games = np.asarray(games)
-        seats = np.asarray(seats)
-        if games.ndim != 1 or seats.shape != games.shape or not (_integral(games) and _integral(seats)):
-            raise EngineInputTypeError(
-                f"games and seats must be equal-length 1-d integer arrays, got {games.dtype} {games.shape} "
-                f"and {seats.dtype} {seats.shape}"
-            )
-        games = games.astype(np.int64, copy=False)
-        seats = seats.astype(np.int64, copy=False)
+        games, seats = _index_array(games, "games"), _index_array(seats, "seats")
+        if seats.shape != games.shape:
+            raise EngineInputError(f"games and seats must have the same length, got {len(games)} and {len(seats)}")
         g = len(games)
         if out is None:
             out = np.empty((g, self.size), np.float32)
@@ -128,5 +122,11 @@ class ObservationLayout:
         raise NotImplementedError
 
 
-def _integral(a: np.ndarray) -> bool:
-    return a.dtype.kind in "iu" or (a.size == 0 and a.dtype.kind == "f")
+def _index_array(value, name: str) -> np.ndarray:
+    """``value`` as a contiguous 1-d int64 array (as the kernels take it, with no copy when it is one)."""
+    if type(value) is np.ndarray and value.dtype == np.int64 and value.ndim == 1 and value.flags.c_contiguous:
+        return value
+    a = np.asarray(value)
+    if a.ndim != 1 or not (a.dtype.kind in "iu" or (a.size == 0 and a.dtype.kind == "f")):
+        raise EngineInputTypeError(f"{name} must be a 1-d array of integers, got {a.dtype} of shape {a.shape}")
+    return np.ascontiguousarray(a, dtype=np.int64)
