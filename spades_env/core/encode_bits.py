@@ -7,6 +7,10 @@ compiler vectorizes), and the kernel writes the few real-valued entries after th
 
 Everything here works on one row and one game; seats are 0..n-1 (``seat_at``, ``relative``:
 the seat arithmetic without a division).
+
+Numba's cache (``cache=True``) keys a kernel on its own file only: after editing this file,
+delete the games' cached kernels (``spades_env/games/*/__pycache__/*.nb[ic]``), or they keep
+the old writers.
 """
 
 from __future__ import annotations
