@@ -186,7 +186,7 @@ class NeuralAgent(Agent):
 
     def unsupported_reason(self, engine: SpadesEngine) -> str | None:
         """Why the network cannot play ``engine``'s rules, or None if it can."""
-        from spades_env.observation import ObservationEncoder
+        from spades_env.observation import encoder_for
 
         table = engine.rules
         if self.rules is not None:
@@ -196,7 +196,7 @@ class NeuralAgent(Agent):
                     f"bot {self.name!r} was trained on the rules {self.rules.name!r} and the table plays "
                     f"{table.name!r}; its observations or actions would mean something else: {'; '.join(diffs)}"
                 )
-        sizes = (engine.layout.n_actions, engine.layout.bid_offset, ObservationEncoder(engine).size)
+        sizes = (engine.layout.n_actions, engine.layout.bid_offset, encoder_for(engine).size)
         wanted = (self.policy.n_actions, self.policy.n_card_actions, self.policy.obs_dim)
         if sizes != wanted:
             return (

@@ -19,7 +19,7 @@ from pettingzoo.test.state_test import test_state_space as pz_state_space_check
 import spades_env
 from spades_env import IllegalActionError, Rules, list_presets
 from spades_env import cards as C
-from spades_env.observation import ObservationEncoder
+from spades_env.observation import encoder_for
 
 RULE_SETS = list_presets() + [Rules(partnership=False, n_players=3), Rules(partnership=False, n_players=6)]
 
@@ -217,7 +217,7 @@ def test_state_is_seat_0s_perfect_information_observation(rules):
     env = spades_env.env(rules=rules)
     env.reset(seed=3)
     raw = env.unwrapped
-    full = ObservationEncoder(raw.engine, perfect_information=True)
+    full = encoder_for(raw.engine, perfect_information=True)
     assert env.state_space == gymnasium.spaces.Box(full.low, full.high, dtype=np.float32)
     rng = np.random.default_rng(3)
     for _ in range(40):

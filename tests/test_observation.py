@@ -5,12 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import step_live_games
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from spades_env import Rules, SpadesEngine, list_presets
 from spades_env import cards as C
-from spades_env.bitrows import BitRows
 from spades_env.engine import BLIND, DRAW, OVER, PLAY
 from spades_env.observation import SCORE_CLIP, VERSION, ObservationEncoder
 
@@ -322,58 +319,3 @@ def test_jokers_fill_card_planes_of_54():
     engine.step(state, [engine.layout.look])  # seat 0 looks at its cards
     obs = enc.encode(state, np.array([0]), np.array([0]))
     assert enc.view(obs, "hand")[0, C.BIG_JOKER] == (holder == 0)
-
-
-# ---------------------------------------------------------------- fast batched path
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    rules=st.sampled_from(["partnership", "partnership-house", "two-player", "jokers", "cutthroat-3", "cutthroat-6"]),
-    perfect=st.booleans(),
-    seed=st.integers(0, 10_000),
-    steps=st.integers(0, 400),
-)
-def test_batched_encode_is_bit_identical_to_the_one_game_path(rules, perfect, seed, steps):
-    """Random states (face-up deals and Bemo in partnership-house): every batched row, any seat,
-    equals ``_encode_one`` bit for bit, also for games repeated and in any order."""
-    engine = SpadesEngine(rules)
-    enc = ObservationEncoder(engine, perfect_information=perfect)
-    state = engine.reset(np.arange(8) + seed)
-    rng = np.random.default_rng(seed)
-    for _ in range(steps):
-        if not step_live_games(engine, state, rng):
-            break
-    games = rng.integers(0, 8, 21)
-    seats = rng.integers(0, engine.n_players, len(games))
-    got = enc.encode(state, games, seats)
-    want = np.full_like(got, np.nan)
-    for row, (g, seat) in enumerate(zip(games, seats, strict=True)):
-        enc._encode_one(state, int(g), int(seat), want[row])
-    assert got.tobytes() == want.tobytes()
-
-
-def test_bit_rows_place_sources_at_their_bits():
-    rng = np.random.default_rng(0)
-    for _ in range(50):
-        width = int(rng.integers(64, 700))
-        row_bits = int(rng.integers(1, width + 1))
-        positions, widths, at = [], [], int(rng.integers(0, 5))
-        while True:
-            w = int(rng.integers(1, 65))
-            if at + w > row_bits:
-                break
-            positions.append(at)
-            widths.append(w)
-            at += w + int(rng.integers(0, 70))
-        if not positions:
-            continue
-        g = int(rng.integers(2, 70))
-        raw = rng.integers(0, 1 << 62, size=(len(positions), g), dtype=np.uint64) << np.uint64(2)
-        raw |= rng.integers(0, 4, size=(len(positions), g), dtype=np.uint64)
-        keep = np.array([(1 << w) - 1 for w in widths], dtype=np.uint64)[:, None]
-        sources = raw & keep
-        want = np.zeros((g, width), np.float32)
-        for i, (p, w) in enumerate(zip(positions, widths, strict=True)):
-            want[:, p : p + w] = (sources[i][:, None] >> np.arange(w, dtype=np.uint64)) & np.uint64(1)
-        out = np.full((g, width), 7.0, np.float32)
-        BitRows(positions, widths, row_bits, width).expand(sources, out)
-        np.testing.assert_array_equal(out, want)

@@ -10,7 +10,7 @@ from spades_env.engine import OVER
 from spades_env.engine.records import verify
 from spades_env.envs import DecisionContext
 from spades_env.envs.vector import sample_legal
-from spades_env.observation import ObservationEncoder
+from spades_env.observation import ObservationEncoder, encoder_for
 
 RULE_SETS = list_presets() + [Rules(partnership=False, n_players=3), Rules(partnership=False, n_players=6)]
 
@@ -158,6 +158,24 @@ def test_copy_false_reuses_buffers():
     obs, info = env.reset()
     obs2, *_ = env.step(np.argmax(info["action_mask"], axis=1))
     assert obs2 is not obs
+
+
+@pytest.mark.parametrize("rules", list_presets())
+def test_observations_are_the_encoders_rows_of_the_players_to_move(rules):
+    """Every step's (B, D) observations, written by one batched call into the reused buffer, are
+    byte for byte the game's encoder on each game alone, for its player to move (seat 0's view
+    of a finished match, which waits without auto_reset)."""
+    env = VectorSpades(rules, num_envs=5, seed=2, copy=False, auto_reset=False)
+    enc = encoder_for(env.engine)
+    assert type(env.encoder) is type(enc)
+    obs, info = env.reset()
+    first, rng = obs, np.random.default_rng(4)
+    for _ in range(150):
+        for g in range(5):
+            seat = max(int(info["to_play"][g]), 0)
+            assert obs[g].tobytes() == enc.encode(env.state.take([g]), [0], [seat])[0].tobytes()
+        obs, *_, info = env.step(sample_legal(info["action_mask"], rng))
+    assert obs is first  # copy=False: the same buffer, rewritten
 
 
 def test_bad_options():

@@ -114,13 +114,13 @@ def heuristic_bidder(ctx: DecisionContext, masks: np.ndarray) -> np.ndarray:
 def neural_bidder(checkpoint: str | Path) -> Bidder:
     """The bidding head of a NeuralAgent checkpoint (greedy), reading the seat's observation."""
     from agents.neural import NeuralAgent
-    from spades_env.observation import ObservationEncoder
+    from spades_env.observation import encoder_for
 
     agent = NeuralAgent.from_checkpoint(checkpoint)
     encoders: dict = {}
 
     def bid(ctx: DecisionContext, masks: np.ndarray) -> np.ndarray:
-        enc = encoders.setdefault(id(ctx.engine), ObservationEncoder(ctx.engine))
+        enc = encoders.setdefault(id(ctx.engine), encoder_for(ctx.engine))
         return agent.act(enc.encode(ctx.state, ctx.games, ctx.seats), masks, ctx)
 
     return bid

@@ -59,9 +59,9 @@ class Observer:
         if not getattr(agent, "uses_observations", False):
             return None
         if self._encoder is None:
-            from spades_env.observation import ObservationEncoder  # written alongside; optional
+            from spades_env.observation import encoder_for  # written alongside; optional
 
-            self._encoder = ObservationEncoder(self.engine)
+            self._encoder = encoder_for(self.engine)
         return self._encoder.encode(state, games, seats)
 
 

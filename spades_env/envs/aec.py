@@ -154,7 +154,7 @@ from spades_env.engine.state import GameState
 from spades_env.envs.hand_end import hand_end_view, last_card_pending
 from spades_env.envs.options import check_options, check_reset_options, check_seed
 from spades_env.envs.render import render_text
-from spades_env.observation import ObservationEncoder
+from spades_env.observation import encoder_for
 from spades_env.rules import Rules, resolve_rules
 
 ILLEGAL = ("raise", "penalty")
@@ -238,7 +238,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
         self.rules = resolve_rules(rules)
         self.engine = SpadesEngine(self.rules)
-        self.encoder = ObservationEncoder(self.engine, perfect_information=perfect_information)
+        self.encoder = encoder_for(self.engine, perfect_information=perfect_information)
         self.episode, self.reward, self.illegal = episode, reward, illegal
         if illegal_reward is None:
             illegal_reward = {"win": -1.0, "points": -float(self.rules.target_score)}.get(
@@ -261,7 +261,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         # ``state()``: seat 0's observation with every hand shown.
         self._state_encoder = (
-            self.encoder if perfect_information else ObservationEncoder(self.engine, perfect_information=True)
+            self.encoder if perfect_information else encoder_for(self.engine, perfect_information=True)
         )
         self.state_space = gymnasium.spaces.Box(self._state_encoder.low, self._state_encoder.high, dtype=np.float32)
         self.action_spaces = {a: gymnasium.spaces.Discrete(n_actions) for a in self.possible_agents}

@@ -68,7 +68,7 @@ from spades_env.engine.sampling import sample_legal as sample_legal  # re-export
 from spades_env.envs.context import DecisionContext
 from spades_env.envs.hand_end import hand_end_view, last_card_pending
 from spades_env.envs.options import check_count, check_options, check_reset_options, check_seed
-from spades_env.observation import ObservationEncoder
+from spades_env.observation import encoder_for
 from spades_env.rules import Rules, resolve_rules
 
 #: The keys ``VectorSpades.reset(options=...)`` takes.
@@ -96,7 +96,7 @@ class VectorSpades(gymnasium.vector.VectorEnv):
         self.num_envs = check_count(num_envs, "num_envs")
         self.rules = resolve_rules(rules)
         self.engine = SpadesEngine(self.rules)
-        self.encoder = ObservationEncoder(self.engine, perfect_information=perfect_information)
+        self.encoder = encoder_for(self.engine, perfect_information=perfect_information)
         self.n_players = self.engine.n_players
         if reward_seat is not None and (
             isinstance(reward_seat, bool)
