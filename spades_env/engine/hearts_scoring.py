@@ -19,7 +19,6 @@ import numpy as np
 
 from spades_env import cards
 from spades_env.engine import bits
-from spades_env.engine.scoring import per_side
 from spades_env.rules import Rules
 
 #: The queen of spades and the jack of diamonds (card ids).
@@ -35,6 +34,12 @@ QUEEN_POINTS = 13
 JACK_POINTS = -10
 #: Cards that may not be played to the first trick unless the player holds nothing else.
 FIRST_TRICK_FORBIDDEN = MOON_MASK
+
+
+def per_side(rules: Rules, per_seat: np.ndarray) -> np.ndarray:
+    """(G, n_players) seat values summed into (G, n_sides) side values."""
+    side = np.array([rules.side_of_seat(s) for s in range(rules.n_players)])
+    return per_seat @ (side[:, None] == np.arange(rules.n_sides)).astype(np.int64)
 
 
 def card_points(rules: Rules) -> np.ndarray:
