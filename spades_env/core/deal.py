@@ -180,3 +180,47 @@ def deal_next_hand(i, key, hand_number, n_redeals, deck, two_player, n_face_up, 
         deal_rows[i, :] = hands[i, :]
     if n_face_up > 0:
         pick_cards(key[i], counter, deal_rows[i], n_face_up, face_up[i])
+
+
+# Over a batch (B,) of keys and counters, one game at a time: ``engine.dealing``'s batch functions. They
+# live beside the one-game functions so that a change to these invalidates their Numba cache too.
+@njit(cache=True)
+def first_dealer_each(keys, n_players, out):
+    """``first_dealer`` of each key into ``out`` (B,) int64."""
+    for g in range(len(keys)):
+        out[g] = first_dealer(keys[g], n_players)
+
+
+@njit(cache=True)
+def sort_keys_each(keys, counters, out):
+    """``sort_keys`` of each game into the rows of ``out`` (B, n) uint64."""
+    for g in range(len(keys)):
+        sort_keys(keys[g], counters[g], out[g])
+
+
+@njit(cache=True)
+def shuffle_order_each(keys, counters, out):
+    """``shuffle_order`` of each game into the rows of ``out`` (B, n) int64."""
+    for g in range(len(keys)):
+        shuffle_order(keys[g], counters[g], out[g])
+
+
+@njit(cache=True)
+def shuffle_each(keys, counters, deck, out):
+    """``shuffle`` of ``deck`` for each game into the rows of ``out`` (B, len(deck)) int64."""
+    for g in range(len(keys)):
+        shuffle(keys[g], counters[g], deck, out[g])
+
+
+@njit(cache=True)
+def deal_each(keys, counters, deck, out):
+    """``deal`` of ``deck`` for each game into the rows of ``out`` (B, N) uint64."""
+    for g in range(len(keys)):
+        deal(keys[g], counters[g], deck, out[g])
+
+
+@njit(cache=True)
+def pick_cards_each(keys, counters, masks, k, out):
+    """``pick_cards`` of each game's ``masks`` row into the rows of ``out`` (B, N) uint64."""
+    for g in range(len(keys)):
+        pick_cards(keys[g], counters[g], masks[g], k, out[g])

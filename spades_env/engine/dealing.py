@@ -12,7 +12,6 @@ from __future__ import annotations
 from functools import lru_cache
 
 import numpy as np
-from numba import njit
 
 from spades_env.core import deal as core_deal
 from spades_env.core.deal import REDEAL_STRIDE
@@ -105,7 +104,7 @@ def first_dealer(keys: np.ndarray, n_players: int) -> np.ndarray:
     """The random first dealer of each game's match (int64): ``core.deal.first_dealer`` of each key."""
     keys = _keys(keys)
     out = np.empty(len(keys), np.int64)
-    _first_dealers(keys, n_players, out)
+    core_deal.first_dealer_each(keys, n_players, out)
     return out
 
 
@@ -119,7 +118,7 @@ def shuffle_order(keys: np.ndarray, counter: np.ndarray, n_cards: int) -> np.nda
     the argsort of ``sort_keys``, the lower position first where two keys agree on their top 58 bits)."""
     keys, counters = _keys_and_counters(keys, counter, n_cards)
     out = np.empty((len(keys), n_cards), np.int64)
-    _shuffle_orders(keys, counters, out)
+    core_deal.shuffle_order_each(keys, counters, out)
     return out
 
 
@@ -127,7 +126,7 @@ def shuffle(keys: np.ndarray, counter: np.ndarray, deck: tuple[int, ...]) -> np.
     """Each game's shuffled deck: (B, len(deck)) int64 card ids (the two-player draw pile)."""
     keys, counters = _keys_and_counters(keys, counter, len(deck))
     out = np.empty((len(keys), len(deck)), np.int64)
-    _shuffles(keys, counters, _deck_array(deck), out)
+    core_deal.shuffle_each(keys, counters, _deck_array(deck), out)
     return out
 
 
@@ -139,7 +138,7 @@ def sort_keys(keys: np.ndarray, counter: np.ndarray, n_cards: int) -> np.ndarray
     """
     keys, counters = _keys_and_counters(keys, counter, n_cards)
     out = np.empty((len(keys), n_cards), np.uint64)
-    _sort_keys(keys, counters, out)
+    core_deal.sort_keys_each(keys, counters, out)
     return out
 
 
@@ -148,7 +147,7 @@ def pick_cards(keys: np.ndarray, counter: np.ndarray, masks: np.ndarray, k: int)
     masks = np.ascontiguousarray(masks, dtype=np.uint64)
     keys, counters = _keys_and_counters(keys, counter, 0)
     out = np.empty(masks.shape, np.uint64)
-    _picks(keys, counters, masks, int(k), out)
+    core_deal.pick_cards_each(keys, counters, masks, int(k), out)
     return out
 
 
@@ -159,7 +158,7 @@ def deal(keys: np.ndarray, hand_number: np.ndarray, deck: tuple[int, ...], n_pla
     """
     keys, counters = _keys_and_counters(keys, hand_number, len(deck))
     out = np.empty((len(keys), n_players), np.uint64)
-    _deals(keys, counters, _deck_array(deck), out)
+    core_deal.deal_each(keys, counters, _deck_array(deck), out)
     return out
 
 
@@ -182,40 +181,3 @@ def _deck_array(deck: tuple[int, ...]) -> np.ndarray:
     arr = np.array(deck, dtype=np.int64)
     arr.flags.writeable = False
     return arr
-
-
-# The batch loops: one game at a time through ``core.deal`` (its bits are the seeded deals).
-@njit(cache=True)
-def _first_dealers(keys, n_players, out):
-    for g in range(len(keys)):
-        out[g] = core_deal.first_dealer(keys[g], n_players)
-
-
-@njit(cache=True)
-def _sort_keys(keys, counters, out):
-    for g in range(len(keys)):
-        core_deal.sort_keys(keys[g], counters[g], out[g])
-
-
-@njit(cache=True)
-def _shuffle_orders(keys, counters, out):
-    for g in range(len(keys)):
-        core_deal.shuffle_order(keys[g], counters[g], out[g])
-
-
-@njit(cache=True)
-def _shuffles(keys, counters, deck, out):
-    for g in range(len(keys)):
-        core_deal.shuffle(keys[g], counters[g], deck, out[g])
-
-
-@njit(cache=True)
-def _deals(keys, counters, deck, out):
-    for g in range(len(keys)):
-        core_deal.deal(keys[g], counters[g], deck, out[g])
-
-
-@njit(cache=True)
-def _picks(keys, counters, masks, k, out):
-    for g in range(len(keys)):
-        core_deal.pick_cards(keys[g], counters[g], masks[g], k, out[g])
