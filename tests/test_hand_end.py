@@ -14,8 +14,11 @@ import pytest
 
 import spades_env
 from spades_env.engine import SpadesEngine
+from spades_env.games.hearts import hand_score as hearts_hand_score
+from spades_env.games.hearts.hand_score import MOON_MASK
 from spades_env.games.spades import hand_score as spades_hand_score
-from spades_env.rules import resolve_rules
+from spades_env.reference import ReferenceGame
+from spades_env.rules import Rules, resolve_rules
 
 PRESETS = [p.stem for p in sorted((Path(spades_env.__file__).parent / "presets").glob("*.yaml"))]
 SPADES_PRESETS = [p for p in PRESETS if not resolve_rules(p).hearts]
@@ -60,3 +63,70 @@ def test_spades_finish_hand_reproduces_the_engines_hand_end(preset):
         np.testing.assert_array_equal(added[1:], f.bags_added)
         np.testing.assert_array_equal(penalties[1:], f.bag_penalties)
         assert (delta[0] == 7).all()  # row o = i + 1 only: row 0 untouched
+
+
+HEARTS_PRESETS = [p for p in PRESETS if resolve_rules(p).hearts]
+HEARTS_OPTIONS = [
+    Rules(game="hearts", moon_subtracts=True, jack_of_diamonds=True, max_hands=2),
+    Rules(game="hearts", partnership=True, jack_of_diamonds=True),
+    Rules(game="hearts", partnership=True, moon_subtracts=True, target_score=40),
+]
+
+
+def hearts_outputs(g: int, n: int, s: int) -> list[np.ndarray]:
+    """Output rows of ``hearts_hand_score.finish_hand`` for g games (row 0 a sentinel, left alone)."""
+    return [
+        np.zeros((g + 1, n), np.uint64),
+        np.full((g + 1, n), 7, np.int64),
+        np.zeros((g + 1, n), bool),
+        np.full((g + 1, n), 7, np.int64),
+        np.full((g + 1, s), 7, np.int64),
+        np.full((g + 1, s), 7, np.int64),
+    ]
+
+
+@pytest.mark.parametrize("preset", HEARTS_PRESETS)
+def test_hearts_finish_hand_reproduces_the_engines_hand_end(preset):
+    rules = resolve_rules(preset)
+    t = hearts_hand_score.hearts_tables(rules)
+    hands = played_hands(rules, start_scores=[[rules.target_score - 15] * rules.n_sides] * 12)
+    assert any((w >= 0).any() for _, w in hands) and any((w < 0).any() for _, w in hands)
+    for f, winners in hands:
+        g = len(f.games)
+        out = hearts_outputs(g, rules.n_players, rules.n_sides)
+        taken, points, _, _, delta, scores_after = out
+        for i in range(g):
+            winner = hearts_hand_score.finish_hand(
+                i, f.history, f.trick_winners, f.start_scores, f.hand_number, t, i + 1, *out
+            )
+            assert winner == winners[i]
+        np.testing.assert_array_equal(delta[1:], f.delta)
+        np.testing.assert_array_equal(scores_after[1:], f.scores)
+        np.testing.assert_array_equal(points[1:], f.points_taken)  # the trick play's running count
+        assert (delta[0] == 7).all() and not taken[0].any()
+
+
+@pytest.mark.parametrize("rules", [resolve_rules(p) for p in HEARTS_PRESETS] + HEARTS_OPTIONS)
+def test_hearts_finish_hand_agrees_with_the_reference_engine(rules):
+    """Random tricks (a shuffled deck, random winners; a third of the hands one seat takes every
+    trick with a heart or the queen: a moon), scored by ``finish_hand`` and by the plain-Python
+    ``ReferenceGame.score_hearts_hand``: the same points, scores and winner."""
+    rng = np.random.default_rng(len(rules.name) + rules.moon_subtracts)
+    n, s, t = rules.n_players, rules.n_sides, hearts_hand_score.hearts_tables(rules)
+    for _ in range(100):
+        history = rng.permutation(52).reshape(1, 13, n)
+        winners = rng.integers(0, n, (1, 13))
+        if rng.random() < 1 / 3:
+            moon_tricks = [k for k in range(13) if any(int(MOON_MASK) >> c & 1 for c in history[0, k])]
+            winners[0, moon_tricks] = rng.integers(0, n)
+        scores = rng.integers(0, rules.target_score + 10, (1, s))
+        hand_number = np.array([rng.integers(0, 4)])
+        game = ReferenceGame(rules, [list(range(13 * k, 13 * k + 13)) for k in range(n)], 0, scores=scores[0].tolist())
+        game.history = [[(seat, int(c)) for seat, c in enumerate(trick)] for trick in history[0]]
+        game.trick_winners, game.hand_number = winners[0].tolist(), int(hand_number[0])
+        game.score_hearts_hand()
+        out = hearts_outputs(1, n, s)
+        winner = hearts_hand_score.finish_hand(0, history, winners, scores, hand_number, t, 1, *out)
+        assert out[4][1].tolist() == game.last_points
+        assert out[5][1].tolist() == game.scores
+        assert winner == game.winner
