@@ -2,14 +2,15 @@
 
 A rule set's options are read once into ``ScoreTables`` (``score_tables(rules)``, kept per
 ``Rules``). The compiled functions read row ``i`` of batch-first input arrays and write row
-``o`` of (rows, S) output arrays the caller gives (no row is sliced out: a slice costs a
-reference count, which is most of the time of so small a function), so that the batch
-wrappers (``engine.scoring``, through the ``*_each`` loops below) and the compiled engine
-step run the same code:
+``o`` of (rows, S) output arrays the caller gives (no row is sliced out, and the rule itself
+takes no output array: every array passed costs reference counting, which is more than the
+time of so small a function), so that the batch wrappers (``engine.scoring``, through the
+``*_each`` loops below) and the compiled engine step run the same code:
 
-- ``score_hand(i, bids, blind, tricks, bags, trick_winners, bemo, t, o, delta, bags_after,
-  made, bags_added, bag_penalties, boston)``: inputs (G, N) bids, blind, tricks; (G, S) bags
-  before the hand; (G, T) trick winners; (G, S) Bemo declarations.
+- ``score_side(i, side, bids, blind, tricks, bags, trick_winners, bemo, t)``: one side's
+  ``(points, bags after, made, bags added, bag penalties, Boston)`` in game ``i``, from (G, N)
+  bids, blind, tricks; (G, S) bags before the hand; (G, T) trick winners; (G, S) Bemo
+  declarations.
 - ``match_winner(i, scores, hands_played, boston, t)``: the winning side of row ``i`` of
   (G, S) scores and Bostons after ``hands_played`` hands, or -1.
 - ``finish_hand(i, tricks_won, bids, blind, trick_winners, bemo, scores, bags, hand_number,
@@ -110,7 +111,8 @@ def side_points(i, side, bids, blind, tricks, t):
     """Side ``side``'s (points before bag penalties and Bemo, bags it adds, made, Boston) in game
     ``i`` [RULES 3, 5, 6]."""
     contract = taken = nil_points = nil_tricks = 0
-    for seat in range(side, bids.shape[1], t.n_sides):
+    seat = side
+    while seat < bids.shape[1]:  # the side's seats (a ``range`` with a step would divide)
         bid, won = bids[i, seat], tricks[i, seat]
         if bid == 0:
             value = t.blind_nil_bonus if blind[i, seat] else t.nil_bonus
@@ -119,6 +121,7 @@ def side_points(i, side, bids, blind, tricks, t):
         else:
             contract += bid
             taken += won
+        seat += t.n_sides
     made = taken >= contract  # a zero contract (nils only) counts as made
     over = taken - contract if made else 0
     big = (t.ten_for_two_hundred and contract >= 10) or (t.boston and contract == t.hand_size)
@@ -165,29 +168,18 @@ def _floor_div(a, b):
 
 
 @njit(cache=True, inline="always")
-def score_hand(
-    i, bids, blind, tricks, bags, trick_winners, bemo, t, o, delta, bags_after, made, bags_added, bag_penalties, boston
-):
-    """Score the hand of game ``i`` into row ``o`` of the (., S) outputs ``delta`` (bag penalties
-    included), ``bags_after``, ``made``, ``bags_added`` (before any penalty; 0 without ``bags``),
-    ``bag_penalties`` and ``boston``. ``bemo`` and ``trick_winners`` are only read under ``bemo``."""
-    for side in range(t.n_sides):
-        points, added, side_made, side_boston = side_points(i, side, bids, blind, tricks, t)
-        if t.bemo:
-            points += bemo_points(i, side, bemo, trick_winners, t)
-        if t.bags:
-            total = bags[i, side] + added
-            penalties = _floor_div(total, t.bag_limit)
-            bags_after[o, side] = total - penalties * t.bag_limit
-            points -= penalties * t.bag_penalty
-        else:
-            bags_after[o, side] = bags[i, side]
-            penalties = added = 0
-        delta[o, side] = points
-        made[o, side] = side_made
-        bags_added[o, side] = added
-        bag_penalties[o, side] = penalties
-        boston[o, side] = side_boston
+def score_side(i, side, bids, blind, tricks, bags, trick_winners, bemo, t):
+    """Side ``side``'s score of the hand of game ``i``: (points, bags after, made, bags added
+    (before any penalty; 0 without ``bags``), bag penalties, Boston). ``bemo`` and
+    ``trick_winners`` are only read under ``bemo``."""
+    points, added, made, boston = side_points(i, side, bids, blind, tricks, t)
+    if t.bemo:
+        points += bemo_points(i, side, bemo, trick_winners, t)
+    if not t.bags:
+        return points, bags[i, side], made, 0, 0, boston
+    total = bags[i, side] + added
+    penalties = _floor_div(total, t.bag_limit)
+    return points - penalties * t.bag_penalty, total - penalties * t.bag_limit, made, added, penalties, boston
 
 
 @njit(cache=True, inline="always")
@@ -223,15 +215,16 @@ def finish_hand(
     o, delta, bags_after, made, bags_added, bag_penalties, boston, scores_after,
 ):  # fmt: skip
     """Score the hand of game ``i`` of the engine's state arrays (``GameState`` fields) into row
-    ``o`` of the (., S) outputs ``delta`` .. ``boston`` (see ``score_hand``) and ``scores_after``
+    ``o`` of the (., S) outputs ``delta`` .. ``boston`` (see ``score_side``) and ``scores_after``
     (``scores[i] + delta[o]``); return the match's winner after it (``hand_number[i] + 1`` hands
     played), -1 while it goes on. Changes no state array."""
-    score_hand(
-        i, bids, blind, tricks_won, bags, trick_winners, bemo, t,
-        o, delta, bags_after, made, bags_added, bag_penalties, boston,
-    )  # fmt: skip
     for side in range(t.n_sides):
-        scores_after[o, side] = scores[i, side] + delta[o, side]
+        d, after, side_made, added, penalties, side_boston = score_side(
+            i, side, bids, blind, tricks_won, bags, trick_winners, bemo, t
+        )
+        delta[o, side], bags_after[o, side], made[o, side] = d, after, side_made
+        bags_added[o, side], bag_penalties[o, side], boston[o, side] = added, penalties, side_boston
+        scores_after[o, side] = scores[i, side] + d
     return match_winner(o, scores_after, hand_number[i] + 1, boston, t)
 
 
@@ -241,11 +234,15 @@ def finish_hand(
 def score_hand_each(
     bids, blind, tricks, bags, trick_winners, bemo, t, delta, bags_after, made, added, penalties, boston
 ):
-    """``score_hand`` of each game g into row g of the (G, S) outputs."""
+    """``score_side`` of each game g and side into row g of the (G, S) outputs (called here
+    directly: a call with a dozen arrays costs more than the scoring itself)."""
     for g in range(len(bids)):
-        score_hand(
-            g, bids, blind, tricks, bags, trick_winners, bemo, t, g, delta, bags_after, made, added, penalties, boston
-        )
+        for side in range(t.n_sides):
+            d, after, side_made, side_added, side_penalties, side_boston = score_side(
+                g, side, bids, blind, tricks, bags, trick_winners, bemo, t
+            )
+            delta[g, side], bags_after[g, side], made[g, side] = d, after, side_made
+            added[g, side], penalties[g, side], boston[g, side] = side_added, side_penalties, side_boston
 
 
 @njit(cache=True)
