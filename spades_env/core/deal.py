@@ -65,7 +65,8 @@ def sorted_tagged_keys(key, counter, n_cards):
     scratch = np.empty(n_cards + _N_BUCKETS, np.uint64)  # the tagged keys, then the bucket counts
     tagged, starts = scratch[:n_cards], scratch[n_cards:]
     sort_keys(key, counter, tagged)
-    starts[:] = 0
+    for b in range(_N_BUCKETS):  # loops, not slice assignments: those are slow to compile
+        starts[b] = 0
     for p in range(n_cards):
         t = (tagged[p] & ~_POSITION_BITS) | np.uint64(p)
         tagged[p] = t
@@ -173,11 +174,13 @@ def deal_next_hand(i, key, hand_number, n_redeals, deck, two_player, n_face_up, 
     counter = deal_counter(hand_number[i], n_redeals[i])
     if two_player:
         shuffle(key[i], counter, deck, pile[i])
-        hands[i, :] = 0
-        deal_rows[i, :] = 0
+        for seat in range(hands.shape[1]):
+            hands[i, seat] = 0
+            deal_rows[i, seat] = 0
     else:
         deal(key[i], counter, deck, hands[i])
-        deal_rows[i, :] = hands[i, :]
+        for seat in range(hands.shape[1]):
+            deal_rows[i, seat] = hands[i, seat]
     if n_face_up > 0:
         pick_cards(key[i], counter, deal_rows[i], n_face_up, face_up[i])
 

@@ -177,7 +177,6 @@ def _keys_and_counters(keys, counter, n_cards: int) -> tuple[np.ndarray, np.ndar
 
 @lru_cache(maxsize=16)
 def _deck_array(deck: tuple[int, ...]) -> np.ndarray:
-    """The deck's card ids as a read-only int64 array (kept per deck)."""
-    arr = np.array(deck, dtype=np.int64)
-    arr.flags.writeable = False
-    return arr
+    """The deck's card ids as an int64 array (kept per deck, never written: writable so that the
+    compiled loops share the one-game functions' compiled versions with other callers')."""
+    return np.array(deck, dtype=np.int64)

@@ -107,7 +107,8 @@ def hearts_match_winner(rules: Rules, scores: np.ndarray, hands_played: np.ndarr
     scores: (G, S) int; hands_played: (G,) int. Returns (G,) int64.
     """
     scores = np.ascontiguousarray(scores, dtype=np.int64)
-    hands = np.ascontiguousarray(np.broadcast_to(np.asarray(hands_played, np.int64), len(scores)))
+    hands = np.asarray(hands_played, np.int64)
+    hands = np.full(len(scores), hands) if hands.ndim == 0 else np.ascontiguousarray(hands)
     out = np.empty(len(scores), np.int64)
     hand_score.match_winner_each(scores, hands, hearts_tables(rules), out)
     return out

@@ -136,11 +136,17 @@ def match_winner(
     scores: (G, n_sides) int; hands_played: (G,) int. Returns (G,) int64.
     """
     scores = _rows(scores, np.int64)
-    hands = np.ascontiguousarray(np.broadcast_to(np.asarray(hands_played, np.int64), len(scores)))
+    hands = _per_game(hands_played, len(scores))
     boston = np.zeros(scores.shape, np.bool_) if boston is None else _rows(boston, np.bool_)
     out = np.empty(len(scores), np.int64)
     hand_score.match_winner_each(scores, hands, boston, score_tables(rules), out)
     return out
+
+
+def _per_game(values, n: int) -> np.ndarray:
+    """(n,) int64 from one int for every game or n ints."""
+    values = np.asarray(values, np.int64)
+    return np.full(n, values) if values.ndim == 0 else np.ascontiguousarray(values)
 
 
 def _rows(a, dtype) -> np.ndarray:
