@@ -62,8 +62,8 @@ def sorted_tagged_keys(key, counter, n_cards):
     A counting sort on the top 7 bits, then an insertion sort, which only has to reorder the
     keys that share those bits: several times faster than a general sort of a deck.
     """
-    scratch = np.empty(n_cards + _N_BUCKETS, np.uint64)  # the tagged keys, then the bucket counts
-    tagged, starts = scratch[:n_cards], scratch[n_cards:]
+    scratch = np.empty(2 * n_cards + _N_BUCKETS, np.uint64)  # one allocation: tagged keys, sorted, counts
+    tagged, out, starts = scratch[:n_cards], scratch[n_cards : 2 * n_cards], scratch[2 * n_cards :]
     sort_keys(key, counter, tagged)
     for b in range(_N_BUCKETS):  # loops, not slice assignments: those are slow to compile
         starts[b] = 0
@@ -76,7 +76,6 @@ def sorted_tagged_keys(key, counter, n_cards):
         count = starts[b]
         starts[b] = total
         total += count
-    out = np.empty(n_cards, np.uint64)
     for p in range(n_cards):
         t = tagged[p]
         b = t >> _BUCKET_SHIFT
