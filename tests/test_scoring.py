@@ -6,13 +6,17 @@ through whole hands played by the engine.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
+import spades_env
 from spades_env import Rules, SpadesEngine
 from spades_env.engine import OVER
 from spades_env.engine.scoring import bag_adjusted_points, match_winner, score_hand, settle_bags
 from spades_env.games.spades.reference import SpadesReferenceGame as ReferenceGame
+from spades_env.rules import resolve_rules
 
 PARTNERSHIP = Rules.preset("partnership")
 CUT = {n: Rules(n_players=n, partnership=False) for n in (3, 4, 5, 6)}
@@ -315,37 +319,61 @@ def test_set_penalty_options_through_a_played_hand(suit_deal, bid_all, play_rand
         assert fin.delta[0, 0] == expected, option
 
 
-TABLE_RULES = [Rules.preset(p) for p in ("partnership", "partnership-house", "two-player", "jokers", "partnership-250")]
-TABLE_RULES += [CUT_BONUS[3], CUT_BONUS[6], Rules(set_penalty="short", boston=True, ten_for_two_hundred=True)]
+SPADES_PRESETS = [p.stem for p in sorted((Path(spades_env.__file__).parent / "presets").glob("*.yaml"))]
+SPADES_PRESETS = [p for p in SPADES_PRESETS if not resolve_rules(p).hearts]
+OPTION_RULES = [
+    Rules(set_penalty="short", boston=True, ten_for_two_hundred=True, max_hands=4),
+    Rules(set_penalty="zero", bags=False, lose_score="-target"),
+    Rules(boston=True, boston_wins_match=True, bemo=True, bag_limit=5, bag_penalty=50),
+    CUT_BONUS[3],
+    CUT_BONUS[5].replace(max_hands=3, lose_score=None),
+]
 
 
-@pytest.mark.parametrize("rules", TABLE_RULES, ids=lambda r: f"{r.n_players}p-{r.set_penalty}-{r.boston}")
-def test_tabulated_side_points_equal_the_direct_computation(rules):
-    """score_hand looks each side's points up in a table built from ``side_points``: on random
-    bids, blind flags and tricks (any counts in 0..hand size) the two agree field by field."""
-    from spades_env.engine import scoring
+@pytest.mark.parametrize(
+    "rules", [resolve_rules(p) for p in SPADES_PRESETS] + OPTION_RULES, ids=SPADES_PRESETS + ["opt"] * 5
+)
+def test_score_hand_and_match_winner_agree_with_the_reference_engine(rules):
+    """The compiled scoring (through ``score_hand`` and ``match_winner``) against the plain-Python
+    statement of the rules in ``SpadesReferenceGame.score_hand``, on random bids (plenty of
+    nils and blind nils), tricks, bags, scores, hands played, trick winners and Bemo declarations."""
+    rng = np.random.default_rng(rules.n_players + 7 * rules.bags)
+    n, s, h = rules.n_players, rules.n_sides, rules.hand_size
+    deck = list(rules.deck)
+    for _ in range(150):
+        bids = rng.integers(0, h + 1, n) * (rng.random(n) > 0.3)
+        blind = (bids == 0) & (rng.random(n) < 0.5)
+        tricks = rng.multinomial(h, np.ones(n) / n)  # a played hand's tricks sum to the hand size
+        bags = rng.integers(0, rules.bag_limit, s) if rules.bags else np.zeros(s, np.int64)
+        scores = rng.integers(-300, rules.target_score + 30, s)
+        winners = rng.integers(0, n, h)
+        if rng.random() < 0.5:
+            winners[:9] = rng.integers(0, n)  # one seat takes the first 9 tricks: a made Bemo
+        bemo = rng.integers(0, 3, s) if rules.bemo else np.zeros(s, np.int64)
+        hands_played = int(rng.integers(0, 6))
+        hands = [deck[i * h : (i + 1) * h] for i in range(n)]
+        face_up = [hand[:4] for hand in hands] if rules.face_up_deal else None
+        if rules.two_player:
+            game = ReferenceGame(rules, dealer=0, bags=bags.tolist(), pile=deck)
+        else:
+            game = ReferenceGame(rules, hands, 0, bags=bags.tolist(), face_up=face_up)
+        game.bids, game.blind, game.tricks_won = bids.tolist(), blind.tolist(), tricks.tolist()
+        game.trick_winners, game.bemo = winners.tolist(), bemo.tolist()
+        game.scores, game.hand_number = scores.tolist(), hands_played
+        game.score_hand()
+        score = score_hand(rules, [bids], [blind], [tricks], [bags], trick_winners=[winners], bemo=[bemo])
+        assert score.delta[0].tolist() == game.last_points
+        assert score.bags[0].tolist() == game.bags
+        after = scores + score.delta[0]
+        assert match_winner(rules, [after], [hands_played + 1], boston=score.boston).tolist() == [game.winner]
 
-    table = scoring._side_table(rules)
-    assert table is not None
-    rng = np.random.default_rng(rules.n_players)
-    shape = (5000, rules.n_players)
-    bids = rng.integers(0, rules.hand_size + 1, shape)
-    bids[rng.random(shape) < 0.3] = 0  # plenty of nils
-    tricks = rng.integers(0, rules.hand_size + 1, shape)
-    blind = (bids == 0) & (rng.random(shape) < 0.5)
-    for looked_up, direct in zip(
-        table.lookup(bids, blind, tricks), scoring.side_points(rules, bids, blind, tricks), strict=True
-    ):
-        np.testing.assert_array_equal(looked_up, direct)
 
-
-def test_score_hand_outside_the_table_range_is_computed_directly():
-    from spades_env.engine import scoring
-
-    bids, tricks = np.array([[3, 3, 15, 3]]), np.array([[3, 3, 4, 3]])  # a bid over the hand size
-    score = score_hand(PARTNERSHIP, bids, np.zeros((1, 4), bool), tricks, np.zeros((1, 2), np.int64))
-    points, added, _, _ = scoring.side_points(PARTNERSHIP, bids, np.zeros((1, 4), bool), tricks)
-    np.testing.assert_array_equal(score.delta, points)
+def test_score_hand_of_counts_outside_a_played_hand():
+    """Bids over the hand size (or tricks that do not sum to it) are scored by the same rule:
+    bid 15 + 3, take 4 + 3: set, -180 under ``set_penalty`` bid; the other side 60 and bags."""
+    score = score_hand(PARTNERSHIP, [[3, 3, 15, 3]], np.zeros((1, 4), bool), [[3, 3, 4, 3]], [[0, 0]])
+    assert score.delta.tolist() == [[-180, 60]] and score.made.tolist() == [[False, True]]
+    assert score.bags_added.tolist() == [[0, 0]]
 
 
 def test_settle_bags_takes_off_every_bag_limit_bags_as_one_penalty():

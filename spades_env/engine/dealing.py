@@ -3,13 +3,19 @@
 Each game carries a 64-bit key. The deal of hand ``h`` is a shuffle driven by
 SplitMix64 hashes of ``(key, h, position)``, so a batch of B games gives exactly
 the deals of the same B games played one at a time, whatever else runs beside them.
+The shuffle, the deal, the pile and the face-up cards are written once, for one game, in
+``spades_env.core.deal``; the batch functions here run it in a compiled loop over the games.
 """
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
-from spades_env.engine import bits, inputs
+from spades_env.core import deal as core_deal
+from spades_env.core.deal import REDEAL_STRIDE
+from spades_env.engine import inputs
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -95,52 +101,33 @@ def _mixed_counter_table(salt: int) -> np.ndarray:
 
 
 def first_dealer(keys: np.ndarray, n_players: int) -> np.ndarray:
-    """The random first dealer of each game's match (int64)."""
-    return (stream(keys, 0, salt=7) % np.uint64(n_players)).astype(np.int64)
-
-
-#: Added to the deal counter per weak-hand redeal, so that redeal 0 is the plain deal of the hand.
-REDEAL_STRIDE = 1 << 20
+    """The random first dealer of each game's match (int64): ``core.deal.first_dealer`` of each key."""
+    keys = _keys(keys)
+    out = np.empty(len(keys), np.int64)
+    core_deal.first_dealer_each(keys, n_players, out)
+    return out
 
 
 def deal_counter(hand_number: np.ndarray, n_redeals: np.ndarray | int = 0) -> np.ndarray:
-    """The counter that seeds the deal of a hand (and of its redeals)."""
+    """The counter that seeds the deal of a hand (and of its redeals): ``core.deal.deal_counter``."""
     return np.asarray(hand_number, dtype=np.int64) + REDEAL_STRIDE * np.asarray(n_redeals, dtype=np.int64)
 
 
-_POSITION_BITS = np.uint64(63)
-_POSITIONS = np.arange(64, dtype=np.uint64)
-
-
 def shuffle_order(keys: np.ndarray, counter: np.ndarray, n_cards: int) -> np.ndarray:
-    """(B, n_cards) int64: each game's deck positions in shuffled order (the argsort of ``sort_keys``).
-
-    The low 6 bits of each sort key are replaced by the key's position and the keys are
-    sorted by value, which is several times faster than ``argsort``; the position then comes
-    back out of the low bits. The order is the argsort's unless two keys of a deal agree on
-    their top 58 bits (a chance of about 1e-14), when the lower position comes first.
-    """
-    return _sorted_positions(keys, counter, n_cards).astype(np.int64)
+    """(B, n_cards) int64: each game's deck positions in shuffled order (``core.deal.shuffle_order``:
+    the argsort of ``sort_keys``, the lower position first where two keys agree on their top 58 bits)."""
+    keys, counters = _keys_and_counters(keys, counter, n_cards)
+    out = np.empty((len(keys), n_cards), np.int64)
+    core_deal.shuffle_order_each(keys, counters, out)
+    return out
 
 
 def shuffle(keys: np.ndarray, counter: np.ndarray, deck: tuple[int, ...]) -> np.ndarray:
     """Each game's shuffled deck: (B, len(deck)) int64 card ids (the two-player draw pile)."""
-    order = shuffle_order(keys, counter, len(deck))
-    if deck == tuple(range(len(deck))):
-        return order
-    return np.asarray(deck, dtype=np.int64)[order]
-
-
-def _sorted_positions(keys: np.ndarray, counter: np.ndarray, n_cards: int) -> np.ndarray:
-    """``shuffle_order`` as uint64 (a fresh array)."""
-    if n_cards > 64:
-        raise ValueError(f"a deck of at most 64 cards can be shuffled, got {n_cards}")
-    tagged = sort_keys(keys, counter, n_cards)
-    tagged &= ~_POSITION_BITS
-    tagged |= _POSITIONS[:n_cards]
-    tagged.sort(axis=1)
-    tagged &= _POSITION_BITS
-    return tagged
+    keys, counters = _keys_and_counters(keys, counter, len(deck))
+    out = np.empty((len(keys), len(deck)), np.int64)
+    core_deal.shuffle_each(keys, counters, _deck_array(deck), out)
+    return out
 
 
 def sort_keys(keys: np.ndarray, counter: np.ndarray, n_cards: int) -> np.ndarray:
@@ -149,29 +136,19 @@ def sort_keys(keys: np.ndarray, counter: np.ndarray, n_cards: int) -> np.ndarray
     The 64-bit keys of one deal are distinct but for a chance of about 1e-16, so any sort
     (stable or not) gives the same shuffle.
     """
-    base = stream(keys, counter, salt=11)
-    z = base[:, None] ^ _POSITION_GAMMA[:n_cards]
-    z += _GOLDEN
-    return _finalize(z)
-
-
-#: ``position * golden gamma``: XORed into a deal's base hash to key each deck position.
-_POSITION_GAMMA = np.arange(64, dtype=np.uint64) * _GOLDEN
+    keys, counters = _keys_and_counters(keys, counter, n_cards)
+    out = np.empty((len(keys), n_cards), np.uint64)
+    core_deal.sort_keys_each(keys, counters, out)
+    return out
 
 
 def pick_cards(keys: np.ndarray, counter: np.ndarray, masks: np.ndarray, k: int) -> np.ndarray:
     """k seeded random cards of each (B, N) uint64 mask, as (B, N) uint64 masks (face-up cards)."""
-    b, n = masks.shape
-    left = masks.reshape(-1).copy()
-    picked = np.zeros_like(left)
-    base = np.repeat(stream(keys, counter, salt=13), n) ^ np.tile(np.arange(n, dtype=np.uint64), b)
-    for j in range(k):
-        count = np.maximum(bits.popcount(left), 1).astype(np.uint64)
-        card = bits.select_kth(left, (splitmix64(base + np.uint64(j)) % count).astype(np.int64))
-        card_bit = np.where(left != 0, bits.BIT[card], np.uint64(0))
-        picked |= card_bit
-        left &= ~card_bit
-    return picked.reshape(b, n)
+    masks = np.ascontiguousarray(masks, dtype=np.uint64)
+    keys, counters = _keys_and_counters(keys, counter, 0)
+    out = np.empty(masks.shape, np.uint64)
+    core_deal.pick_cards_each(keys, counters, masks, int(k), out)
+    return out
 
 
 def deal(keys: np.ndarray, hand_number: np.ndarray, deck: tuple[int, ...], n_players: int) -> np.ndarray:
@@ -179,12 +156,27 @@ def deal(keys: np.ndarray, hand_number: np.ndarray, deck: tuple[int, ...], n_pla
 
     ``hand_number`` is the deal counter (see ``deal_counter``).
     """
-    hand_size = len(deck) // n_players
-    positions = _sorted_positions(keys, hand_number, len(deck))[:, : hand_size * n_players]
-    if deck == tuple(range(len(deck))):  # a position is its card id: its bit is 1 << position
-        card_bits = np.left_shift(np.uint64(1), positions, out=positions).reshape(-1)
-    else:
-        card_bits = bits.BIT[np.asarray(deck, dtype=np.int64)[positions.astype(np.int64)]].reshape(-1)
-    # A hand is the OR of its cards' bits; the bits are distinct, so a segmented sum is the same.
-    hands = np.add.reduceat(card_bits, np.arange(0, card_bits.size, hand_size))
-    return hands.reshape(len(keys), n_players)
+    keys, counters = _keys_and_counters(keys, hand_number, len(deck))
+    out = np.empty((len(keys), n_players), np.uint64)
+    core_deal.deal_each(keys, counters, _deck_array(deck), out)
+    return out
+
+
+def _keys(keys) -> np.ndarray:
+    return np.ascontiguousarray(np.atleast_1d(keys), dtype=np.uint64)
+
+
+def _keys_and_counters(keys, counter, n_cards: int) -> tuple[np.ndarray, np.ndarray]:
+    """(B,) uint64 keys and (B,) int64 counters (one counter for all games is broadcast)."""
+    if n_cards > 64:
+        raise ValueError(f"a deck of at most 64 cards can be shuffled, got {n_cards}")
+    keys = _keys(keys)
+    counters = np.ascontiguousarray(np.broadcast_to(np.asarray(counter, dtype=np.int64), keys.shape))
+    return keys, counters
+
+
+@lru_cache(maxsize=16)
+def _deck_array(deck: tuple[int, ...]) -> np.ndarray:
+    """The deck's card ids as an int64 array (kept per deck, never written: writable so that the
+    compiled loops share the one-game functions' compiled versions with other callers')."""
+    return np.array(deck, dtype=np.int64)
