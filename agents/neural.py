@@ -23,7 +23,7 @@ from spades_env.engine.actions import ActionLayout
 from spades_env.rules import Rules
 
 #: Rules fields the observation encoding depends on (``spades_env.observation``,
-#: ``spades_env.hearts_observation``): which encoder and blocks (game, face_up_deal,
+#: ``spades_env.games.hearts.observation``): which encoder and blocks (game, face_up_deal,
 #: bemo), the seat, side and card counts (n_players, partnership, jokers) and the
 #: normalisation of scores and bags (target_score, bag_limit). The action layout is
 #: compared as well (``ActionLayout.for_rules``: bids and the special actions).

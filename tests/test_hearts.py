@@ -312,7 +312,7 @@ def test_presets():
 @pytest.mark.parametrize("preset", HEARTS_PRESETS)
 def test_observation_blocks_read_the_state(preset, perfect):
     """Points per seat, the pass known to passer and receiver, the pass direction and phase."""
-    from spades_env.hearts_observation import HeartsObservationEncoder
+    from spades_env.games.hearts.observation import HeartsObservationEncoder
     from spades_env.observation import encoder_for
 
     engine = SpadesEngine(preset)

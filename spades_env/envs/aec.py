@@ -114,7 +114,7 @@ other agent -1 when the match ends, 0 otherwise.
 With Hearts rules (`rules="hearts"`, `"hearts-50"`, `"hearts-partnership"`, RULES section 7)
 the env is `metadata["name"] == "hearts_v0"`: `Discrete(52)` card actions only (in the pass
 phase each player chooses its 3 cards one action at a time, clockwise from the dealer's
-left), the observation is `spades_env.hearts_observation` (points taken per seat instead of
+left), the observation is `spades_env.games.hearts.observation` (points taken per seat instead of
 bids, the cards the observer passed and, once everyone has passed, received, the pass
 direction), rewards are **minus** the points each side scored in the hand (the moon
 included; `"scaled"` divides by 100), and `render` shows the points taken and the scores.
