@@ -35,30 +35,50 @@ def pin_to_one_core() -> None:
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
 
 
-def timed(run_for: float, body: Callable[[], int]) -> float:
+def timed(run_for: float, body: Callable[[], int], clock: Callable[[], float] = time.process_time) -> float:
     """Call ``body`` (returns units of work done) until ``run_for`` seconds of CPU time pass; units/s.
 
     The clock is this process's CPU time (``time.process_time``): on a shared machine the time
     its core spends on other people's work is not counted, so the rates, and more so the
-    ratios, move much less with the machine's load than wall-clock rates.
+    ratios, move much less with the machine's load than wall-clock rates. Rows that run on
+    several threads pass the wall clock (``time.perf_counter``): CPU time adds up the threads.
     """
     body()  # warm-up
-    done, start = 0, time.process_time()
-    while (elapsed := time.process_time() - start) < run_for:
+    done, start = 0, clock()
+    while (elapsed := clock() - start) < run_for:
         done += body()
     return done / elapsed
 
 
-def engine_card_plays(rules: str, batch: int, seconds: float, seed: int = 0) -> float:
+#: Cores the thread rows run on (the other rows run on one).
+THREAD_CORES = 2
+#: The cores this process may use, before ``pin_to_one_core``.
+ALL_CORES = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+
+
+def on_cores(n: int, measure: Callable[[], float]) -> float:
+    """``measure()`` with this thread allowed ``n`` cores (Numba's worker threads, started on the
+    first parallel call, keep the cores of the thread that started them), then one core again."""
+    if not ALL_CORES:
+        return measure()
+    os.sched_setaffinity(0, set(ALL_CORES[:n]))
+    try:
+        return measure()
+    finally:
+        pin_to_one_core()
+
+
+def engine_card_plays(rules: str, batch: int, seconds: float, seed: int = 0, threads: int = 0) -> float:
     """Card plays/s of uniformly random legal play (legal moves and sampling included).
 
     Every step each game draws a uniformly random legal action (``random_actions``: the
     legal cards of the player to move as a uint64 mask and a random one of them; bids and
     blind-nil choices from their ranges; rarer decisions from the legal-action mask).
     ``step`` validates every action and starts a new match where one ended
-    (``auto_reset``). Only card plays are counted.
+    (``auto_reset``). Only card plays are counted. ``threads`` > 0: the engine's ``threads``
+    setting, timed by the wall clock on ``THREAD_CORES`` cores (0: one thread, CPU time).
     """
-    engine = SpadesEngine(rules)
+    engine = SpadesEngine(rules, threads=max(threads, 1))
     rng = np.random.default_rng(seed)
     state = engine.reset(np.arange(batch))
 
@@ -69,6 +89,8 @@ def engine_card_plays(rules: str, batch: int, seconds: float, seed: int = 0) -> 
             engine.step(state, engine.random_actions(state, rng), auto_reset=True)
         return plays
 
+    if threads:
+        return on_cores(THREAD_CORES, lambda: timed(seconds, body, clock=time.perf_counter))
     return timed(seconds, body)
 
 
@@ -219,6 +241,12 @@ def rows(batches: list[int]) -> list[Row]:
             engine_how,
         )
     )
+    # Threads: 2 against 1, both by the wall clock on the same two cores, at the largest batch.
+    big = max(batches)
+    one = Row("engine, 1 thread, wall clock", str(big), "card plays/s", _threaded(1, big), None, engine_how)
+    table.append(one)
+    how = f"{engine_how}; x the 1-thread row"
+    table.append(Row("engine, 2 threads", str(big), "card plays/s", _threaded(2, big), one.key, how))
     for preset in ("cutthroat-4", "two-player", "hearts"):
         base = HEARTS if preset == "hearts" else SPIEL
         table.append(Row(f"engine, {preset}", "4096", "card plays/s", _engine(preset), base, engine_how))
@@ -259,7 +287,8 @@ def main(argv: list[str] | None = None) -> dict:
     for row in table:
         runs = rates[row.key]
         rate = None if None in runs else float(np.median(runs))
-        base_runs = rates[f"{row.base} [B=1]"] if row.base else [None]
+        base_key = row.base if row.base is None or row.base.endswith("]") else f"{row.base} [B=1]"
+        base_runs = rates[base_key] if base_key else [None]
         if rate is not None and None not in base_runs:
             ratio = f"{np.median([r / q for r, q in zip(runs, base_runs, strict=True)]):11.3g}"
         else:
@@ -279,6 +308,10 @@ def main(argv: list[str] | None = None) -> dict:
 
 def _engine(rules: str, batch: int = 4096) -> Callable[[float], float]:
     return lambda seconds: engine_card_plays(rules, batch, seconds)
+
+
+def _threaded(threads: int, batch: int) -> Callable[[float], float]:
+    return lambda seconds: engine_card_plays("partnership", batch, seconds, threads=threads)
 
 
 def _spiel_observed(game: str) -> Callable[[float], float | None]:

@@ -251,7 +251,7 @@ def test_jokers_deck_and_trick_winners():
     assert len(rules.deck) == 52 and cards.parse_card("2C") not in rules.deck
     assert cards.parse_card("2D") not in rules.deck and {52, 53} <= set(rules.deck)
     engine = SpadesEngine(rules)
-    power = lambda c: engine._power[cards.HEARTS, cards.parse_card(c)]  # noqa: E731
+    power = lambda c: engine.trick_tables.power[cards.HEARTS, cards.parse_card(c)]  # noqa: E731
     assert power("BJ") > power("LJ") > power("AS") > power("2S") > power("AH")
 
 

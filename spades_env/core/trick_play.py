@@ -20,6 +20,7 @@ from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from spades_env import cards
+from spades_env.core.card_bits import popcount
 
 #: Rows of ``TrickTables.preferred``: the four suits led, then the lead states -3, -2, -1.
 N_PREFERRED = 7
@@ -135,19 +136,10 @@ def random_legal_cards(hands, to_move, led_suit, n_tricks, u, preferred, first_t
         if legal == np.uint64(0):
             out[g] = -1
             continue
-        for _ in range(int(u[g] * _popcount(legal))):
+        for _ in range(int(u[g] * popcount(legal))):
             legal &= legal - np.uint64(1)  # drop the lowest card
         out[g] = trailing_zeros(legal)
     return out
-
-
-@njit(cache=True)
-def _popcount(m):
-    """The number of set bits of a uint64 (LLVM makes this one instruction)."""
-    m = m - ((m >> np.uint64(1)) & np.uint64(0x5555555555555555))
-    m = (m & np.uint64(0x3333333333333333)) + ((m >> np.uint64(2)) & np.uint64(0x3333333333333333))
-    m = (m + (m >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    return np.int64((m * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
 @njit(cache=True)
@@ -192,7 +184,79 @@ def play_cards(
     Returns ``(bad, ended)``: with ``validate``, ``bad`` is the first game whose card is not
     legal, and then no game has changed (``ended`` is empty); else -1. ``ended`` (E,) int64 are
     the games whose hand's last trick completed (ascending): their trick history is complete
-    and nothing else of the hand is scored yet.
+    and nothing else of the hand is scored yet. (``play_range`` says what a card does.)
+    """
+    b = len(phase)
+    if validate:
+        for g in range(b):
+            if phase[g] != play_phase:
+                continue
+            legal = legal_cards(hands[g, to_move[g]], led_suit[g], n_tricks[g], preferred, first_trick_forbidden)
+            if (legal & _card_bit(actions[g], card_bit)) == np.uint64(0):
+                return g, np.empty(0, np.int64)
+    ended = np.zeros(b, np.bool_)
+    play_range(
+        0,
+        b,
+        actions,
+        phase,
+        play_phase,
+        ended,
+        hands,
+        trick,
+        n_in_trick,
+        led_suit,
+        to_move,
+        voids,
+        spades_broken,
+        tricks_won,
+        points_taken,
+        trick_winners,
+        history,
+        n_tricks,
+        leader,
+        card_bit,
+        suit_of,
+        power,
+        points,
+        broken_suit,
+        lead_after,
+    )
+    return -1, np.flatnonzero(ended)
+
+
+@njit(cache=True)
+def play_range(
+    lo,
+    hi,
+    actions,
+    phase,
+    play_phase,
+    ended,
+    hands,
+    trick,
+    n_in_trick,
+    led_suit,
+    to_move,
+    voids,
+    spades_broken,
+    tricks_won,
+    points_taken,
+    trick_winners,
+    history,
+    n_tricks,
+    leader,
+    card_bit,
+    suit_of,
+    power,
+    points,
+    broken_suit,
+    lead_after,
+):
+    """Play card ``actions[g]`` (legal) for the player to move in the games g of ``lo`` .. ``hi`` - 1
+    whose ``phase`` is ``play_phase``, in place; ``ended[g]`` (bool, or int8: 1) is set True where
+    it completed the hand's last trick. (One loop over the games, the card's rules inline: a call per game
+    would count the references of its thirteen arrays each time, several times the work.)
 
     A card: it leaves the hand; the first card of a trick sets ``led_suit``; a card off the led
     suit sets the seat's void bit (``voids`` bit 4 * seat + suit); a card of ``broken_suit`` sets
@@ -200,19 +264,9 @@ def play_cards(
     takes it (``tricks_won``, ``points_taken``, ``trick_winners``), the trick becomes row
     ``n_tricks`` of ``history`` and is emptied, the winner leads, ``led_suit`` is ``lead_after``.
     """
-    b, n_players = hands.shape
+    n_players = hands.shape[1]
     hand_size = history.shape[1]
-    no_card = np.uint64(0)
-    if validate:
-        for g in range(b):
-            if phase[g] != play_phase:
-                continue
-            legal = legal_cards(hands[g, to_move[g]], led_suit[g], n_tricks[g], preferred, first_trick_forbidden)
-            if (legal & _card_bit(actions[g], card_bit)) == no_card:
-                return g, np.empty(0, np.int64)
-    ended = np.empty(b, np.int64)
-    n_ended = 0
-    for g in range(b):
+    for g in range(lo, hi):
         if phase[g] != play_phase:
             continue
         card = actions[g]
@@ -258,6 +312,4 @@ def play_cards(
         n_in_trick[g] = 0
         led_suit[g] = lead_after[1] if spades_broken[g] else lead_after[0]
         if done == hand_size:
-            ended[n_ended] = g
-            n_ended += 1
-    return -1, ended[:n_ended]
+            ended[g] = True

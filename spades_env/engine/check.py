@@ -15,7 +15,7 @@ import numpy as np
 
 from spades_env import cards
 from spades_env.engine import bits
-from spades_env.engine.core import MAX_EXCHANGE, PASS_CARDS, SpadesEngine
+from spades_env.engine.core import SpadesEngine
 from spades_env.engine.hearts_scoring import cards_taken
 from spades_env.engine.state import (
     BEMO,
@@ -32,6 +32,8 @@ from spades_env.engine.state import (
     RESTRICTED_LEAD,
     GameState,
 )
+from spades_env.games.hearts.phases import PASS_CARDS
+from spades_env.games.spades.phases import MAX_EXCHANGE
 
 I64 = np.int64
 U64 = np.uint64
@@ -169,7 +171,7 @@ def check_state(engine: SpadesEngine, state: GameState) -> None:
     played_in_order = np.take_along_axis(state.trick >= 0, order, axis=1)
     _require(np.all(played_in_order == (np.arange(n)[None] < n_in[:, None]), axis=1), "trick not played in turn")
     lead_card = state.trick[np.arange(b), state.leader]
-    lead_suit = np.where(lead_card >= 0, engine._suit_of[np.maximum(lead_card, 0)], -9)
+    lead_suit = np.where(lead_card >= 0, engine.trick_tables.suit_of[np.maximum(lead_card, 0)], -9)
     _require(np.where(n_in > 0, state.led_suit == lead_suit, True), "led_suit is not the suit of the lead card")
     before_lead = np.isin(state.led_suit, (FREE_LEAD, RESTRICTED_LEAD, LOWEST_CLUB_LEAD))
     _require(np.where(n_in == 0, before_lead, True), "led_suit before a lead is not FREE/RESTRICTED/LOWEST_CLUB_LEAD")
@@ -244,7 +246,7 @@ def _check_hearts(engine: SpadesEngine, state: GameState) -> None:
     ok = ((received & ~state.deal) == 0) & (~moved | ((state.passed & state.deal) == 0))
     _require(~started | np.all(ok, axis=1), "the passed cards did not change hands")
     taken = cards_taken(state.history, state.trick_winners, n)
-    points = engine._points[np.arange(64)]
+    points = engine.trick_tables.points
     expect = np.zeros((b, n), np.int64)
     for c in np.flatnonzero(points):
         expect += ((taken >> U64(c)) & U64(1)).astype(np.int64) * points[c]

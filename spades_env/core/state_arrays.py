@@ -1,0 +1,262 @@
+"""A game state's arrays as one value inside compiled code, and card play on it.
+
+The compiled rules take the ``GameState`` arrays as separate arguments (``state_arrays(state)``,
+in ``FIELDS`` order: a Numba call costs about 0.07 µs an array, a tuple of them several times
+more) and bundle them into a ``StateArrays`` inside the compiled code (``borrow``); a rule of
+one game then reads ``s.hands[g, seat]``. ``FIELDS`` is ``GameState``'s fields in order
+(tested). The core never imports a game: the games' compiled loops call these pieces.
+
+Numba counts the references of every array passed to a function, atomically, at each call:
+for a bundle of 38 arrays that is ~0.5 µs a call, ten times a game's rule. ``borrow`` bundles
+views that carry no reference count (``borrowed``), valid while the call that made them runs;
+they are never returned or stored.
+"""
+
+from __future__ import annotations
+
+from operator import attrgetter
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit, types
+from numba.extending import intrinsic
+
+from spades_env.core import trick_play
+from spades_env.core.card_bits import bit_of
+
+
+class StateArrays(NamedTuple):
+    """The arrays of a ``GameState`` (same names, shapes and meanings; see ``engine.state``)."""
+
+    hands: np.ndarray
+    deal: np.ndarray
+    phase: np.ndarray
+    to_move: np.ndarray
+    dealer: np.ndarray
+    leader: np.ndarray
+    trick: np.ndarray
+    n_in_trick: np.ndarray
+    led_suit: np.ndarray
+    n_tricks: np.ndarray
+    tricks_won: np.ndarray
+    trick_winners: np.ndarray
+    bids: np.ndarray
+    blind: np.ndarray
+    looked: np.ndarray
+    n_bids: np.ndarray
+    spades_broken: np.ndarray
+    voids: np.ndarray
+    scores: np.ndarray
+    bags: np.ndarray
+    hand_number: np.ndarray
+    winner: np.ndarray
+    key: np.ndarray
+    history: np.ndarray
+    hand_start_scores: np.ndarray
+    hand_start_bags: np.ndarray
+    face_up: np.ndarray
+    bemo: np.ndarray
+    n_redeals: np.ndarray
+    pile: np.ndarray
+    pile_pos: np.ndarray
+    shown: np.ndarray
+    discards: np.ndarray
+    seen: np.ndarray
+    exchanged_out: np.ndarray
+    exchanged_in: np.ndarray
+    passed: np.ndarray
+    points_taken: np.ndarray
+
+
+FIELDS = StateArrays._fields
+N_FIELDS = len(FIELDS)
+#: What a compiled ``step`` did to a game (its ``status``): nothing more to do, a hand ended
+#: (``trick_play.play_range`` sets True), a weak-hand redeal (Spades).
+GOES_ON, HAND_ENDED, REDEAL = 0, 1, 2
+
+
+class DecisionArrays(NamedTuple):
+    """The arrays the legal actions and the random draws read (a ``StateArrays`` subset: the
+    same rules compile for either; one that read another field would not compile). Fewer
+    arrays make ``random_actions`` and ``legal_action_mask`` cheaper to call at small batches."""
+
+    phase: np.ndarray
+    to_move: np.ndarray
+    hands: np.ndarray
+    bids: np.ndarray
+    led_suit: np.ndarray
+    n_tricks: np.ndarray
+    exchanged_in: np.ndarray
+    passed: np.ndarray
+
+
+DECISION_FIELDS = DecisionArrays._fields
+#: ``decision_arrays(state)``: the state's arrays in ``DECISION_FIELDS`` order.
+decision_arrays = attrgetter(*DECISION_FIELDS)
+#: ``state_arrays(state)``: the state's arrays in ``FIELDS`` order (one C call).
+state_arrays = attrgetter(*FIELDS)
+
+
+@intrinsic
+def borrowed(typingctx, arr):
+    """The array ``arr`` without its reference count: passing it to a function costs no atomic
+    increment and decrement. Valid only while ``arr`` itself is alive (inside the call)."""
+
+    def codegen(context, builder, sig, args):
+        src = context.make_array(sig.args[0])(context, builder, value=args[0])
+        dst = context.make_array(sig.return_type)(context, builder)
+        for name in ("parent", "nitems", "itemsize", "data", "shape", "strides"):
+            setattr(dst, name, getattr(src, name))
+        dst.meminfo = context.get_constant_null(types.MemInfoPointer(types.voidptr))
+        return dst._getvalue()
+
+    return arr(arr), codegen
+
+
+@njit(cache=True)
+def borrow(state):
+    """``StateArrays`` of borrowed views of ``state`` (the ``N_FIELDS`` arrays in ``FIELDS`` order)."""
+    return StateArrays(
+        borrowed(state[0]),
+        borrowed(state[1]),
+        borrowed(state[2]),
+        borrowed(state[3]),
+        borrowed(state[4]),
+        borrowed(state[5]),
+        borrowed(state[6]),
+        borrowed(state[7]),
+        borrowed(state[8]),
+        borrowed(state[9]),
+        borrowed(state[10]),
+        borrowed(state[11]),
+        borrowed(state[12]),
+        borrowed(state[13]),
+        borrowed(state[14]),
+        borrowed(state[15]),
+        borrowed(state[16]),
+        borrowed(state[17]),
+        borrowed(state[18]),
+        borrowed(state[19]),
+        borrowed(state[20]),
+        borrowed(state[21]),
+        borrowed(state[22]),
+        borrowed(state[23]),
+        borrowed(state[24]),
+        borrowed(state[25]),
+        borrowed(state[26]),
+        borrowed(state[27]),
+        borrowed(state[28]),
+        borrowed(state[29]),
+        borrowed(state[30]),
+        borrowed(state[31]),
+        borrowed(state[32]),
+        borrowed(state[33]),
+        borrowed(state[34]),
+        borrowed(state[35]),
+        borrowed(state[36]),
+        borrowed(state[37]),
+    )
+
+
+@njit(cache=True)
+def borrow_decision(state):
+    """``DecisionArrays`` of borrowed views of ``state`` (its arrays in ``DECISION_FIELDS`` order)."""
+    return DecisionArrays(
+        borrowed(state[0]),
+        borrowed(state[1]),
+        borrowed(state[2]),
+        borrowed(state[3]),
+        borrowed(state[4]),
+        borrowed(state[5]),
+        borrowed(state[6]),
+        borrowed(state[7]),
+    )
+
+
+@njit(cache=True)
+def borrow_tables(tables):
+    """``TrickTables`` of borrowed views of ``tables`` (its fields in order)."""
+    card_bit, suit_of, power, preferred, first_trick_forbidden, points, broken_suit, lead_after = tables
+    return trick_play.TrickTables(
+        borrowed(card_bit),
+        borrowed(suit_of),
+        borrowed(power),
+        borrowed(preferred),
+        first_trick_forbidden,
+        borrowed(points),
+        broken_suit,
+        borrowed(lead_after),
+    )
+
+
+@njit(cache=True, inline="always")
+def card_is_legal(s, t, g, card):
+    """Whether ``card`` may be played by the player to move in game ``g`` (``t``: ``TrickTables``)."""
+    return (legal_cards(s, t, g) & bit_of(card, len(t.card_bit))) != np.uint64(0)
+
+
+@njit(cache=True, inline="always")
+def legal_cards(s, t, g):
+    """The cards the player to move in game ``g`` may play (uint64)."""
+    hand = s.hands[g, s.to_move[g]]
+    return trick_play.legal_cards(hand, s.led_suit[g], s.n_tricks[g], t.preferred, t.first_trick_forbidden)
+
+
+@njit(cache=True)
+def play_cards(s, t, lo, hi, actions, play_phase, ended):
+    """Play the cards ``actions[g]`` (legal) of the games g of ``lo`` .. ``hi`` - 1 in ``play_phase``
+    (``trick_play.play_range``); ``ended[g]`` True (or 1) where the hand's last trick is done."""
+    trick_play.play_range(
+        lo,
+        hi,
+        actions,
+        s.phase,
+        play_phase,
+        ended,
+        s.hands,
+        s.trick,
+        s.n_in_trick,
+        s.led_suit,
+        s.to_move,
+        s.voids,
+        s.spades_broken,
+        s.tricks_won,
+        s.points_taken,
+        s.trick_winners,
+        s.history,
+        s.n_tricks,
+        s.leader,
+        t.card_bit,
+        t.suit_of,
+        t.power,
+        t.points,
+        t.broken_suit,
+        t.lead_after,
+    )
+
+
+@njit(cache=True)
+def clear_hand(s, g, unbroken_lead):
+    """The fields every game starts a hand with, in game ``g`` (its cards, dealer, scores and bags
+    set): no trick, card, bid or void yet, ``led_suit`` the lead state before the first lead,
+    the scores and bags kept for the record, dealer+1 to move and lead."""
+    n = s.hands.shape[1]
+    for k in range(n):
+        s.trick[g, k] = -1
+        s.tricks_won[g, k] = 0
+        s.bids[g, k] = -1
+        s.blind[g, k] = False
+    s.history[g] = -1
+    s.trick_winners[g] = -1
+    s.n_in_trick[g] = 0
+    s.led_suit[g] = unbroken_lead
+    s.n_tricks[g] = 0
+    s.n_bids[g] = 0
+    s.spades_broken[g] = False
+    s.voids[g] = 0
+    for k in range(s.scores.shape[1]):
+        s.hand_start_scores[g, k] = s.scores[g, k]
+        s.hand_start_bags[g, k] = s.bags[g, k]
+    first = s.dealer[g] + 1 if s.dealer[g] + 1 < n else 0
+    s.to_move[g] = first
+    s.leader[g] = first

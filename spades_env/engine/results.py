@@ -1,0 +1,97 @@
+"""What a ``step`` returns (``StepResult``, ``FinishedHands``) and the error of an illegal action."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+class IllegalActionError(ValueError):
+    """An action that is not legal for the player to move; names the legal ones."""
+
+
+@dataclass
+class FinishedHands:
+    """What a record of each hand finished in a step needs (G finished games)."""
+
+    games: np.ndarray
+    """(G,) int64: batch indices of the games whose hand finished."""
+    deal: np.ndarray
+    """(G, N) uint64: the hands as dealt."""
+    dealer: np.ndarray
+    """(G,) int64: dealer of the finished hand."""
+    history: np.ndarray
+    """(G, T, N) int64: card each seat played to each trick."""
+    bids: np.ndarray
+    """(G, N) int64: bids (0 = nil)."""
+    blind: np.ndarray
+    """(G, N) bool: blind nil declared."""
+    tricks_won: np.ndarray
+    """(G, N) int64: tricks taken per seat."""
+    trick_winners: np.ndarray
+    """(G, T) int64: winner of each trick."""
+    start_scores: np.ndarray
+    """(G, S) int64: scores before the hand."""
+    start_bags: np.ndarray
+    """(G, S) int64: bags before the hand."""
+    delta: np.ndarray
+    """(G, S) int64: points scored in the hand."""
+    scores: np.ndarray
+    """(G, S) int64: scores after the hand."""
+    bags: np.ndarray
+    """(G, S) int64: bags after the hand."""
+    made: np.ndarray
+    """(G, S) bool: contract made (a zero contract counts as made; False in Hearts)."""
+    bags_added: np.ndarray
+    """(G, S) int64: bags the side took in the hand, before any penalty: overtricks of its
+    contract and the tricks of its failed nils [RULES 3]. 0 without ``bags`` and in Hearts.
+    ``bags`` = ``start_bags`` + ``bags_added`` - ``bag_penalties`` x ``bag_limit``."""
+    bag_penalties: np.ndarray
+    """(G, S) int64: bag penalties applied in the hand (each ``bag_penalty`` points, already in
+    ``delta``). 0 without ``bags`` and in Hearts."""
+    bemo: np.ndarray
+    """(G, S) int64: Bemo declared by each side (0 none, 1 little, 2 big; -1 without ``bemo``)."""
+    pile: np.ndarray
+    """(G, P) int64: two-player draw pile (empty otherwise)."""
+    discards: np.ndarray
+    """(G, N) uint64: two-player draw discards of each player."""
+    exchanged_out: np.ndarray
+    """(G, N) uint64: cards given up in the two-player blind-nil exchange."""
+    passed: np.ndarray
+    """(G, N) uint64: Hearts: the cards each seat passed (``deal`` is the hands after the pass)."""
+    hand_number: np.ndarray
+    """(G,) int64: number of the finished hand in its match (0 = first; sets the Hearts pass)."""
+    points_taken: np.ndarray
+    """(G, N) int64: Hearts: card points each seat took (before the moon)."""
+    key: np.ndarray
+    """(G,) uint64: the games' random keys (they seed the exchange draws and face-up cards)."""
+
+    # The nil results follow from ``bids`` and ``tricks_won``: computed when read, not in ``step``.
+    @property
+    def nil_made(self) -> np.ndarray:
+        """(G, N) bool: the seat bid nil or blind nil (``blind`` says which) and took no trick
+        [RULES 3]. False in Hearts (no bids: -1)."""
+        return (self.bids == 0) & (self.tricks_won == 0)
+
+    @property
+    def nil_failed(self) -> np.ndarray:
+        """(G, N) bool: the seat bid nil or blind nil and took a trick [RULES 3]. False in Hearts."""
+        return (self.bids == 0) & (self.tricks_won > 0)
+
+
+@dataclass
+class StepResult:
+    """What one ``step`` did, per game."""
+
+    hand_done: np.ndarray
+    """(B,) bool: a hand was scored in this step."""
+    match_done: np.ndarray
+    """(B,) bool: the match ended in this step."""
+    score_delta: np.ndarray
+    """(B, S) int64: points each side scored in this step (non-zero only at hand ends)."""
+    finished: list[FinishedHands]
+    """Details of the hands finished in this step (empty most steps)."""
+    winner: np.ndarray
+    """(B,) int64: the side that won a match ending in this step, else -1 (kept when
+    ``auto_reset`` starts the next match at once)."""

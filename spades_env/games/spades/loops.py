@@ -1,0 +1,242 @@
+"""Spades over a batch, compiled: one call per ``step``, ``random_actions`` and ``legal_action_mask``.
+
+Each loop runs the game's one-game rules (``games.spades.phases``) and the core's card play
+(``core.state_arrays``) over the games, dispatching on each game's phase. The engine
+(``engine.core.SpadesEngine``) picks these loops for a Spades rule set once, in ``__init__``,
+and passes the state's arrays (``core.state_arrays.state_arrays``), the rule set's ``params``
+and its card-play tables (``core.trick_play.TrickTables``, in order) as plain arguments.
+
+Numba's cache keys a compiled function on its own file only: after editing a function these
+loops call in another file (``games.spades.phases``, ``core.state_arrays``, ``core.trick_play``),
+clear the ``__pycache__`` of this file too (or touch it), or the cached loops run the old code.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from spades_env import cards
+from spades_env.core import state_arrays as sa
+from spades_env.core.card_bits import kth_card, popcount, write_bits
+from spades_env.engine.state import OVER, PLAY
+from spades_env.games.spades import phases as ph
+
+
+def params(rules, layout) -> np.ndarray:
+    """The int64 parameters ``p`` of a Spades rule set (indexed by ``phases.P_*``)."""
+    p = np.zeros(ph.N_PARAMS, dtype=np.int64)
+    ids = {
+        ph.P_BLIND_NIL: layout.blind_nil,
+        ph.P_LOOK: layout.look,
+        ph.P_KEEP: layout.keep,
+        ph.P_DISCARD: layout.discard,
+        ph.P_EXCHANGE_DONE: layout.exchange_done,
+        ph.P_NO_BEMO: layout.no_bemo,
+        ph.P_BIG_BEMO: layout.big_bemo,
+        ph.P_REDEAL: layout.redeal,
+    }
+    for at, action in ids.items():
+        p[at] = -1 if action is None else action
+    p[ph.P_N_PLAYERS] = rules.n_players
+    p[ph.P_HAND_SIZE] = rules.hand_size
+    p[ph.P_N_CARD_IDS] = layout.n_card_ids
+    p[ph.P_BID_OFFSET] = layout.bid_offset
+    p[ph.P_MIRROR] = rules.mirror
+    p[ph.P_FOURTEEN] = rules.partnership and rules.fourteen
+    p[ph.P_TEAM_BID] = rules.min_team_bid if rules.partnership else 0
+    p[ph.P_TWO_PLAYER] = rules.two_player
+    p[ph.P_BEMO] = rules.bemo
+    p[ph.P_CLUB_LEADS] = rules.lowest_club_leads
+    p[ph.P_LOWEST_CLUB] = min(c for c in rules.deck if cards.card_suit(c) == cards.CLUBS)
+    p[ph.P_PILE_SIZE] = len(rules.deck) if rules.two_player else 0
+    p[ph.P_BLIND_OPEN] = 0 if not rules.blind_nil else 1 if rules.blind_nil_requires_behind_by is None else 2
+    p[ph.P_BEHIND_BY] = rules.blind_nil_requires_behind_by or 0
+    for seat in range(rules.n_players):
+        p[ph.P_SIDE_OF_SEAT + seat] = rules.side_of_seat(seat)
+    return p
+
+
+GOES_ON, HAND_ENDED, REDEAL = sa.GOES_ON, sa.HAND_ENDED, sa.REDEAL
+#: Games per task of the parallel loops (``*_threads``).
+CHUNK = 256
+
+
+# The loops over games ``lo`` .. ``hi`` - 1. ``tables``: ``TrickTables``' fields in order;
+# ``state``: the state's arrays (``core.state_arrays.FIELDS``). Card play, the usual decision,
+# is dispatched here; the game's other phases are its ``phases`` functions.
+@njit(cache=True)
+def check_games(lo, hi, actions, p, tables, state):
+    """The first game of ``lo`` .. ``hi`` - 1 whose action is not legal (or whose match is over), else -1."""
+    s, t = sa.borrow(state), sa.borrow_tables(tables)
+    for g in range(lo, hi):
+        phase = s.phase[g]
+        if phase == PLAY:
+            if not sa.card_is_legal(s, t, g, actions[g]):
+                return g
+        elif phase == OVER or not ph.is_legal(s, p, g, actions[g]):
+            return g
+    return -1
+
+
+@njit(cache=True)
+def apply_games(lo, hi, actions, status, p, tables, state):
+    """Apply ``actions[g]`` in games ``lo`` .. ``hi`` - 1 (not where the match is over); ``status[g]``:
+    GOES_ON, HAND_ENDED or REDEAL. The cards first, in one loop (card play never changes a
+    game's phase), then the other decisions."""
+    s, t = sa.borrow(state), sa.borrow_tables(tables)
+    status[lo:hi] = GOES_ON
+    sa.play_cards(s, t, lo, hi, actions, PLAY, status)  # sets HAND_ENDED (1, True)
+    for g in range(lo, hi):
+        phase = s.phase[g]
+        if phase != PLAY and phase != OVER and ph.apply(s, p, g, actions[g]):
+            status[g] = REDEAL
+
+
+@njit(cache=True)
+def draw_games(lo, hi, u, out, p, tables, state):
+    """``out[g]``: legal action k of game g in id order, k = floor(u[g] * their number); 0 where
+    the match is over."""
+    s, t = sa.borrow_decision(state), sa.borrow_tables(tables)
+    for g in range(lo, hi):
+        phase = s.phase[g]
+        if phase == PLAY:
+            legal = sa.legal_cards(s, t, g)
+            out[g] = kth_card(legal, np.int64(u[g] * popcount(legal))) if legal else -1
+        elif phase == OVER:
+            out[g] = 0
+        else:
+            out[g] = ph.random_action(s, p, g, u[g])
+
+
+@njit(cache=True)
+def mask_games(lo, hi, games, out, p, tables, state):
+    """``out[i]``: the legal actions of the player to move in game ``games[i]``, i in ``lo`` .. ``hi`` - 1."""
+    s, t = sa.borrow_decision(state), sa.borrow_tables(tables)
+    for i in range(lo, hi):
+        g = games[i]
+        row = out[i]
+        if s.phase[g] == PLAY:
+            row[:] = False
+            write_bits(sa.legal_cards(s, t, g), row, p[ph.P_N_CARD_IDS])
+        else:
+            ph.legal_row(s, p, g, row)
+
+
+@njit(cache=True)
+def _count(status, what):
+    """How many games' ``status`` is ``what``."""
+    n = 0
+    for x in status:
+        n += x == what
+    return n
+
+
+# The engine's calls: one game at a time, or ``_threads`` over chunks of games in parallel
+# (``prange``), with the same results. Each takes its own arguments, then the rule set's
+# parameters ``p``, its card-play tables and the state's arrays (``random_actions`` and
+# ``legal_action_mask``: only ``core.state_arrays.DECISION_FIELDS``).
+@njit(cache=True)
+def step(
+    actions, validate, status, p, card_bit, suit_of, power, preferred, forbidden, points, broken, lead_after, *state
+):  # fmt: skip
+    """Apply ``actions[g]`` in every game g (games whose match is over are left alone).
+
+    Returns ``(bad, n_ended, n_redeals)``: with ``validate``, ``bad`` is the first game whose
+    action is not legal (or whose match is over), and then no game has changed; else -1.
+    ``status`` (B,) int8 tells each game's outcome (``apply_games``): HAND_ENDED for the games
+    whose hand's last trick was played (to be scored, ``n_ended``), REDEAL for the games where a weak hand was shown
+    (to be dealt again) [RULES 6].
+    """
+    tables = (card_bit, suit_of, power, preferred, forbidden, points, broken, lead_after)
+    b = len(actions)
+    if validate:
+        bad = check_games(0, b, actions, p, tables, state)
+        if bad >= 0:
+            return bad, 0, 0
+    apply_games(0, b, actions, status, p, tables, state)
+    return -1, _count(status, HAND_ENDED), _count(status, REDEAL)
+
+
+@njit(cache=True, parallel=True)
+def step_threads(
+    actions, validate, status, p, card_bit, suit_of, power, preferred, forbidden, points, broken, lead_after, *state
+):  # fmt: skip
+    """``step`` over chunks of ``CHUNK`` games in parallel."""
+    tables = (card_bit, suit_of, power, preferred, forbidden, points, broken, lead_after)
+    b = len(actions)
+    n_chunks = (b + CHUNK - 1) // CHUNK
+    if validate:
+        bad = np.empty(n_chunks, np.int64)
+        for c in prange(n_chunks):
+            bad[c] = check_games(c * CHUNK, min(b, (c + 1) * CHUNK), actions, p, tables, state)
+        for c in range(n_chunks):
+            if bad[c] >= 0:
+                return bad[c], 0, 0
+    for c in prange(n_chunks):
+        apply_games(c * CHUNK, min(b, (c + 1) * CHUNK), actions, status, p, tables, state)
+    return -1, _count(status, HAND_ENDED), _count(status, REDEAL)
+
+
+@njit(cache=True)
+def random_actions(u, p, card_bit, suit_of, power, preferred, forbidden, points, broken, lead_after, *state):
+    """(B,) int64: ``draw_games`` of every game, from ``u`` (B,) floats in [0, 1)."""
+    out = np.empty(len(u), np.int64)
+    draw_games(
+        0,
+        len(u),
+        u,
+        out,
+        p,
+        (card_bit, suit_of, power, preferred, forbidden, points, broken, lead_after),
+        state,
+    )
+    return out
+
+
+@njit(cache=True, parallel=True)
+def random_actions_threads(u, p, card_bit, suit_of, power, preferred, forbidden, points, broken, lead_after, *state):
+    """``random_actions`` over chunks of games in parallel."""
+    tables = (card_bit, suit_of, power, preferred, forbidden, points, broken, lead_after)
+    b = len(u)
+    out = np.empty(b, np.int64)
+    for c in prange((b + CHUNK - 1) // CHUNK):
+        draw_games(c * CHUNK, min(b, (c + 1) * CHUNK), u, out, p, tables, state)
+    return out
+
+
+@njit(cache=True)
+def legal_action_mask(
+    games, out, p, card_bit, suit_of, power, preferred, forbidden, points, broken, lead_after, *state
+):
+    """Write the legal actions of the player to move in game ``games[i]`` into ``out[i]`` (bool)."""
+    mask_games(
+        0,
+        len(games),
+        games,
+        out,
+        p,
+        (card_bit, suit_of, power, preferred, forbidden, points, broken, lead_after),
+        state,
+    )
+
+
+@njit(cache=True, parallel=True)
+def legal_action_mask_threads(
+    games, out, p, card_bit, suit_of, power, preferred, forbidden, points, broken, lead_after, *state
+):
+    """``legal_action_mask`` over chunks of games in parallel."""
+    tables = (card_bit, suit_of, power, preferred, forbidden, points, broken, lead_after)
+    n = len(games)
+    for c in prange((n + CHUNK - 1) // CHUNK):
+        mask_games(c * CHUNK, min(n, (c + 1) * CHUNK), games, out, p, tables, state)
+
+
+@njit(cache=True)
+def begin_hands(games, p, card_bit, suit_of, power, preferred, forbidden, points, broken, lead_after, *state):
+    """Set up the hand just dealt in each of ``games`` (cards, dealer, scores and bags set) up to
+    its first decision."""
+    s = sa.borrow(state)
+    for g in games:
+        sa.clear_hand(s, g, lead_after[0])
+        ph.begin_hand(s, p, g)

@@ -1,0 +1,113 @@
+"""The compiled engine loops: one call per step, mask and draw, per game; what they refuse."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import pathlib
+
+import numba
+import numpy as np
+import pytest
+
+from spades_env import IllegalActionError, SpadesEngine
+from spades_env.core.state_arrays import FIELDS, state_arrays
+from spades_env.engine import BID, GameState
+from spades_env.engine.inputs import EngineInputError
+
+ROOT = pathlib.Path(__file__).resolve().parents[1] / "spades_env"
+
+
+def test_state_arrays_are_the_game_state_fields_in_order():
+    assert FIELDS == tuple(f.name for f in dataclasses.fields(GameState))
+    state = SpadesEngine("partnership").reset(0)
+    assert all(a is getattr(state, name) for a, name in zip(state_arrays(state), FIELDS, strict=True))
+
+
+def _imports(path: pathlib.Path) -> set[str]:
+    tree = ast.parse(path.read_text())
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+        elif isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+    return names
+
+
+@pytest.mark.parametrize(
+    ("folder", "forbidden"),
+    [
+        ("core", "spades_env.games"),
+        ("games/spades", "spades_env.games.hearts"),
+        ("games/hearts", "spades_env.games.spades"),
+    ],
+)
+def test_the_core_imports_no_game_and_a_game_no_other_game(folder, forbidden):
+    for path in sorted((ROOT / folder).glob("*.py")):
+        bad = [m for m in _imports(path) if m.startswith(forbidden)]
+        assert not bad, f"{path.name} imports {bad}"
+
+
+def test_the_engine_picks_its_game_loops_once():
+    spades, hearts = SpadesEngine("partnership"), SpadesEngine("hearts")
+    assert spades._loops.__name__ == "spades_env.games.spades.loops"
+    assert hearts._loops.__name__ == "spades_env.games.hearts.loops"
+
+
+def test_the_first_illegal_game_by_index_is_named_and_nothing_changes():
+    engine = SpadesEngine("partnership-no-blind-nil")
+    state = engine.reset(np.arange(4))
+    assert (state.phase == BID).all()
+    before = state.copy()
+    bad = engine.layout.n_actions  # no such action
+    with pytest.raises(IllegalActionError, match=r"^game 1: illegal action"):
+        engine.step(state, [engine.layout.bid_action(2), bad, bad, engine.layout.bid_action(3)])
+    for f in dataclasses.fields(state):
+        np.testing.assert_array_equal(getattr(state, f.name), getattr(before, f.name))
+
+
+def test_legal_action_mask_refuses_games_out_of_the_batch_and_a_wrong_out():
+    engine = SpadesEngine("partnership")
+    state = engine.reset(np.arange(3))
+    with pytest.raises(EngineInputError, match=r"games must be batch indices in 0\.\.2, got \[3\]"):
+        engine.legal_action_mask(state, [0, 3])
+    with pytest.raises(EngineInputError, match=r"games must be batch indices"):
+        engine.legal_action_mask(state, [-1])
+    with pytest.raises(EngineInputError, match=r"out must be a bool array of shape \(3, \d+\), got int64"):
+        engine.legal_action_mask(state, out=np.zeros((3, engine.layout.n_actions), np.int64))
+    out = np.ones((2, engine.layout.n_actions), bool)
+    got = engine.legal_action_mask(state, [2, 0], out=out)
+    assert got is out
+    np.testing.assert_array_equal(out, engine.legal_action_mask(state)[[2, 0]])
+
+
+def test_threads_must_be_a_count_the_machine_allows():
+    with pytest.raises(EngineInputError, match=r"threads must be an integer in 1\.\.\d+ \(NUMBA_NUM_THREADS\), got 0"):
+        SpadesEngine("partnership", threads=0)
+    with pytest.raises(EngineInputError, match=r"threads must be an integer.*got 1\.5"):
+        SpadesEngine("partnership", threads=1.5)
+
+
+@pytest.mark.parametrize("preset", ["partnership", "hearts"])
+def test_two_threads_play_the_same_games_as_one(preset):
+    """The parallel loops (``threads=2``) give the same masks, draws, states and results."""
+    one, two = SpadesEngine(preset), SpadesEngine(preset, threads=min(2, numba.config.NUMBA_NUM_THREADS))
+    a, b = one.reset(np.arange(40)), two.reset(np.arange(40))
+    rng_a, rng_b = np.random.default_rng(1), np.random.default_rng(1)
+    hands = 0
+    for _ in range(160):
+        np.testing.assert_array_equal(one.legal_action_mask(a), two.legal_action_mask(b))
+        actions = one.random_actions(a, rng_a)
+        np.testing.assert_array_equal(actions, two.random_actions(b, rng_b))
+        ra, rb = one.step(a, actions, auto_reset=True), two.step(b, actions, auto_reset=True)
+        for name in ("hand_done", "match_done", "score_delta", "winner"):
+            np.testing.assert_array_equal(getattr(ra, name), getattr(rb, name))
+        hands += int(ra.hand_done.sum())
+    for f in dataclasses.fields(a):
+        np.testing.assert_array_equal(getattr(a, f.name), getattr(b, f.name))
+    assert hands > 0
+    bad = two.random_actions(b, np.random.default_rng(5))
+    bad[7] = one.layout.n_actions
+    with pytest.raises(IllegalActionError, match=r"^game 7: illegal action"):
+        two.step(b, bad)
