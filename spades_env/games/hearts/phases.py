@@ -5,7 +5,8 @@ last seat's third card every seat's cards change hands at once, by the hand's pa
 direction (``PASS_OFFSETS``), and the holder of the two of clubs leads it. The functions take
 one game ``g`` of the state ``s`` (a ``core.state_arrays.StateArrays``) and the rule set's
 parameters ``p`` (int64, indexed by the ``P_*`` constants; ``games.hearts.loops.params``).
-Card play is the core's; the batch loops are in ``games.hearts.loops``.
+Card play is the core's; the batch loops are in ``games.hearts.loops``. The functions that
+take ``s`` are inlined into the loops (``inline="always"``, see ``games.spades.phases``).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ PASS_CARDS = 3
 PASS_OFFSETS = np.array([1, 3, 2, 0], dtype=np.int64)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def begin_hand(s, p, g):
     """The first decision of a hand just dealt (``core.state_arrays.clear_hand`` done): dealer+1
     chooses the first card to pass; on every fourth hand nobody passes and play starts."""
@@ -47,13 +48,13 @@ def passable(s, g):
     return s.hands[g, seat] & ~s.passed[g, seat]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def is_legal(s, p, g, a):
     """Whether action ``a`` is legal for the player to move in game ``g`` (a phase but play)."""
     return s.phase[g] == PASS and (passable(s, g) & bit_of(a, p[P_N_CARD_IDS])) != np.uint64(0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def apply(s, p, g, a):
     """Set card ``a`` aside to pass; after each seat's third card the next seat chooses, and after
     the last seat's the cards change hands and play starts. Returns False (no redeal in Hearts)."""
@@ -78,7 +79,7 @@ def apply(s, p, g, a):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def start_play(s, p, g):
     """The holder of the two of clubs (the lowest club) leads it to the first trick [RULES 7]."""
     club = np.uint64(1) << np.uint64(p[P_LOWEST_CLUB])
@@ -93,7 +94,7 @@ def start_play(s, p, g):
     s.led_suit[g] = LOWEST_CLUB_LEAD
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def legal_row(s, p, g, row):
     """Write the legal actions of game ``g`` (a phase but play) into the bool ``row`` (all of it)."""
     row[:] = False
@@ -101,7 +102,7 @@ def legal_row(s, p, g, row):
         write_bits(passable(s, g), row, p[P_N_CARD_IDS])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def random_action(s, p, g, u):
     """Passable card k in id order, k = floor(u * their number); -1 in a phase without actions."""
     if s.phase[g] != PASS:
