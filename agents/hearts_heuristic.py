@@ -32,7 +32,7 @@ import numpy as np
 
 from agents import heuristic_hearts_kernel as kernel
 from agents.base import Agent, DecisionContext
-from spades_env.engine.hearts_scoring import card_points
+from spades_env.games.hearts.scoring import card_points
 
 
 class HeartsHeuristicAgent(Agent):

@@ -26,8 +26,8 @@ from agents.heuristic_lanes import (
     mask_of_flags,
     played_cards,
 )
-from spades_env.engine.hearts_scoring import QUEEN_OF_SPADES
 from spades_env.engine.state import PASS, PLAY
+from spades_env.games.hearts.scoring import QUEEN_OF_SPADES
 
 N_CARDS = 4 * N_RANKS
 #: Moon-shot alarm: an opponent has taken every point so far, and at least this many.

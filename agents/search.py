@@ -31,8 +31,8 @@ from agents.base import Agent, DecisionContext
 from agents.heuristic import HeuristicAgent
 from spades_env import cards
 from spades_env.engine import PLAY, GameState, SpadesEngine, bits
-from spades_env.engine.scoring import bag_adjusted_points
 from spades_env.engine.state import PASS
+from spades_env.games.spades.scoring import bag_adjusted_points
 
 #: Suit of each card id; the jokers (52, 53) count as spades.
 SUIT = np.minimum(np.arange(cards.N_CARD_IDS) // cards.N_RANKS, cards.SPADES)

@@ -14,8 +14,8 @@ import numpy as np
 
 from spades_env import cards
 from spades_env.engine.core import PASS_NAMES, FinishedHands, SpadesEngine
-from spades_env.engine.hearts_scoring import cards_taken, score_hearts_hand
 from spades_env.engine.state import OVER
+from spades_env.games.hearts.scoring import cards_taken, score_hearts_hand
 from spades_env.rules import Rules, resolve_rules
 
 

@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 
 from spades_env import Rules, SpadesEngine
 from spades_env.engine import OVER
-from spades_env.engine.hearts_scoring import score_hearts_hand
 from spades_env.games.hearts.reference import seat_points
+from spades_env.games.hearts.scoring import score_hearts_hand
 from tests.crosscheck_helpers import HEARTS_RULES, RULE_IDS, RULE_SETS, VARIANT_BASE, cutthroat, play_and_compare
 
 styles = st.fixed_dictionaries(

@@ -17,10 +17,10 @@ import pytest
 import yaml
 
 from spades_env import Rules, list_presets
-from spades_env.engine.hearts_scoring import hearts_match_winner, score_hearts_hand
-from spades_env.engine.scoring import bemo_points, match_winner, score_hand
 from spades_env.games.hearts.reference import seat_points
+from spades_env.games.hearts.scoring import hearts_match_winner, score_hearts_hand
 from spades_env.games.spades.reference import SpadesReferenceGame
+from spades_env.games.spades.scoring import bemo_points, match_winner, score_hand
 from spades_env.rules import GAME_DEFAULTS
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "rules.md"

@@ -14,8 +14,8 @@ import pytest
 import spades_env
 from spades_env import Rules, SpadesEngine
 from spades_env.engine import OVER
-from spades_env.engine.scoring import bag_adjusted_points, match_winner, score_hand, settle_bags
 from spades_env.games.spades.reference import SpadesReferenceGame as ReferenceGame
+from spades_env.games.spades.scoring import bag_adjusted_points, match_winner, score_hand, settle_bags
 from spades_env.rules import resolve_rules
 
 PARTNERSHIP = Rules.preset("partnership")

@@ -43,7 +43,7 @@ from agents.base import DecisionContext
 from agents.heuristic import HeuristicAgent
 from spades_env import cards
 from spades_env.engine import BID, BLIND, PLAY, SpadesEngine, bits
-from spades_env.engine.scoring import bag_adjusted_points
+from spades_env.games.spades.scoring import bag_adjusted_points
 from spades_env.rules import resolve_rules
 from train.bid_bench_report import draw_report, plot_bars, plot_report, print_report, write_json
 from train.paired_stats import mean_ci

@@ -3,7 +3,7 @@
 ``play_games`` is the tournament's inner loop (``train/tournament.py``); ``GameTally`` sums
 each side's points, bag-adjusted points, contracts, sets, bags and nils from the engine's
 ``FinishedHands`` (which carry the hand's bags and bag penalties) [RULES 3]; the bag-adjusted
-points are ``engine.scoring.bag_adjusted_points``, shared by every report.
+points are ``games.spades.scoring.bag_adjusted_points``, shared by every report.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import numpy as np
 
 from agents.base import Agent, DecisionContext
 from spades_env.engine import FinishedHands, SpadesEngine, records
-from spades_env.engine.scoring import bag_adjusted_points
+from spades_env.games.spades.scoring import bag_adjusted_points
 
 
 class GameTally:

@@ -1,4 +1,5 @@
-"""The batched NumPy core: state arrays, phases, trick play and scoring."""
+"""The batched engine: ``SpadesEngine`` (reset, legal actions, step over B games of any rule set), its state
+arrays, action layout, argument checks, records and checker; it runs the compiled rules of ``spades_env.games``."""
 
 from spades_env.engine.actions import ActionLayout
 from spades_env.engine.core import FinishedHands, IllegalActionError, SpadesEngine, StepResult

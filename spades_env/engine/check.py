@@ -16,7 +16,6 @@ import numpy as np
 from spades_env import cards
 from spades_env.engine import bits
 from spades_env.engine.core import SpadesEngine
-from spades_env.engine.hearts_scoring import cards_taken
 from spades_env.engine.state import (
     BEMO,
     BID,
@@ -33,6 +32,7 @@ from spades_env.engine.state import (
     GameState,
 )
 from spades_env.games.hearts.phases import PASS_CARDS
+from spades_env.games.hearts.scoring import cards_taken
 from spades_env.games.spades.phases import MAX_EXCHANGE
 
 I64 = np.int64

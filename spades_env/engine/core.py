@@ -14,7 +14,7 @@ Hearts [RULES 7] shares the card-play core: its tables (``trick_play.trick_table
 trump, the lead restriction on hearts instead of spades, the two of clubs leads through
 the ``lowest_club_leads`` machinery, the card points, the first-trick restriction) are built
 for the game in ``__init__``; its pass is ``games.hearts.phases`` and its scoring
-``engine.hearts_scoring``. There is no bidding.
+``games.hearts.scoring``. There is no bidding.
 """
 
 from __future__ import annotations
@@ -28,10 +28,6 @@ from spades_env.core.state_arrays import HAND_ENDED, REDEAL, decision_arrays, st
 from spades_env.engine import bits, dealing, inputs
 from spades_env.engine.actions import ActionLayout
 from spades_env.engine.hand_cycle import HandCycle
-from spades_env.engine.hearts_scoring import (
-    FIRST_TRICK_FORBIDDEN,
-    card_points,
-)
 from spades_env.engine.inputs import MatchStarts
 from spades_env.engine.results import FinishedHands, IllegalActionError, StepResult
 from spades_env.engine.state import (
@@ -43,6 +39,10 @@ from spades_env.engine.state import (
 )
 from spades_env.games.hearts import loops as hearts_loops
 from spades_env.games.hearts import phases as hearts_phases
+from spades_env.games.hearts.scoring import (
+    FIRST_TRICK_FORBIDDEN,
+    card_points,
+)
 from spades_env.games.spades import loops as spades_loops
 from spades_env.games.spades.phases import WEAK_HAND_MASK
 from spades_env.rules import Rules, resolve_rules

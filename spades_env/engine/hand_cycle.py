@@ -3,7 +3,7 @@
 ``HandCycle`` is the part of ``SpadesEngine`` that runs between decisions: ``_start_hand`` deals
 (``engine.dealing``, NumPy over the games dealt) and sets the hand up to its first decision
 in one compiled call (the game's ``loops.begin_hands``); ``_finish_hands`` scores the hands
-that ended in a ``step`` (``engine.scoring``, ``engine.hearts_scoring``), records them
+that ended in a ``step`` (``games.spades.scoring``, ``games.hearts.scoring``), records them
 (``FinishedHands``), and starts the next hand, or the next match with ``auto_reset``.
 """
 
@@ -13,10 +13,10 @@ import numpy as np
 
 from spades_env.core.state_arrays import state_arrays
 from spades_env.engine import dealing
-from spades_env.engine.hearts_scoring import cards_taken, hearts_match_winner, score_hearts_hand
 from spades_env.engine.results import FinishedHands, StepResult
-from spades_env.engine.scoring import match_winner, score_hand
 from spades_env.engine.state import OVER, GameState
+from spades_env.games.hearts.scoring import cards_taken, hearts_match_winner, score_hearts_hand
+from spades_env.games.spades.scoring import match_winner, score_hand
 
 I64 = np.int64
 

@@ -293,8 +293,8 @@ def match_starts(
 
 def _check_match_goes_on(rules: Rules, n: int, scores, hand_numbers) -> None:
     """Refuse starting scores (after ``hand_numbers`` hands) at which the match is already over."""
-    from spades_env.engine.hearts_scoring import hearts_match_winner
-    from spades_env.engine.scoring import match_winner
+    from spades_env.games.hearts.scoring import hearts_match_winner
+    from spades_env.games.spades.scoring import match_winner
 
     scores = np.broadcast_to(np.asarray(scores, dtype=I64), (n, rules.n_sides))
     played = np.broadcast_to(np.asarray(hand_numbers, dtype=I64), (n,))

@@ -174,7 +174,7 @@ def finish_hand(
     return match_winner(o, scores_after, hand_number[i] + 1, t)
 
 
-# Over a batch of G games: ``engine.hearts_scoring``'s batch functions. They live beside the
+# Over a batch of G games: ``games.hearts.scoring``'s batch functions. They live beside the
 # one-game functions so that a change to these invalidates their Numba cache too.
 @njit(cache=True)
 def cards_taken_each(history, trick_winners, taken):

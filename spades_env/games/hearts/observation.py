@@ -59,8 +59,8 @@ from spades_env.core.encode_bits import (
     seat_at,
 )
 from spades_env.engine.core import SpadesEngine
-from spades_env.engine.hearts_scoring import JACK_POINTS, MOON_POINTS
 from spades_env.engine.state import OVER, PASS, PLAY, GameState
+from spades_env.games.hearts.scoring import JACK_POINTS, MOON_POINTS
 
 HEARTS_VERSION = 1
 #: Phase block order: the engine phases a Hearts game goes through.

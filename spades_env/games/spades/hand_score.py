@@ -4,7 +4,7 @@ A rule set's options are read once into ``ScoreTables`` (``score_tables(rules)``
 ``Rules``). The compiled functions read row ``i`` of batch-first input arrays and write row
 ``o`` of (rows, S) output arrays the caller gives (no row is sliced out, and the rule itself
 takes no output array: every array passed costs reference counting, which is more than the
-time of so small a function), so that the batch wrappers (``engine.scoring``, through the
+time of so small a function), so that the batch wrappers (``games.spades.scoring``, through the
 ``*_each`` loops below) and the compiled engine step run the same code:
 
 - ``score_side(i, side, bids, blind, tricks, bags, trick_winners, bemo, t)``: one side's
@@ -228,7 +228,7 @@ def finish_hand(
     return match_winner(o, scores_after, hand_number[i] + 1, boston, t)
 
 
-# Over a batch of G games: ``engine.scoring``'s batch functions. They live beside the one-game
+# Over a batch of G games: ``games.spades.scoring``'s batch functions. They live beside the one-game
 # functions so that a change to these invalidates their Numba cache too.
 @njit(cache=True)
 def score_hand_each(
