@@ -18,6 +18,7 @@ rules (use ``encoder_for``).
 from __future__ import annotations
 
 from spades_env.core.encode import SCORE_CLIP, ObservationLayout, lay_out
+from spades_env import games
 from spades_env.engine.core import SpadesEngine
 from spades_env.games.hearts.observation import HEARTS_VERSION, HeartsObservationEncoder
 from spades_env.games.spades.observation import VERSION, SpadesObservationEncoder
@@ -38,8 +39,8 @@ __all__ = [
 #: The Spades encoder (its name before the games had their own folders).
 ObservationEncoder = SpadesObservationEncoder
 
-#: Each game's encoder class, by ``Rules.game``.
-ENCODERS: dict[str, type[ObservationLayout]] = {"spades": SpadesObservationEncoder, "hearts": HeartsObservationEncoder}
+#: Each game's encoder class, by ``Rules.game`` (from the registry, ``spades_env.games.GAMES``).
+ENCODERS: dict[str, type[ObservationLayout]] = {game: games.part(game, "encoder") for game in games.GAMES}
 
 
 def encoder_for(engine: SpadesEngine, perfect_information: bool = False) -> ObservationLayout:

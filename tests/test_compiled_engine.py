@@ -111,3 +111,24 @@ def test_two_threads_play_the_same_games_as_one(preset):
     bad[7] = one.layout.n_actions
     with pytest.raises(IllegalActionError, match=r"^game 7: illegal action"):
         two.step(b, bad)
+
+
+def test_the_registry_names_every_part_of_every_game_and_refuses_unknown_names():
+    """``spades_env.games.GAMES``: each game's loops, scoring, encoder and reference resolve, to
+    that game's own folder; an unknown game or part is refused naming what is allowed."""
+    import pytest
+
+    from spades_env import games
+    from spades_env.rules import GAMES as RULE_GAMES
+
+    assert set(games.GAMES) == set(RULE_GAMES)
+    for game in games.GAMES:
+        for name in games.Game._fields:
+            got = games.part(game, name)
+            module = got if isinstance(got, type(games)) else __import__(got.__module__, fromlist=["_"])
+            assert module.__name__.startswith(f"spades_env.games.{game}."), (game, name, module.__name__)
+    assert games.part("hearts", "encoder").__name__ == "HeartsObservationEncoder"
+    with pytest.raises(ValueError, match="game must be one of \\['hearts', 'spades'\\], got 'bridge'"):
+        games.part("bridge", "loops")
+    with pytest.raises(ValueError, match="part must be one of"):
+        games.part("spades", "bidding")

@@ -1,4 +1,59 @@
-"""One folder per game: ``spades/`` and ``hearts/`` (rules, phases, scoring, observation, reference).
+"""One folder per game: ``spades/`` and ``hearts/``, and ``GAMES``, the registry from a game's name
+(``Rules.game``) to its parts.
 
+Each game folder holds its rules for one game, compiled (``phases.py``: every decision but card
+play; ``hand_score.py``: a hand's score and the match end), the batch loops the engine runs
+(``loops.py``), its batch scoring (``scoring.py``), its observation encoder (``observation.py``)
+and its small readable reference engine (``reference.py``, plain Python, for the cross-check).
 A game never imports another game; the game-agnostic core (``spades_env.core``) imports no game.
+
+The registry names modules and classes rather than importing them, so that importing it costs
+nothing and creates no import circle (the encoders import the engine, which imports the loops);
+``part(game, name)`` imports the one asked for.
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, NamedTuple
+
+
+class Game(NamedTuple):
+    """Where a game's parts live: ``"module"`` or ``"module:attribute"``."""
+
+    loops: str
+    """The compiled batch loops of ``step``, ``random_actions`` and ``legal_action_mask``."""
+    scoring: str
+    """The batch scoring of finished hands and the match end."""
+    encoder: str
+    """The observation encoder class."""
+    reference: str
+    """The readable one-game reference engine class."""
+
+
+def _game(name: str, encoder: str, reference: str) -> Game:
+    root = f"spades_env.games.{name}"
+    return Game(
+        loops=f"{root}.loops",
+        scoring=f"{root}.scoring",
+        encoder=f"{root}.observation:{encoder}",
+        reference=f"{root}.reference:{reference}",
+    )
+
+
+#: Every game, by ``Rules.game``.
+GAMES: dict[str, Game] = {
+    "spades": _game("spades", "SpadesObservationEncoder", "SpadesReferenceGame"),
+    "hearts": _game("hearts", "HeartsObservationEncoder", "HeartsReferenceGame"),
+}
+
+
+def part(game: str, name: str) -> Any:
+    """The part ``name`` (a ``Game`` field) of ``game``, imported: a module or a class."""
+    if game not in GAMES:
+        raise ValueError(f"game must be one of {sorted(GAMES)}, got {game!r}")
+    if name not in Game._fields:
+        raise ValueError(f"a game's part must be one of {list(Game._fields)}, got {name!r}")
+    module, _, attribute = getattr(GAMES[game], name).partition(":")
+    loaded = importlib.import_module(module)
+    return getattr(loaded, attribute) if attribute else loaded
