@@ -17,8 +17,8 @@ rules (use ``encoder_for``).
 
 from __future__ import annotations
 
-from spades_env.core.encode import SCORE_CLIP, ObservationLayout, lay_out
 from spades_env import games
+from spades_env.core.encode import SCORE_CLIP, ObservationLayout, lay_out
 from spades_env.engine.core import SpadesEngine
 from spades_env.games.hearts.observation import HEARTS_VERSION, HeartsObservationEncoder
 from spades_env.games.spades.observation import VERSION, SpadesObservationEncoder
