@@ -19,6 +19,10 @@ nil or look, where blind nil is open [RULES 2]) the bidder
    (``spades_env.engine.scoring.bag_adjusted_points``). Ties keep the heuristic's choice,
    and decisions with one legal bid (forced bids) are the heuristic's.
 
+The rollouts model every seat, partner and opponents, as the heuristic (bids and card play):
+the estimate is exact against heuristic players and biased against others (against the
+``search`` bot's card play it overbids: more sets, measured in issue 14).
+
 Hearts has no bidding and is refused; the two-player BLIND decision (taken before the
 draw, with no hand to sample) is left to the heuristic.
 """
