@@ -12,8 +12,10 @@ For every card-play decision with more than one legal card the agent
    score minus the opponents' (the mean over the others in cutthroat). Ties keep
    the rollout policy's own choice.
 
-Blind-nil, bidding and the variant decisions (two-player draw and exchange,
-Bemo, weak-hand redeal; the Hearts pass) are left to the heuristic. In Hearts the
+Bidding and blind nil go to the lookahead bidder when ``bid_samples`` > 0
+(``agents.search_bidding``: every legal bid tried on sampled deals), else to the
+heuristic, as do the variant decisions (two-player draw and exchange, Bemo,
+weak-hand redeal; the Hearts pass). In Hearts the
 objective is the others' mean points minus the seat's own side's (points are
 penalties), the cards the seat passed stay with their receiver, and the rollouts
 play the Hearts heuristic. Every preset is supported:
@@ -30,7 +32,7 @@ import numpy as np
 from agents.base import Agent, DecisionContext
 from agents.heuristic import HeuristicAgent
 from spades_env import cards
-from spades_env.engine import PLAY, GameState, SpadesEngine, bits
+from spades_env.engine import BID, BLIND, PLAY, GameState, SpadesEngine, bits
 from spades_env.engine.state import PASS
 from spades_env.games.spades.scoring import bag_adjusted_points
 
@@ -133,11 +135,16 @@ class SearchAgent(Agent):
         samples: int = 16,
         rollout_policy: type[Agent] | Agent = HeuristicAgent,
         max_rollouts: int = 65536,
+        bid_samples: int = 0,
     ) -> None:
         super().__init__(seed)
         for option, value in (("samples", samples), ("max_rollouts", max_rollouts)):
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
                 raise ValueError(f"search bot option {option!r} must be a positive integer, got {value!r}")
+        if isinstance(bid_samples, bool) or not isinstance(bid_samples, (int, np.integer)) or bid_samples < 0:
+            raise ValueError(f"search bot option 'bid_samples' must be an integer from 0 up, got {bid_samples!r}")
+        self.bid_samples = int(bid_samples)
+        """Sampled deals per bid of the lookahead bidder (``agents.search_bidding``); 0 bids as the heuristic."""
         self.samples = int(samples)
         """Sampled layouts of the hidden cards per decision."""
         self.rollout = rollout_policy() if isinstance(rollout_policy, type) else rollout_policy
@@ -148,12 +155,25 @@ class SearchAgent(Agent):
         """Card decisions searched so far (for decisions per second)."""
         self.search_seconds = 0.0
         """Time spent searching them."""
+        self.bid_decisions = 0
+        """Bidding decisions (BID and BLIND) the lookahead bidder took (for decisions per second)."""
+        self.bid_seconds = 0.0
+        """Time spent on them."""
 
     def act(self, observations, masks: np.ndarray, context: DecisionContext | None = None) -> np.ndarray:
         if context is None:
             raise ValueError("SearchAgent needs a DecisionContext (engine, state, games, seats)")
         masks = np.asarray(masks, dtype=bool)
         out = self.bidder.act(observations, masks, context)
+        bidding = np.flatnonzero(np.isin(context.state.phase[context.games], (BID, BLIND)))
+        if self.bid_samples and len(bidding) and not context.engine.rules.hearts:
+            from agents.search_bidding import lookahead_bids  # it imports this module's sampler
+
+            start = time.perf_counter()
+            sub = DecisionContext(context.engine, context.state, context.games[bidding], context.seats[bidding])
+            out[bidding] = lookahead_bids(sub, masks[bidding], self.bid_samples, self.rng, heuristic=self.bidder)[0]
+            self.bid_seconds += time.perf_counter() - start
+            self.bid_decisions += len(bidding)
         play = context.state.phase[context.games] == PLAY
         n_legal = masks[:, : context.engine.layout.n_card_ids].sum(axis=1)
         todo = np.flatnonzero(play & (n_legal > 1))

@@ -14,6 +14,7 @@ from train.bid_bench import (
     deal_seeds,
     draw_report,
     heuristic_bidder,
+    lookahead_bidder,
     oracle,
     play_hands,
     plot_bars,
@@ -43,7 +44,7 @@ def test_count_bid_counts_aces_kings_and_spades_beyond_three(hand, bid):
 
 @pytest.fixture(scope="module")
 def small_report():
-    return run_bid_bench(BidBenchConfig(deals=24, seed=3, chunk=16))
+    return run_bid_bench(BidBenchConfig(deals=24, seed=3, chunk=16, lookahead_samples=4))
 
 
 def test_oracle_never_scores_less_than_the_heuristic_bidder_on_the_same_deals():
@@ -58,13 +59,34 @@ def test_oracle_never_scores_less_than_the_heuristic_bidder_on_the_same_deals():
 
 def test_report_has_every_strategy_and_the_oracle_beats_the_heuristic(small_report):
     s = small_report["strategies"]
-    assert list(s) == ["heuristic", "count", "oracle"]
+    assert list(s) == ["heuristic", "count", "lookahead", "oracle"]
     assert s["oracle"]["points_per_hand"] >= s["heuristic"]["points_per_hand"]
     assert s["oracle"]["diff_vs_heuristic"] >= 0
     for r in s.values():
         assert r["hands"] == 48 and r["ci95"] > 0
         assert 0 <= r["bags_per_hand"] and r["mean_abs_bid_error"] >= 0
     assert s["count"]["nil_bids"] == 0 and s["count"]["nil_success"] is None
+
+
+def test_the_lookahead_row_bids_by_lookahead_for_the_tested_side_only():
+    engine = SpadesEngine("partnership")
+    seeds = np.repeat(deal_seeds(BidBenchConfig(deals=6, seed=8)), 2)
+    side = np.tile(np.arange(2), 6)
+    heur = play_hands(engine, seeds, side, heuristic_bidder, HeuristicAgent())
+    look = play_hands(engine, seeds, side, lookahead_bidder(8, seed=8), HeuristicAgent())
+    again = play_hands(engine, seeds, side, lookahead_bidder(8, seed=8), HeuristicAgent())
+    assert np.array_equal(look.bids, again.bids)  # seeded: reproducible
+    tested = engine.side_of_seat[None, :] == side[:, None]
+    assert (look.bids[tested] != heur.bids[tested]).any()
+    # The opponents bid first in half the games, where the tested side's bids cannot reach them.
+    first = (np.arange(4)[None, :] - engine.reset(seeds).dealer[:, None] - 1) % 4 == 0
+    untouched = ~tested & first
+    assert np.array_equal(look.bids[untouched], heur.bids[untouched])
+
+
+def test_no_lookahead_row_with_zero_samples():
+    report = run_bid_bench(BidBenchConfig(deals=4, chunk=4, lookahead_samples=0, oracle_width=0))
+    assert list(report["strategies"]) == ["heuristic", "count", "oracle"]
 
 
 def test_table_json_and_png_are_written(small_report, tmp_path):
@@ -99,12 +121,12 @@ def test_cli_bid_bench_with_a_neural_checkpoint(tmp_path):
 
     from train.cli import app
 
-    args = ["bid-bench", "--deals", "8", "--chunk", "8", "--oracle-width", "0"]
+    args = ["bid-bench", "--deals", "8", "--chunk", "8", "--oracle-width", "0", "--lookahead-samples", "0"]
     run = CliRunner().invoke(app, args + ["--checkpoint", str(ckpt), "--out", str(tmp_path / "out")])
     assert run.exit_code == 0, run.output
     assert "neural" in run.output
     data = json.loads((tmp_path / "out" / "bid_bench.json").read_text())
-    assert list(data["strategies"]) == ["heuristic", "count", "neural", "oracle"]
+    assert list(data["strategies"]) == ["heuristic", "count", "neural", "oracle"]  # --lookahead-samples 0
     assert (tmp_path / "out" / "bid_bench.png").stat().st_size > 0
 
 
@@ -117,6 +139,7 @@ def test_cli_bid_bench_with_a_neural_checkpoint(tmp_path):
         ({"oracle_width": -1}, "oracle_width must be an integer from 0 to 12, got -1"),
         ({"oracle_width": 13}, "oracle_width must be an integer from 0 to 12, got 13"),
         ({"seed": 2**31}, "seed must be an integer from 0 to 2147483647"),
+        ({"lookahead_samples": -1}, "lookahead_samples must be an integer from 0 to 4096, got -1"),
     ],
 )
 def test_a_config_refuses_bad_numbers_naming_the_setting(settings, message):

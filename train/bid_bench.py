@@ -16,6 +16,10 @@ Strategies (``STRATEGIES``):
 
 ``heuristic``  ``HeuristicAgent.bid`` (honours, spade length, shortness; nil with weak hands).
 ``count``      ``count_bid``: aces + kings + spades beyond three (at least 1, never nil).
+``lookahead``  ``agents.search_bidding.lookahead_bids``: every legal bid tried on ``lookahead_samples``
+               sampled deals of the hidden cards (weighted by the bids already made), each
+               played out by the heuristic; the best mean side score is bid (0: no row). It bids
+               for the tested side in BID only (BLIND stays the heuristic's for every bidder).
 ``neural``     the bidding head of a ``NeuralAgent`` checkpoint (only with a checkpoint).
 ``oracle``     ``oracle`` below: sees every hand; an upper reference, not a playable bidder.
 
@@ -53,6 +57,8 @@ from train.tournament import require_int
 DEAL_STRIDE = 1_000_000
 #: Bids are 1..13 (and nil), so the oracle never needs to look further than this around a bid.
 MAX_ORACLE_WIDTH = 12
+#: Most sampled deals per decision of the lookahead bidder.
+MAX_LOOKAHEAD_SAMPLES = 4096
 #: A bidder: (context of the deciding seats, (G, A) legal masks) -> (G,) bid action ids.
 Bidder = Callable[[DecisionContext, np.ndarray], np.ndarray]
 
@@ -73,12 +79,15 @@ class BidBenchConfig:
     """The oracle tries each side seat's heuristic bid +- this many tricks, and nil."""
     chunk: int = 256
     """Deals per engine batch."""
+    lookahead_samples: int = 64
+    """Sampled deals per decision of the ``lookahead`` bidder; 0 leaves the row out."""
 
     def __post_init__(self) -> None:
         require_int("deals", self.deals, 1, DEAL_STRIDE)
         require_int("chunk", self.chunk, 1)
         require_int("seed", self.seed, 0, 2**31 - 1)
         require_int("oracle_width", self.oracle_width, 0, MAX_ORACLE_WIDTH)
+        require_int("lookahead_samples", self.lookahead_samples, 0, MAX_LOOKAHEAD_SAMPLES)
 
 
 # ---------------------------------------------------------------------- bidders
@@ -109,6 +118,20 @@ def counting_bidder(ctx: DecisionContext, masks: np.ndarray) -> np.ndarray:
 def heuristic_bidder(ctx: DecisionContext, masks: np.ndarray) -> np.ndarray:
     """HeuristicAgent's bid."""
     return HeuristicAgent().bid(ctx, masks)
+
+
+def lookahead_bidder(samples: int, seed: int) -> Bidder:
+    """``agents.search_bidding.lookahead_bids`` with ``samples`` deals per decision, seeded with ``seed``,
+    maximizing the side's own points (the benchmark's measure, as the oracle does)."""
+    from agents.search_bidding import lookahead_bids
+
+    rng = np.random.default_rng(seed)
+    heuristic = HeuristicAgent()
+
+    def bid(ctx: DecisionContext, masks: np.ndarray) -> np.ndarray:
+        return lookahead_bids(ctx, masks, samples, rng, heuristic=heuristic, opponents_weight=0.0)[0]
+
+    return bid
 
 
 def neural_bidder(checkpoint: str | Path) -> Bidder:
@@ -275,6 +298,8 @@ def run_bid_bench(config: BidBenchConfig, progress: bool = False) -> dict[str, A
         raise ValueError(f"the bidding benchmark needs a partnership rule set, got {rules.name!r}")
     engine = SpadesEngine(rules)
     bidders: dict[str, Bidder | None] = {"heuristic": heuristic_bidder, "count": counting_bidder}
+    if config.lookahead_samples:
+        bidders["lookahead"] = lookahead_bidder(config.lookahead_samples, config.seed)
     if config.checkpoint:
         bidders["neural"] = neural_bidder(config.checkpoint)
     bidders["oracle"] = None
@@ -332,6 +357,7 @@ __all__ = [
     "BidBenchConfig",
     "count_bid",
     "deal_seeds",
+    "lookahead_bidder",
     "draw_report",
     "oracle",
     "play_hands",

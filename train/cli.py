@@ -174,6 +174,7 @@ def bid_bench(
     checkpoint: str = typer.Option(None, help="NeuralAgent checkpoint whose bidding head is benchmarked too."),
     oracle_width: int = typer.Option(2, help="The oracle tries each heuristic bid +- this many tricks, and nil."),
     chunk: int = typer.Option(256, help="Deals per engine batch."),
+    lookahead_samples: int = typer.Option(64, help="Sampled deals per bid of the lookahead bidder (0: no row)."),
     out: str = typer.Option("bid_bench", help="Directory for bid_bench.json and bid_bench.png."),
 ) -> None:
     """Bidding strategies on the same deals under heuristic card play (train/bid_bench.py)."""
@@ -183,7 +184,13 @@ def bid_bench(
     from train.output_paths import check_output_folder
 
     cfg = BidBenchConfig(
-        rules=rules, deals=deals, seed=seed, checkpoint=checkpoint, oracle_width=oracle_width, chunk=chunk
+        rules=rules,
+        deals=deals,
+        seed=seed,
+        checkpoint=checkpoint,
+        oracle_width=oracle_width,
+        chunk=chunk,
+        lookahead_samples=lookahead_samples,
     )
     check_output_folder(out, "--out")
     report = run_bid_bench(cfg, progress=True)

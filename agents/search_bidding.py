@@ -1,0 +1,255 @@
+"""Bidding by lookahead: try every legal bid on sampled deals, play each out, bid the best.
+
+For each bidding decision (BID phase: every legal bid, nil included; BLIND phase: blind
+nil or look, where blind nil is open [RULES 2]) the bidder
+
+1. samples layouts of the cards the seat has not seen, consistent with what it saw: its
+   own hand, face-up cards, the two-player draw (``agents.search.sample_hidden_hands``);
+   at BLIND, where the seat has not looked, its own hand is sampled too;
+2. weights each sample by how likely the bids already made are under the heuristic's
+   bid function for the sampled hands (``HeuristicAgent.bid`` in the position where each
+   earlier seat bid: weight ``exp(-BID_SHARPNESS * |heuristic bid - actual bid|)`` per
+   seat, blind-nil bidders saw nothing and weigh 1), drawing ``oversample`` times more
+   layouts than it keeps and resampling ``samples`` of them by weight;
+3. for every (decision, candidate, kept sample) copies the game with the sampled hands,
+   takes the candidate action, and lets ``HeuristicAgent`` finish the bidding and play
+   the hand out: every rollout of a group of decisions is one engine batch;
+4. keeps the candidate with the best mean of the side's bag-adjusted hand points minus
+   the opponents' (their mean in cutthroat; ``opponents_weight`` times it), as ``SearchAgent`` scores outcomes
+   (``spades_env.games.spades.scoring.bag_adjusted_points``). Ties keep the heuristic's choice,
+   and decisions with one legal bid (forced bids) are the heuristic's.
+
+The rollouts model every seat, partner and opponents, as the heuristic (bids and card play):
+the estimate is exact against heuristic players and biased against others (against the
+``search`` bot's card play it overbids: more sets, measured in issue 14).
+
+Hearts has no bidding and is refused; the two-player BLIND decision (taken before the
+draw, with no hand to sample) is left to the heuristic.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents.base import DecisionContext
+from agents.heuristic import HeuristicAgent
+from agents.search import sample_hidden_hands
+from spades_env import cards
+from spades_env.engine import BID, BLIND, GameState, SpadesEngine, bits
+from spades_env.games.spades.scoring import bag_adjusted_points
+
+#: Log-likelihood lost per trick between a seat's actual bid and the heuristic's bid for a sampled hand.
+BID_SHARPNESS = 1.0
+#: Steps a rollout may take past the hand's remaining plays (bids, Bemo, redeals) before it is refused.
+EXTRA_STEPS = 64
+
+
+def lookahead_bids(
+    ctx: DecisionContext,
+    masks: np.ndarray,
+    samples: int,
+    rng: np.random.Generator,
+    *,
+    heuristic: HeuristicAgent | None = None,
+    oversample: int = 4,
+    opponents_weight: float = 1.0,
+    max_rollouts: int = 65536,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(D,) chosen actions and (D, A) mean rollout value of each candidate (-inf elsewhere).
+
+    ``ctx``: the D decisions (each in BID or BLIND phase); ``masks`` (D, A) their legal
+    actions; ``samples`` kept layouts per decision, drawn from ``oversample * samples``;
+    ``opponents_weight``: 1 scores the side's margin over the others (``SearchAgent``'s objective,
+    what a duplicate tournament measures), 0 the side's own points (the bidding benchmark's measure).
+    Decisions in other phases, with one candidate, or at the two-player BLIND are answered
+    by the heuristic (their values stay -inf).
+    """
+    engine = ctx.engine
+    if engine.rules.hearts:
+        raise ValueError(f"lookahead bidding needs Spades rules with bidding, got {engine.rules.name!r} (Hearts)")
+    for name, value in (("samples", samples), ("oversample", oversample), ("max_rollouts", max_rollouts)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"lookahead bidding option {name!r} must be a positive integer, got {value!r}")
+    heuristic = heuristic or HeuristicAgent()
+    masks = np.asarray(masks, dtype=bool)
+    default = heuristic.act(None, masks, ctx)
+    candidates = candidate_mask(engine, ctx.state.phase[ctx.games], masks)
+    values = np.full(masks.shape, -np.inf)
+    todo = np.flatnonzero(candidates.sum(axis=1) > 1)
+    per = candidates.sum(axis=1) * samples
+    start = 0
+    while start < len(todo):  # groups of decisions whose rollouts fit in max_rollouts
+        stop, total = start + 1, per[todo[start]]
+        while stop < len(todo) and total + per[todo[stop]] <= max_rollouts:
+            total += per[todo[stop]]
+            stop += 1
+        sel = todo[start:stop]
+        sub = DecisionContext(engine, ctx.state, ctx.games[sel], ctx.seats[sel])
+        values[sel] = _candidate_values(sub, candidates[sel], samples, oversample, rng, heuristic, opponents_weight)
+        start = stop
+    out = default.copy()
+    if len(todo):
+        scored = values[todo].copy()
+        scored[np.arange(len(todo)), default[todo]] += 1e-6  # ties keep the heuristic's choice
+        out[todo] = np.argmax(scored, axis=1)
+    return out, values
+
+
+def candidate_mask(engine: SpadesEngine, phase: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """(D, A) bool: the actions the lookahead compares: legal bids in BID; blind nil and look in BLIND
+    (not in two-player, where it comes before the draw)."""
+    lay = engine.layout
+    out = np.zeros_like(masks)
+    bid = phase == BID
+    out[bid, lay.bid_offset : lay.bid_end] = masks[bid, lay.bid_offset : lay.bid_end]
+    blind_nil, look = lay.special("blind_nil"), lay.special("look")
+    if blind_nil is not None and not engine.rules.two_player:
+        blind = phase == BLIND
+        out[blind, blind_nil] = masks[blind, blind_nil]
+        out[blind, look] = masks[blind, look]
+    return out
+
+
+# ---------------------------------------------------------------------- sampling
+def sample_bidding_hands(
+    ctx: DecisionContext, samples: int, oversample: int, rng: np.random.Generator, heuristic: HeuristicAgent
+) -> np.ndarray:
+    """(D, samples, N) uint64 full hands per decision, drawn from what the seat saw and resampled by
+    the likelihood of the bids already made (see the module docstring)."""
+    engine, state, games, seats = ctx.engine, ctx.state, ctx.games, ctx.seats
+    m = samples * oversample
+    blind = state.phase[games] == BLIND
+    hands = np.zeros((len(games), m, engine.n_players), dtype=np.uint64)
+    looked = np.flatnonzero(~blind)
+    if len(looked):
+        hands[looked] = sample_hidden_hands(engine, state, games[looked], seats[looked], m, rng)
+    unlooked = np.flatnonzero(blind)
+    if len(unlooked):
+        hands[unlooked] = _sample_unlooked(engine, state, games[unlooked], seats[unlooked], m, rng)
+    logw = _bid_log_likelihood(ctx, hands, heuristic)  # (D, M)
+    weights = np.exp(logw - logw.max(axis=1, keepdims=True))
+    cum = np.cumsum(weights, axis=1)
+    # Systematic resampling: one uniform offset per decision, samples evenly spaced points.
+    points = (rng.random((len(games), 1)) + np.arange(samples)[None, :]) / samples * cum[:, -1:]
+    pick = np.minimum((cum[:, None, :] < points[:, :, None]).sum(axis=2), m - 1)  # (D, samples)
+    return hands[np.arange(len(games))[:, None], pick]
+
+
+def _sample_unlooked(
+    engine: SpadesEngine, state: GameState, games: np.ndarray, seats: np.ndarray, m: int, rng: np.random.Generator
+) -> np.ndarray:
+    """(D, m, N) uint64: every hand dealt at random for a seat that has not looked, keeping the face-up
+    cards other seats hold with them (the seat's own face-up cards are known to it too)."""
+    d, n = len(games), engine.n_players
+    deck = np.uint64(cards.cards_to_mask(engine.deck))
+    known = state.face_up[games] & state.hands[games]  # (D, N)
+    pool = deck & ~np.bitwise_or.reduce(known, axis=1)
+    room = bits.popcount(state.hands[games]) - bits.popcount(known)  # (D, N)
+    n_ids = engine.layout.n_card_ids
+    flags = np.repeat(bits.to_bool(pool, n_ids), m, axis=0)  # (D*m, ids)
+    order = np.argsort(np.where(flags, rng.random(flags.shape), np.inf), axis=1)
+    bounds = np.cumsum(np.repeat(room, m, axis=0), axis=1)  # (D*m, N)
+    out = np.repeat(known, m, axis=0)
+    for k in range(int(flags.sum(axis=1).max(initial=0))):
+        seat = (k >= bounds).sum(axis=1)
+        live = seat < n
+        out[live, seat[live]] |= bits.BIT[order[live, k]]
+    return out.reshape(d, m, n)
+
+
+def _bid_log_likelihood(ctx: DecisionContext, hands: np.ndarray, heuristic: HeuristicAgent) -> np.ndarray:
+    """(D, M) sum over the seats that bid before (having looked) of -BID_SHARPNESS * |heuristic bid of
+    the sampled hand, in the position that seat bid in, - its actual bid|."""
+    engine, state, games = ctx.engine, ctx.state, ctx.games
+    d, m, n = hands.shape
+    logw = np.zeros(d * m)
+    rows = np.repeat(games, m)
+    trial = state.take(rows)
+    trial.hands = hands.reshape(d * m, n)
+    trial.deal = trial.hands | (trial.deal & ~state.hands[rows])
+    actual = trial.bids.copy()
+    position = (np.arange(n)[None, :] - trial.dealer[:, None] - 1) % n  # (R, N) bidding order
+    for p in range(n - 1):
+        seat = (trial.dealer + 1 + p) % n
+        r = np.arange(d * m)
+        judged = np.flatnonzero((p < trial.n_bids) & (actual[r, seat] >= 0) & ~trial.blind[r, seat])
+        if not len(judged):
+            continue
+        view = trial.take(judged)
+        later = position[judged] >= p
+        view.bids = np.where(later, -1, actual[judged])
+        view.blind &= ~later
+        view.n_bids[:] = p
+        view.phase[:] = BID
+        view.to_move = seat[judged]
+        legal = engine.legal_action_mask(view)
+        want = heuristic.bid(DecisionContext(engine, view, np.arange(len(judged)), view.to_move), legal)
+        guess = want - engine.layout.bid_offset
+        logw[judged] -= BID_SHARPNESS * np.abs(guess - actual[judged, seat[judged]])
+    return logw.reshape(d, m)
+
+
+# ---------------------------------------------------------------------- rollouts
+def _candidate_values(
+    ctx: DecisionContext,
+    candidates: np.ndarray,
+    samples: int,
+    oversample: int,
+    rng: np.random.Generator,
+    heuristic: HeuristicAgent,
+    opponents_weight: float,
+) -> np.ndarray:
+    """(D, A) mean rollout value of each candidate over the decision's kept samples (-inf elsewhere)."""
+    engine, state, games, seats = ctx.engine, ctx.state, ctx.games, ctx.seats
+    hands = sample_bidding_hands(ctx, samples, oversample, rng, heuristic)  # (D, K, N)
+    dec, action = np.nonzero(candidates)
+    r_dec = np.repeat(dec, samples)
+    r_action = np.repeat(action, samples)
+    r_sample = np.tile(np.arange(samples), len(dec))
+    roll = state.take(games[r_dec])
+    played = roll.deal & ~roll.hands
+    roll.hands = hands[r_dec, r_sample]
+    roll.deal = roll.hands | played
+    values = rollout_values(engine, roll, r_action, seats[r_dec], heuristic, opponents_weight)
+    total = np.zeros(candidates.shape)
+    np.add.at(total, (r_dec, r_action), values)
+    return np.where(candidates, total / samples, -np.inf)
+
+
+def rollout_values(
+    engine: SpadesEngine,
+    roll: GameState,
+    first: np.ndarray,
+    seats: np.ndarray,
+    policy: HeuristicAgent,
+    opponents_weight: float = 1.0,
+) -> np.ndarray:
+    """Take ``first`` (M,) in each game of ``roll`` (changed in place), then let ``policy`` play every seat
+    to the end of the hand; (M,) the side of ``seats``: own bag-adjusted points minus ``opponents_weight``
+    times the others' mean.
+
+    Finished games leave the batch (it is compacted once a step ends some hands)."""
+    m = len(first)
+    values = np.zeros(m)
+    index = np.arange(m)  # rollout of each game still in ``roll``
+    side = engine.side_of_seat[seats]
+    actions = np.asarray(first, dtype=np.int64)
+    limit = engine.hand_size * engine.n_players + EXTRA_STEPS
+    for _ in range(limit):
+        result = engine.step(roll, actions, validate=False)
+        done = np.zeros(len(index), dtype=bool)
+        for f in result.finished:
+            new = ~done[f.games]
+            g = f.games[new]
+            adjusted = bag_adjusted_points(engine.rules, f.delta[new], f.bags_added[new], f.bag_penalties[new])
+            mine = adjusted[np.arange(len(g)), side[index[g]]]
+            values[index[g]] = mine - opponents_weight * (adjusted.sum(axis=1) - mine) / (engine.n_sides - 1)
+            done[g] = True
+        if done.all():
+            return values
+        if done.any():
+            keep = np.flatnonzero(~done)
+            roll, index = roll.take(keep), index[keep]
+        masks = engine.legal_action_mask(roll)
+        actions = policy.act(None, masks, DecisionContext(engine, roll, np.arange(len(index)), roll.to_move))
+    raise RuntimeError(f"a bidding rollout did not finish its hand within {limit} steps")
