@@ -47,8 +47,11 @@ P_LOWEST_CLUB = 18
 P_PILE_SIZE = 19
 P_BLIND_OPEN = 20  #: blind nil: 0 never, 1 always, 2 for a side behind by ``P_BEHIND_BY`` or more
 P_BEHIND_BY = 21
-P_SIDE_OF_SEAT = 22  #: then one entry per seat: its scoring side
-N_PARAMS = P_SIDE_OF_SEAT + 6  # room for six seats
+P_SIDE_OF_SEAT = 22  #: then one entry per seat: its scoring side (room for six seats)
+P_FACE_UP = 28  #: cards of each hand dealt face up (``face_up_deal``: 4), else 0
+P_DECK_SIZE = 29
+P_DECK = 30  #: then the deck's card ids in id order (``deck(p)``), at most 64
+N_PARAMS = P_DECK + 64
 
 #: Cards a two-player blind-nil bidder may exchange with the discards [RULES 4].
 MAX_EXCHANGE = 3
@@ -59,6 +62,12 @@ WEAK_HAND_MASK = np.uint64(
     int(cards.TRUMP_MASK) | cards.cards_to_mask(s * cards.N_RANKS + r for s in range(4) for r in (9, 10, 11))
 )
 _TRUMPS = cards.TRUMP_MASK
+
+
+@njit(cache=True, inline="always")
+def deck(p):
+    """The card ids of the deck in play, in id order (int64, a view of ``p``)."""
+    return p[P_DECK : P_DECK + p[P_DECK_SIZE]]
 
 
 @njit(cache=True)
