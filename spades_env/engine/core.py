@@ -339,7 +339,7 @@ class SpadesEngine(HandCycle):
         if not actions.flags.c_contiguous:
             actions = np.ascontiguousarray(actions)
         status = self._status(b)
-        bad, n_ended, _ = self._step(actions, validate, status, *self._rule_args, *state_arrays(state))
+        bad, n_ended = self._step(actions, validate, status, *self._rule_args, *state_arrays(state))
         if bad >= 0:
             self._raise_illegal(state, bad, int(actions[bad]))
         result = StepResult(

@@ -130,20 +130,20 @@ def step(
 ):  # fmt: skip
     """Apply ``actions[g]`` in every game g (games whose match is over are left alone).
 
-    Returns ``(bad, n_ended, n_redeals)``: with ``validate``, ``bad`` is the first game whose
-    action is not legal (or whose match is over), and then no game has changed; else -1.
-    ``status`` (B,) int8 tells each game's outcome (``apply_games``): HAND_ENDED for the games
-    whose hand's last trick was played (to be scored, ``n_ended``), REDEAL for the games where a weak hand was shown
-    (none in Hearts: the loops of every game return the same).
+    Returns ``(bad, n_ended)``: with ``validate``, ``bad`` is the first game whose action is not
+    legal (or whose match is over), and then no game has changed; else -1. ``status`` (B,) int8
+    tells each game's outcome (``apply_games``): HAND_ENDED for the games whose hand's last trick
+    was played (``n_ended`` of them, to be scored by ``end_hands``), REDEAL for the games where a
+    weak hand was shown and the new deal was dealt [RULES 6] (none in Hearts).
     """
     tables = (card_bit, suit_of, power, preferred, forbidden, points, broken, lead_after)
     b = len(actions)
     if validate:
         bad = check_games(0, b, actions, p, tables, state)
         if bad >= 0:
-            return bad, 0, 0
+            return bad, 0
     apply_games(0, b, actions, status, p, tables, state)
-    return -1, _count(status, HAND_ENDED), _count(status, REDEAL)
+    return -1, _count(status, HAND_ENDED)
 
 
 @njit(cache=True, parallel=True)
@@ -160,10 +160,10 @@ def step_threads(
             bad[c] = check_games(c * CHUNK, min(b, (c + 1) * CHUNK), actions, p, tables, state)
         for c in range(n_chunks):
             if bad[c] >= 0:
-                return bad[c], 0, 0
+                return bad[c], 0
     for c in prange(n_chunks):
         apply_games(c * CHUNK, min(b, (c + 1) * CHUNK), actions, status, p, tables, state)
-    return -1, _count(status, HAND_ENDED), _count(status, REDEAL)
+    return -1, _count(status, HAND_ENDED)
 
 
 @njit(cache=True)
