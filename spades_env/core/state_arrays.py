@@ -244,7 +244,7 @@ def play_cards(s, t, lo, hi, actions, play_phase, ended):
     )
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def clear_hand(s, g, unbroken_lead):
     """The fields every game starts a hand with, in game ``g`` (its cards, dealer, scores and bags
     set): no trick, card, bid or void yet, ``led_suit`` the lead state before the first lead,

@@ -49,7 +49,7 @@ def begin_hand(s, p, g):
         start_play(s, p, g)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def passable(s, g):
     """The cards the passer may still choose: held, not chosen yet."""
     seat = s.to_move[g]

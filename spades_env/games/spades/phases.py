@@ -104,7 +104,7 @@ def weak_hand(s, p, g):
     return p[P_REDEAL] >= 0 and (s.hands[g, s.to_move[g]] & WEAK_HAND_MASK) == np.uint64(0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def exchange_cards(s, g):
     """Two-player exchange: the cards the player to move may give up (held, not just drawn)."""
     seat = s.to_move[g]
@@ -219,7 +219,7 @@ def choose_blind(s, p, g, declared):
         next_bidder(s, p, g)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def begin_draw(s, g):
     """Two-player: the dealer takes the first card off the pile [RULES 4]."""
     s.phase[g] = DRAW
