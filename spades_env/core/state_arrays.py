@@ -19,10 +19,12 @@ from typing import NamedTuple
 
 import numpy as np
 from numba import njit, types
-from numba.extending import intrinsic
+from numba.extending import intrinsic, overload
 
+from spades_env.core import deal as core_deal
 from spades_env.core import trick_play
 from spades_env.core.card_bits import bit_of
+from spades_env.core.hashing import splitmix64
 
 
 class StateArrays(NamedTuple):
@@ -70,6 +72,13 @@ class StateArrays(NamedTuple):
 
 FIELDS = StateArrays._fields
 N_FIELDS = len(FIELDS)
+#: The record arrays of the hands that end in a step that every game's compiled hand end fills
+#: (row o: the o-th game that ended), in this order: its winner, ``keep_record``'s, the points
+#: and scores after. The games' loops add their own (``RECORD``); ``engine.hand_cycle`` allocates them.
+RECORD_FIELDS = (
+    "winner", "deal", "dealer", "history", "bids", "blind", "tricks_won", "trick_winners", "start_scores",
+    "start_bags", "bemo", "hand_number", "key", "delta", "scores",
+)  # fmt: skip
 #: What a compiled ``step`` did to a game (its ``status``): nothing more to do, a hand ended
 #: (``trick_play.play_range`` sets True), a weak-hand redeal (Spades).
 GOES_ON, HAND_ENDED, REDEAL = 0, 1, 2
@@ -97,10 +106,16 @@ decision_arrays = attrgetter(*DECISION_FIELDS)
 state_arrays = attrgetter(*FIELDS)
 
 
-@intrinsic
-def borrowed(typingctx, arr):
+def borrowed(arr):
     """The array ``arr`` without its reference count: passing it to a function costs no atomic
-    increment and decrement. Valid only while ``arr`` itself is alive (inside the call)."""
+    increment and decrement. Valid only while ``arr`` itself is alive (inside the call). In
+    plain Python (``NUMBA_DISABLE_JIT=1``) it is ``arr`` itself."""
+    return arr
+
+
+@intrinsic
+def _borrowed(typingctx, arr):
+    """``borrowed`` in compiled code: a copy of the array's struct with a null meminfo."""
 
     def codegen(context, builder, sig, args):
         src = context.make_array(sig.args[0])(context, builder, value=args[0])
@@ -111,6 +126,11 @@ def borrowed(typingctx, arr):
         return dst._getvalue()
 
     return arr(arr), codegen
+
+
+@overload(borrowed, inline="always")
+def _borrowed_compiled(arr):
+    return lambda arr: _borrowed(arr)
 
 
 @njit(cache=True)
@@ -235,7 +255,7 @@ def play_cards(s, t, lo, hi, actions, play_phase, ended):
     )
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def clear_hand(s, g, unbroken_lead):
     """The fields every game starts a hand with, in game ``g`` (its cards, dealer, scores and bags
     set): no trick, card, bid or void yet, ``led_suit`` the lead state before the first lead,
@@ -260,3 +280,76 @@ def clear_hand(s, g, unbroken_lead):
     first = s.dealer[g] + 1 if s.dealer[g] + 1 < n else 0
     s.to_move[g] = first
     s.leader[g] = first
+
+
+@njit(cache=True, inline="always")
+def deal_hand(s, g, deck, two_player, n_face_up, seeded):
+    """Deal hand ``hand_number[g]`` of game ``g`` (after ``n_redeals[g]`` redeals): the seeded deal
+    (``core.deal.deal_next_hand``), or, not ``seeded``, the cards the caller wrote into ``hands``,
+    ``deal`` (and ``pile``) with their face-up cards [RULES 1, 4, 6]. Two-player: nothing drawn,
+    discarded or exchanged yet."""
+    if seeded:
+        core_deal.deal_next_hand(
+            g, s.key, s.hand_number, s.n_redeals, deck, two_player, n_face_up, s.hands, s.deal, s.pile, s.face_up
+        )
+    elif n_face_up > 0:
+        counter = core_deal.deal_counter(s.hand_number[g], s.n_redeals[g])
+        core_deal.pick_cards(s.key[g], counter, s.deal[g], n_face_up, s.face_up[g])
+    if two_player:
+        s.pile_pos[g] = 0
+        for k in range(s.hands.shape[1]):
+            s.discards[g, k] = 0
+            s.seen[g, k] = 0
+            s.exchanged_out[g, k] = 0
+            s.exchanged_in[g, k] = 0
+
+
+@njit(cache=True, inline="always")
+def keep_record(s, g, o, deal, dealer, history, bids, blind, tricks_won, trick_winners, start_scores, start_bags, bemo,
+                hand_number, key):  # fmt: skip
+    """Copy the finished hand of game ``g`` into row ``o`` of the record arrays (the ``FinishedHands``
+    fields of the same names that every game keeps), before the next hand overwrites it."""
+    n, n_sides = s.hands.shape[1], s.scores.shape[1]
+    for k in range(n):
+        deal[o, k] = s.deal[g, k]
+        bids[o, k] = s.bids[g, k]
+        blind[o, k] = s.blind[g, k]
+        tricks_won[o, k] = s.tricks_won[g, k]
+    for j in range(s.history.shape[1]):
+        trick_winners[o, j] = s.trick_winners[g, j]
+        for k in range(n):
+            history[o, j, k] = s.history[g, j, k]
+    for k in range(n_sides):
+        start_scores[o, k] = s.hand_start_scores[g, k]
+        start_bags[o, k] = s.hand_start_bags[g, k]
+        bemo[o, k] = s.bemo[g, k]
+    dealer[o] = s.dealer[g]
+    hand_number[o] = s.hand_number[g]
+    key[o] = s.key[g]
+
+
+@njit(cache=True, inline="always")
+def next_hand_or_match(s, g, winner, auto_reset, over_phase):
+    """After the hand of game ``g`` is scored (its ``scores`` and ``bags`` set): the next hand of
+    the match, by the next dealer; or, the match won by ``winner`` (>= 0), the next match with
+    ``auto_reset`` (new key ``splitmix64`` of the old, its first dealer, 0 points, hand 0), else
+    ``over_phase`` (OVER, the winner kept). Returns whether a hand is to be dealt."""
+    n = s.hands.shape[1]
+    s.hand_number[g] += 1
+    if winner >= 0 and not auto_reset:
+        s.winner[g] = winner
+        s.phase[g] = over_phase
+        return False
+    if winner >= 0:
+        key = splitmix64(s.key[g])
+        s.key[g] = key
+        s.dealer[g] = core_deal.first_dealer(key, n)
+        for k in range(s.scores.shape[1]):
+            s.scores[g, k] = 0
+            s.bags[g, k] = 0
+        s.hand_number[g] = 0
+    else:
+        s.dealer[g] = s.dealer[g] + 1 if s.dealer[g] + 1 < n else 0
+    s.winner[g] = -1
+    s.n_redeals[g] = 0
+    return True

@@ -6,15 +6,16 @@ Every decision runs compiled, in one Numba call over the batch per ``step``,
 one-game rules (``games.<game>.phases``: bids, blind nil, the two-player draw and exchange,
 Bemo; the Hearts pass) and the core's card play (``core.trick_play``) over the games. ``step``
 checks every game's action before it changes any, mutates the state in place and returns
-what happened (finished hands, score changes, finished matches); the hands that ended are
-scored and the next ones dealt by ``engine.hand_cycle``. ``threads`` runs the loops over the
-games in parallel, with the same results.
+what happened (finished hands, score changes, finished matches); a weak-hand redeal is dealt
+inside that call, and the hands that ended are scored, recorded and followed by the next hand
+in one more compiled call (the game's ``loops.end_hands``, from ``engine.hand_cycle``).
+``threads`` runs the decision loops over the games in parallel, with the same results.
 
 Hearts [RULES 7] shares the card-play core: its tables (``trick_play.trick_tables``: no
 trump, the lead restriction on hearts instead of spades, the two of clubs leads through
 the ``lowest_club_leads`` machinery, the card points, the first-trick restriction) are built
 for the game in ``__init__``; its pass is ``games.hearts.phases`` and its scoring
-``games.hearts.scoring``. There is no bidding.
+``games.hearts.hand_score``. There is no bidding.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import numpy as np
 
 from spades_env import cards
 from spades_env.core import trick_play
-from spades_env.core.state_arrays import HAND_ENDED, REDEAL, decision_arrays, state_arrays
+from spades_env.core.state_arrays import HAND_ENDED, decision_arrays, state_arrays
 from spades_env.engine import bits, dealing, inputs
 from spades_env.engine.actions import ActionLayout
 from spades_env.engine.hand_cycle import HandCycle
@@ -141,13 +142,33 @@ class SpadesEngine(HandCycle):
         self._status_buffers: dict[int, np.ndarray] = {}
         # The game's compiled loops (step, random_actions, legal_action_mask), chosen once, and what
         # they take after their own arguments: the rule set's parameters and card-play tables.
+        self._bind_loops()
+
+    def _bind_loops(self) -> None:
+        """Pick the game's compiled loops (step, random_actions, legal_action_mask, end_hands) and
+        what they take after their own arguments: the rule set's parameters and tables."""
+        r = self.rules
         loops = GAME_LOOPS[r.game]
         self._loops = loops
         self._rule_args = (loops.params(r, self.layout), *self.trick_tables)
+        self._hand_end_tables = loops.hand_end_tables(r)
+        """The rule set's scoring tables, as the game's compiled ``loops.end_hands`` takes them."""
         one = self.threads == 1
         self._step = loops.step if one else _on_threads(loops.step_threads, self.threads)
         self._random = loops.random_actions if one else _on_threads(loops.random_actions_threads, self.threads)
         self._mask = loops.legal_action_mask if one else _on_threads(loops.legal_action_mask_threads, self.threads)
+
+    #: What ``_bind_loops`` sets: compiled functions and a module, rebuilt rather than pickled.
+    _BOUND = ("_loops", "_rule_args", "_hand_end_tables", "_step", "_random", "_mask")
+
+    def __getstate__(self) -> dict:
+        """An engine pickles (and deep-copies) as its rules and tables; the compiled loops are
+        looked up again when it is loaded."""
+        return {k: v for k, v in self.__dict__.items() if k not in self._BOUND}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._bind_loops()
 
     # ------------------------------------------------------------------ reset
     def reset(
@@ -328,14 +349,15 @@ class SpadesEngine(HandCycle):
         is never OVER; ``StepResult.match_done`` and ``winner`` tell what ended.
 
         Every decision of every game is checked, then applied, in one compiled call (the
-        game's ``loops.step``); the hands that ended are scored after it.
+        game's ``loops.step``, which also deals a weak-hand redeal); the hands that ended are
+        scored and the next ones dealt in one more (``loops.end_hands``).
         """
         b = state.batch_size
         actions = inputs.action_array(actions, b)
         if not actions.flags.c_contiguous:
             actions = np.ascontiguousarray(actions)
         status = self._status(b)
-        bad, n_ended, n_redeals = self._step(actions, validate, status, *self._rule_args, *state_arrays(state))
+        bad, n_ended = self._step(actions, validate, status, *self._rule_args, *state_arrays(state))
         if bad >= 0:
             self._raise_illegal(state, bad, int(actions[bad]))
         result = StepResult(
@@ -345,10 +367,6 @@ class SpadesEngine(HandCycle):
             finished=[],
             winner=np.full(b, -1, I64),
         )
-        if n_redeals:  # a weak hand was shown: a new seeded deal by the same dealer [RULES 6]
-            redeals = np.flatnonzero(status == REDEAL)
-            state.n_redeals[redeals] += 1
-            self._start_hand(state, redeals)
         if n_ended:
             self._finish_hands(state, np.flatnonzero(status == HAND_ENDED), result, auto_reset)
         return result

@@ -1,10 +1,13 @@
-"""The hand cycle of the engine: the empty state, new matches, dealing a hand, scoring the hands that ended.
+"""The hand cycle of the engine: the empty state, new matches, and the hands that end in a ``step``.
 
-``HandCycle`` is the part of ``SpadesEngine`` that runs between decisions: ``_start_hand`` deals
-(``engine.dealing``, NumPy over the games dealt) and sets the hand up to its first decision
-in one compiled call (the game's ``loops.begin_hands``); ``_finish_hands`` scores the hands
-that ended in a ``step`` (``games.spades.scoring``, ``games.hearts.scoring``), records them
-(``FinishedHands``), and starts the next hand, or the next match with ``auto_reset``.
+``HandCycle`` is the part of ``SpadesEngine`` that runs between decisions. A new match's first
+hand is dealt and set up to its first decision in one compiled call (the game's
+``loops.begin_hands``: the seeded deal of ``core.deal``, or the deals and piles given to
+``reset``). The hands that end in a ``step`` are scored, recorded, and followed by the next
+hand (or the next match with ``auto_reset``) in one compiled call too (the game's
+``loops.end_hands``, which runs its ``hand_score.finish_hand``); it writes the finished hands'
+record into arrays allocated here for exactly those games, which become the ``FinishedHands``
+fields as they are.
 """
 
 from __future__ import annotations
@@ -12,11 +15,8 @@ from __future__ import annotations
 import numpy as np
 
 from spades_env.core.state_arrays import state_arrays
-from spades_env.engine import dealing
 from spades_env.engine.results import FinishedHands, StepResult
 from spades_env.engine.state import OVER, GameState
-from spades_env.games.hearts.scoring import cards_taken, hearts_match_winner, score_hearts_hand
-from spades_env.games.spades.scoring import match_winner, score_hand
 
 I64 = np.int64
 
@@ -80,45 +80,21 @@ class HandCycle:
         )
 
     def _start_hand(
-        self,
-        state: GameState,
-        g: np.ndarray,
-        deals: np.ndarray | None = None,
-        pile: np.ndarray | None = None,
-        *,
-        after_play: bool = False,
+        self, state: GameState, g: np.ndarray, deals: np.ndarray | None = None, pile: np.ndarray | None = None
     ) -> None:
-        """Deal and set up the next hand of games ``g`` (its dealer, scores and bags are set).
-
-        ``after_play``: the games have just played a hand out (no weak-hand redeal yet).
-        """
+        """Deal and set up the first hand of new matches in games ``g`` (dealer, scores and bags set):
+        the seeded deal, or the given ``deals`` (G, N) masks (``pile`` (G, P) card ids: two-player)."""
         if len(g) == 0:
             return
-        r = self.rules
-        b = state.batch_size
-        if after_play and not r.misdeal_weak_hand:
-            counter = state.hand_number[g]  # no redeal yet: the counter is the hand number
-        else:
-            counter = dealing.deal_counter(state.hand_number[g], state.n_redeals[g])
-        if r.two_player:
-            pile = dealing.shuffle(state.key[g], counter, self.deck) if pile is None else pile
-            state.pile[g] = pile
-            state.pile_pos[g] = 0
-            deals = np.zeros((len(g), self.n_players), np.uint64)
-            state.discards[g] = 0
-            state.seen[g] = 0
-            state.exchanged_out[g] = 0
-            state.exchanged_in[g] = 0
-        elif deals is None:
-            deals = dealing.deal(state.key[g], counter, self.deck, self.n_players)
-        n = self.n_players
-        seats = self._cells(g, n, b)  # flat (game, seat) cells of the (B, N) fields
-        state.hands.reshape(-1)[seats] = deals
-        state.deal.reshape(-1)[seats] = deals
-        if r.face_up_deal:
-            state.face_up[g] = dealing.pick_cards(state.key[g], counter, deals, 4)
-        # The first decision (blind nil, bids, the draw, the pass), compiled per game.
-        self._loops.begin_hands(g, *self._rule_args, *state_arrays(state))
+        seeded = (pile if self.rules.two_player else deals) is None
+        if not seeded:
+            if self.rules.two_player:
+                state.pile[g] = pile
+                deals = np.zeros((len(g), self.n_players), np.uint64)
+            seats = self._cells(g, self.n_players, state.batch_size)  # flat (game, seat) cells
+            state.hands.reshape(-1)[seats] = deals
+            state.deal.reshape(-1)[seats] = deals
+        self._loops.begin_hands(g, seeded, *self._rule_args, *state_arrays(state))
 
     def _cells(self, g: np.ndarray, width: int, b: int) -> np.ndarray:
         """(G, width) flat indices of rows ``g`` of a C-contiguous (b, width...) array.
@@ -144,85 +120,50 @@ class HandCycle:
             rows.flags.writeable = False
         return rows
 
+    def _record(self, n: int) -> dict[str, np.ndarray]:
+        """The arrays the game's ``loops.end_hands`` fills for ``n`` finished hands (its ``RECORD``),
+        and zeros for the ``FinishedHands`` fields of variants these rules lack."""
+        dims = {"N": self.n_players, "S": self.n_sides, "T": self.hand_size, "P": self.pile_size}
+        record = {}
+        for name in self._loops.RECORD:
+            letters, dtype = RECORD_SHAPES[name]
+            record[name] = np.empty((n, *(dims[x] for x in letters)), dtype)
+        for name in _FINISHED_FIELDS:
+            if name not in record:
+                letters, dtype = RECORD_SHAPES[name]
+                record[name] = np.zeros((n, *(dims[x] for x in letters)), dtype)
+        return record
+
     def _finish_hands(self, state: GameState, g: np.ndarray, result: StepResult, auto_reset: bool) -> None:
-        # ``g`` is an index array: every ``state.x[g]`` below is already a copy.
-        r = self.rules
-        take = lambda a: a.take(g, axis=0)  # noqa: E731  (faster than a[g] for 2-D rows)
-        tricks_won, bids, blind = take(state.tricks_won), take(state.bids), take(state.blind)
-        trick_winners, bemo, hand_number = take(state.trick_winners), take(state.bemo), state.hand_number[g]
-        sides = self._cells(g, self.n_sides, state.batch_size)
-        scores = state.scores.reshape(-1)[sides]
-        bags = state.bags.reshape(-1)[sides]
-        history = take(state.history)
-        if self.hearts:  # no contracts or bags: the breakdown's fields are zero
-            delta = score_hearts_hand(r, cards_taken(history, trick_winners, self.n_players)).delta
-            made, added, penalties = np.zeros(delta.shape, bool), np.zeros(delta.shape, I64), np.zeros(delta.shape, I64)
-            scores += delta
-            winner = hearts_match_winner(r, scores, hand_number + 1)
-        else:
-            score = score_hand(r, bids, blind, tricks_won, bags, trick_winners=trick_winners, bemo=bemo, in_range=True)
-            delta, made, bags = score.delta, score.made, score.bags
-            added, penalties = score.bags_added, score.bag_penalties
-            scores += delta
-            winner = match_winner(r, scores, hand_number + 1, boston=score.boston)
-        result.hand_done[g] = True
-        result.score_delta.reshape(-1)[sides] = delta
-        over = winner >= 0
-        result.match_done[g] = over
-        result.winner[g] = winner
-        n = len(g)
-        zeros = np.zeros((n, self.n_players), np.uint64)  # the fields of variants these rules lack
-        result.finished.append(
-            FinishedHands(
-                games=g,
-                deal=take(state.deal),
-                dealer=state.dealer[g],
-                history=history,
-                bids=bids,
-                blind=blind,
-                tricks_won=tricks_won,
-                trick_winners=trick_winners,
-                start_scores=state.hand_start_scores.reshape(-1)[sides],
-                start_bags=state.hand_start_bags.reshape(-1)[sides],
-                delta=delta,
-                scores=scores,
-                bags=bags,
-                made=made,
-                bags_added=added,
-                bag_penalties=penalties,
-                bemo=bemo,
-                pile=take(state.pile) if r.two_player else state.pile[:n],
-                discards=take(state.discards) if r.two_player else zeros,
-                exchanged_out=take(state.exchanged_out) if r.two_player else zeros,
-                passed=take(state.passed) if self.hearts else zeros,
-                points_taken=take(state.points_taken) if self.hearts else np.zeros((n, self.n_players), I64),
-                hand_number=hand_number,
-                key=state.key[g],
-            )
+        """Score the hands that ended in games ``g``, record them in ``result`` and start what follows."""
+        record = self._record(len(g))
+        self._loops.end_hands(
+            g,
+            auto_reset,
+            self._hand_end_tables,
+            self._rule_args[0],
+            self._unbroken_lead,
+            tuple(record[name] for name in self._loops.RECORD),
+            *state_arrays(state),
         )
-        # The next hand: same match and key, the next dealer. A match that ended is OVER, or
-        # with ``auto_reset`` the next match starts (new key, first dealer, 0 points, hand 0).
-        dealer = self.next_seat[state.dealer[g]]
-        hand_number = hand_number + 1
-        any_over = over.any()
-        if any_over and auto_reset:
-            ended = g[over]
-            keys = dealing.splitmix64(state.key[ended])
-            state.key[ended] = keys
-            dealer[over] = dealing.first_dealer(keys, self.n_players)
-            scores = np.where(over[:, None], 0, scores)  # new arrays: the record keeps its own
-            bags = np.where(over[:, None], 0, bags)
-            hand_number[over] = 0
-            winner = -1
-        state.scores.reshape(-1)[sides] = scores
-        state.bags.reshape(-1)[sides] = bags
-        state.hand_number[g] = hand_number
-        state.winner[g] = winner
-        if any_over and not auto_reset:
-            state.phase[g[over]] = OVER
-            going_on = ~over
-            g, dealer, scores, bags = g[going_on], dealer[going_on], scores[going_on], bags[going_on]
-        state.dealer[g] = dealer
-        if r.misdeal_weak_hand:
-            state.n_redeals[g] = 0
-        self._start_hand(state, g, after_play=True)
+        winner = record["winner"]
+        result.hand_done[g] = True
+        result.score_delta[g] = record["delta"]
+        result.match_done[g] = winner >= 0
+        result.winner[g] = winner
+        result.finished.append(FinishedHands(games=g, **{name: record[name] for name in _FINISHED_FIELDS}))
+
+
+#: Each record array's dimensions after the G finished games (N seats, S sides, T tricks, P the
+#: two-player pile) and dtype: the ``FinishedHands`` fields and the games' working outputs.
+_I, _U, _B = np.int64, np.uint64, np.bool_
+RECORD_SHAPES = {
+    "winner": ("", _I), "deal": ("N", _U), "dealer": ("", _I), "history": ("TN", _I), "bids": ("N", _I),
+    "blind": ("N", _B), "tricks_won": ("N", _I), "trick_winners": ("T", _I), "start_scores": ("S", _I),
+    "start_bags": ("S", _I), "bemo": ("S", _I), "hand_number": ("", _I), "key": ("", _U), "delta": ("S", _I),
+    "scores": ("S", _I), "bags": ("S", _I), "made": ("S", _B), "bags_added": ("S", _I),
+    "bag_penalties": ("S", _I), "boston": ("S", _B), "pile": ("P", _I), "discards": ("N", _U),
+    "exchanged_out": ("N", _U), "passed": ("N", _U), "points_taken": ("N", _I), "taken": ("N", _U),
+    "points": ("N", _I), "moon": ("N", _B), "seat_delta": ("N", _I),
+}  # fmt: skip
+_FINISHED_FIELDS = tuple(f for f in FinishedHands.__dataclass_fields__ if f != "games")

@@ -21,12 +21,20 @@ from spades_env.engine.state import LOWEST_CLUB_LEAD, PASS, PLAY
 P_N_PLAYERS = 0
 P_N_CARD_IDS = 1
 P_LOWEST_CLUB = 2
-N_PARAMS = 3
+P_DECK_SIZE = 3
+P_DECK = 4  #: then the deck's card ids in id order (``deck(p)``)
+N_PARAMS = P_DECK + 64
 
 #: Cards each player passes.
 PASS_CARDS = 3
 #: Seats between passer and receiver (clockwise) by hand number mod 4: left, right, across, no pass.
 PASS_OFFSETS = np.array([1, 3, 2, 0], dtype=np.int64)
+
+
+@njit(cache=True, inline="always")
+def deck(p):
+    """The card ids of the deck in play, in id order (int64, a view of ``p``)."""
+    return p[P_DECK : P_DECK + p[P_DECK_SIZE]]
 
 
 @njit(cache=True, inline="always")
@@ -41,7 +49,7 @@ def begin_hand(s, p, g):
         start_play(s, p, g)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def passable(s, g):
     """The cards the passer may still choose: held, not chosen yet."""
     seat = s.to_move[g]

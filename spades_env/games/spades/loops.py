@@ -20,6 +20,7 @@ from spades_env import cards
 from spades_env.core import state_arrays as sa
 from spades_env.core.card_bits import kth_card, popcount, write_bits
 from spades_env.engine.state import OVER, PLAY
+from spades_env.games.spades import hand_score
 from spades_env.games.spades import phases as ph
 
 
@@ -54,7 +55,23 @@ def params(rules, layout) -> np.ndarray:
     p[ph.P_BEHIND_BY] = rules.blind_nil_requires_behind_by or 0
     for seat in range(rules.n_players):
         p[ph.P_SIDE_OF_SEAT + seat] = rules.side_of_seat(seat)
+    p[ph.P_FACE_UP] = FACE_UP_CARDS if rules.face_up_deal else 0
+    p[ph.P_DECK_SIZE] = len(rules.deck)
+    p[ph.P_DECK : ph.P_DECK + len(rules.deck)] = rules.deck
     return p
+
+
+def hand_end_tables(rules):
+    """What ``end_hands`` takes after its own arguments: the rule set's ``ScoreTables``."""
+    return hand_score.score_tables(rules)
+
+
+#: Cards of each hand dealt face up under ``face_up_deal`` [RULES 6].
+FACE_UP_CARDS = 4
+#: The record arrays ``end_hands`` fills, in order (``core.state_arrays.RECORD_FIELDS``, then
+#: Spades' own; ``boston`` is not a ``FinishedHands`` field).
+RECORD = (*sa.RECORD_FIELDS, "bags", "made", "bags_added", "bag_penalties", "boston", "pile", "discards",
+          "exchanged_out")  # fmt: skip
 
 
 GOES_ON, HAND_ENDED, REDEAL = sa.GOES_ON, sa.HAND_ENDED, sa.REDEAL
@@ -90,6 +107,8 @@ def apply_games(lo, hi, actions, status, p, tables, state):
     for g in range(lo, hi):
         phase = s.phase[g]
         if phase != PLAY and phase != OVER and ph.apply(s, p, g, actions[g]):
+            s.n_redeals[g] += 1  # a weak hand was shown: a new seeded deal by the same dealer [RULES 6]
+            start_hand(s, p, g, True, t.lead_after[0])
             status[g] = REDEAL
 
 
@@ -142,20 +161,20 @@ def step(
 ):  # fmt: skip
     """Apply ``actions[g]`` in every game g (games whose match is over are left alone).
 
-    Returns ``(bad, n_ended, n_redeals)``: with ``validate``, ``bad`` is the first game whose
-    action is not legal (or whose match is over), and then no game has changed; else -1.
-    ``status`` (B,) int8 tells each game's outcome (``apply_games``): HAND_ENDED for the games
-    whose hand's last trick was played (to be scored, ``n_ended``), REDEAL for the games where a weak hand was shown
-    (to be dealt again) [RULES 6].
+    Returns ``(bad, n_ended)``: with ``validate``, ``bad`` is the first game whose action is not
+    legal (or whose match is over), and then no game has changed; else -1. ``status`` (B,) int8
+    tells each game's outcome (``apply_games``): HAND_ENDED for the games whose hand's last trick
+    was played (``n_ended`` of them, to be scored by ``end_hands``), REDEAL for the games where a
+    weak hand was shown and the new deal was dealt [RULES 6].
     """
     tables = (card_bit, suit_of, power, preferred, forbidden, points, broken, lead_after)
     b = len(actions)
     if validate:
         bad = check_games(0, b, actions, p, tables, state)
         if bad >= 0:
-            return bad, 0, 0
+            return bad, 0
     apply_games(0, b, actions, status, p, tables, state)
-    return -1, _count(status, HAND_ENDED), _count(status, REDEAL)
+    return -1, _count(status, HAND_ENDED)
 
 
 @njit(cache=True, parallel=True)
@@ -172,10 +191,10 @@ def step_threads(
             bad[c] = check_games(c * CHUNK, min(b, (c + 1) * CHUNK), actions, p, tables, state)
         for c in range(n_chunks):
             if bad[c] >= 0:
-                return bad[c], 0, 0
+                return bad[c], 0
     for c in prange(n_chunks):
         apply_games(c * CHUNK, min(b, (c + 1) * CHUNK), actions, status, p, tables, state)
-    return -1, _count(status, HAND_ENDED), _count(status, REDEAL)
+    return -1, _count(status, HAND_ENDED)
 
 
 @njit(cache=True)
@@ -232,11 +251,48 @@ def legal_action_mask_threads(
         mask_games(c * CHUNK, min(n, (c + 1) * CHUNK), games, out, p, tables, state)
 
 
+@njit(cache=True, inline="always")
+def start_hand(s, p, g, seeded, unbroken_lead):
+    """Deal the hand of game ``g`` (its dealer, scores, bags and hand number set; ``seeded``: the
+    seeded deal, else the cards written in) and set it up to its first decision."""
+    sa.deal_hand(s, g, ph.deck(p), p[ph.P_TWO_PLAYER], p[ph.P_FACE_UP], seeded)
+    sa.clear_hand(s, g, unbroken_lead)
+    ph.begin_hand(s, p, g)
+
+
 @njit(cache=True)
-def begin_hands(games, p, card_bit, suit_of, power, preferred, forbidden, points, broken, lead_after, *state):
-    """Set up the hand just dealt in each of ``games`` (cards, dealer, scores and bags set) up to
-    its first decision."""
+def begin_hands(games, seeded, p, card_bit, suit_of, power, preferred, forbidden, points, broken, lead_after, *state):
+    """``start_hand`` of each of ``games`` (a new match's first hand)."""
     s = sa.borrow(state)
     for g in games:
-        sa.clear_hand(s, g, lead_after[0])
-        ph.begin_hand(s, p, g)
+        start_hand(s, p, g, seeded, lead_after[0])
+
+
+@njit(cache=True)
+def end_hands(games, auto_reset, t, p, unbroken_lead, record, *state):
+    """Score the hand that ended in each of ``games`` (``hand_score.finish_hand``, ``t`` its
+    ``ScoreTables``), keep it in row o of the ``record`` arrays (``RECORD``, o: its place in
+    ``games``), and start the next hand, the next match (``auto_reset``) or leave the match OVER."""
+    s = sa.borrow(state)
+    (winner, deal, dealer, history, bids, blind, tricks_won, trick_winners, start_scores, start_bags, bemo,
+     hand_number, key, delta, scores, bags, made, bags_added, bag_penalties, boston, pile, discards,
+     exchanged_out) = record  # fmt: skip
+    for o in range(len(games)):
+        g = games[o]
+        sa.keep_record(s, g, o, deal, dealer, history, bids, blind, tricks_won, trick_winners, start_scores,
+                       start_bags, bemo, hand_number, key)  # fmt: skip
+        for k in range(pile.shape[1]):
+            pile[o, k] = s.pile[g, k]
+        for k in range(s.hands.shape[1]):
+            discards[o, k] = s.discards[g, k]
+            exchanged_out[o, k] = s.exchanged_out[g, k]
+        w = hand_score.finish_hand(
+            g, s.tricks_won, s.bids, s.blind, s.trick_winners, s.bemo, s.scores, s.bags, s.hand_number, t,
+            o, delta, bags, made, bags_added, bag_penalties, boston, scores,
+        )  # fmt: skip
+        winner[o] = w
+        for k in range(s.scores.shape[1]):
+            s.scores[g, k] = scores[o, k]
+            s.bags[g, k] = bags[o, k]
+        if sa.next_hand_or_match(s, g, w, auto_reset, OVER):
+            start_hand(s, p, g, True, unbroken_lead)

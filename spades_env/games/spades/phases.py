@@ -47,8 +47,11 @@ P_LOWEST_CLUB = 18
 P_PILE_SIZE = 19
 P_BLIND_OPEN = 20  #: blind nil: 0 never, 1 always, 2 for a side behind by ``P_BEHIND_BY`` or more
 P_BEHIND_BY = 21
-P_SIDE_OF_SEAT = 22  #: then one entry per seat: its scoring side
-N_PARAMS = P_SIDE_OF_SEAT + 6  # room for six seats
+P_SIDE_OF_SEAT = 22  #: then one entry per seat: its scoring side (room for six seats)
+P_FACE_UP = 28  #: cards of each hand dealt face up (``face_up_deal``: 4), else 0
+P_DECK_SIZE = 29
+P_DECK = 30  #: then the deck's card ids in id order (``deck(p)``), at most 64
+N_PARAMS = P_DECK + 64
 
 #: Cards a two-player blind-nil bidder may exchange with the discards [RULES 4].
 MAX_EXCHANGE = 3
@@ -59,6 +62,12 @@ WEAK_HAND_MASK = np.uint64(
     int(cards.TRUMP_MASK) | cards.cards_to_mask(s * cards.N_RANKS + r for s in range(4) for r in (9, 10, 11))
 )
 _TRUMPS = cards.TRUMP_MASK
+
+
+@njit(cache=True, inline="always")
+def deck(p):
+    """The card ids of the deck in play, in id order (int64, a view of ``p``)."""
+    return p[P_DECK : P_DECK + p[P_DECK_SIZE]]
 
 
 @njit(cache=True)
@@ -95,7 +104,7 @@ def weak_hand(s, p, g):
     return p[P_REDEAL] >= 0 and (s.hands[g, s.to_move[g]] & WEAK_HAND_MASK) == np.uint64(0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def exchange_cards(s, g):
     """Two-player exchange: the cards the player to move may give up (held, not just drawn)."""
     seat = s.to_move[g]
@@ -210,7 +219,7 @@ def choose_blind(s, p, g, declared):
         next_bidder(s, p, g)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def begin_draw(s, g):
     """Two-player: the dealer takes the first card off the pile [RULES 4]."""
     s.phase[g] = DRAW
