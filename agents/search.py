@@ -8,6 +8,8 @@ For every card-play decision with more than one legal card the agent
 2. for every (decision, legal card, sample) triple copies the game with the
    sampled hands, plays the card, and finishes the hand with the rollout policy
    (the heuristic by default): all triples of a batch run as one engine batch;
+   (with ``endgame=K``, when at most K tricks are left, the exact endgame solver of
+   ``agents.endgame`` values each card on each sample instead: Spades only);
 3. plays the card with the best mean outcome: the own side's bag-adjusted hand
    score minus the opponents' (the mean over the others in cutthroat). Ties keep
    the rollout policy's own choice.
@@ -30,6 +32,7 @@ import time
 import numpy as np
 
 from agents.base import Agent, DecisionContext
+from agents.endgame import solve_positions
 from agents.heuristic import HeuristicAgent
 from spades_env import cards
 from spades_env.engine import BID, BLIND, PLAY, GameState, SpadesEngine, bits
@@ -136,6 +139,7 @@ class SearchAgent(Agent):
         rollout_policy: type[Agent] | Agent = HeuristicAgent,
         max_rollouts: int = 65536,
         bid_samples: int = 0,
+        endgame: int = 0,
     ) -> None:
         super().__init__(seed)
         for option, value in (("samples", samples), ("max_rollouts", max_rollouts)):
@@ -151,6 +155,11 @@ class SearchAgent(Agent):
         self.bidder = HeuristicAgent()
         self.max_rollouts = int(max_rollouts)
         """Most rollout games in one engine batch (memory bound)."""
+        if isinstance(endgame, bool) or not isinstance(endgame, (int, np.integer)) or endgame < 0:
+            raise ValueError(f"search bot option 'endgame' must be a non-negative integer, got {endgame!r}")
+        self.endgame = int(endgame)
+        """Tricks left at or below which cards are valued by the exact endgame solver instead of
+        rollouts (0: never; Spades only, Hearts keeps its rollouts)."""
         self.decisions = 0
         """Card decisions searched so far (for decisions per second)."""
         self.search_seconds = 0.0
@@ -216,10 +225,29 @@ class SearchAgent(Agent):
         what the seat has seen, of its side's bag-adjusted points (Hearts: the others' mean
         points minus its own) when it plays the card and every seat then follows the rollout
         policy to the hand's end. ``legal``: (D, C) bool legal cards of the D decisions.
+        With ``endgame`` = K > 0 (Spades), a decision with at most K tricks left values each card
+        on each sample by the exact solver instead (``agents.endgame``: every seat then plays
+        perfectly for its own side's score).
         """
         engine, state, games, seats = ctx.engine, ctx.state, ctx.games, ctx.seats
         s, n = self.samples, engine.n_players
         hands = sample_hidden_hands(engine, state, games, seats, s, self.rng)  # (D, S, N)
+        total = np.zeros(legal.shape)
+        solved = np.zeros(len(games), bool)
+        if self.endgame and not engine.rules.hearts:
+            solved = engine.hand_size - state.n_tricks[games] <= self.endgame
+            rows = np.flatnonzero(solved)
+            if len(rows):  # every sample of these decisions solved exactly: their mean value
+                values = solve_positions(engine, state, np.repeat(games[rows], s), hands[rows].reshape(-1, n))
+                total[rows] = np.where(legal[rows], values.reshape(len(rows), s, -1).sum(axis=1), 0.0)
+        if not solved.all():
+            self._rollout_totals(ctx, legal & ~solved[:, None], hands, total)
+        return np.where(legal, total / s, -np.inf)
+
+    def _rollout_totals(self, ctx: DecisionContext, legal: np.ndarray, hands: np.ndarray, total: np.ndarray) -> None:
+        """Add each (decision, legal card)'s summed rollout values over the samples ``hands`` (D, S, N) to ``total``."""
+        engine, state, games, seats = ctx.engine, ctx.state, ctx.games, ctx.seats
+        s, n = self.samples, engine.n_players
         dec, card = np.nonzero(legal)  # one (decision, card) per candidate
         trip_dec = np.repeat(dec, s)
         trip_card = np.repeat(card, s)
@@ -238,10 +266,7 @@ class SearchAgent(Agent):
         roll.deal = roll.hands | played
         values = self._rollout(engine, roll, trip_card, seats[trip_dec], plays_left[trip_dec])
         trip_dec, trip_card, values = trip_dec[:m], trip_card[:m], values[:m]
-
-        total = np.zeros(legal.shape)
         np.add.at(total, (trip_dec, trip_card), values)
-        return np.where(legal, total / s, -np.inf)
 
     def _rollout(
         self, engine: SpadesEngine, roll: GameState, first: np.ndarray, seats: np.ndarray, plays_left: np.ndarray
