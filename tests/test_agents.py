@@ -72,7 +72,10 @@ def test_registry_builds_bots_from_specs():
         ("search:samples=-3", "'samples' must be a positive integer, got -3"),
         ("search:max_rollouts=0", "'max_rollouts' must be a positive integer"),
         ("search:samples=2.5", "'samples' must be an integer, got '2.5'"),
-        ("search:sample=4", "bot 'search' has no option 'sample'; its options: samples, max_rollouts, bid_samples, endgame"),
+        (
+            "search:sample=4",
+            "bot 'search' has no option 'sample'; its options: samples, max_rollouts, bid_samples, endgame",
+        ),
         ("search:rollout_policy=random", "has no option 'rollout_policy'"),
         ("search:samples=4,samples=8", "'samples' is given twice"),
         ("random:seed=3", "'seed' is not a bot option, bots are seeded by their caller"),
