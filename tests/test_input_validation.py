@@ -213,3 +213,20 @@ def test_the_layout_and_the_reference_game_refuse_non_integer_actions(engine):
             game.step(bad)
     game.step(np.int64(legal[0]))  # NumPy integers are action ids
     assert game.current_player() != 1
+
+
+def test_a_deal_of_python_int_masks_is_refused_naming_the_hand_and_the_array_form():
+    """Card masks as Python ints in nested lists (a uint64 array is the mask form): one clear
+    line naming the hand, not a raw 'int object is not iterable'."""
+    import numpy as np
+    import pytest
+
+    from spades_env import SpadesEngine
+    from spades_env.engine import EngineInputError
+
+    engine = SpadesEngine("partnership")
+    masks = engine.reset(0).deal
+    with pytest.raises(EngineInputError, match=r"deals\[0\]\[0\] must be a list of cards .* uint64 array"):
+        engine.reset(0, deals=[[int(m) for m in masks[0]]])
+    state = engine.reset(0, deals=np.asarray(masks, dtype=np.uint64))
+    assert (state.deal == masks).all()

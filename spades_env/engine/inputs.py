@@ -178,6 +178,11 @@ def deal_masks(deals: Any, n: int, n_players: int, deck: tuple[int, ...]) -> np.
                 where = f"deals[{i}][{seat}]"
                 if isinstance(hand, str):
                     raise EngineInputTypeError(f"{where} must be a list of cards, got the string {hand!r}")
+                if not hasattr(hand, "__iter__"):
+                    raise EngineInputTypeError(
+                        f"{where} must be a list of cards (card ids or names), got {type(hand).__name__} {hand!r}; "
+                        "give card masks as a (games, seats) uint64 array"
+                    )
                 ids = [card_id(c, where) for c in hand]
                 bad = [c for c in ids if c not in in_deck]
                 if bad:
