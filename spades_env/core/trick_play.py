@@ -107,16 +107,6 @@ def legal_cards(hand, led_suit, n_tricks, preferred, first_trick_forbidden):
 
 
 @njit(cache=True)
-def legal_cards_of(hands, led_suit, n_tricks, preferred, first_trick_forbidden):
-    """(G,) uint64: ``legal_cards`` of each of G hands (uint64), with their games' ``led_suit``
-    and ``n_tricks`` (G,) int64."""
-    out = np.empty(len(hands), np.uint64)
-    for i in range(len(hands)):
-        out[i] = legal_cards(hands[i], led_suit[i], n_tricks[i], preferred, first_trick_forbidden)
-    return out
-
-
-@njit(cache=True)
 def legal_cards_to_move(hands, to_move, led_suit, n_tricks, preferred, first_trick_forbidden):
     """(B,) uint64: ``legal_cards`` of the player to move in each game (``hands`` (B, N) uint64)."""
     out = np.empty(len(to_move), np.uint64)
