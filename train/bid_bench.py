@@ -299,7 +299,9 @@ def run_bid_bench(config: BidBenchConfig, progress: bool = False, ray: RayOption
     bidders = make_bidders(config)  # built (a checkpoint loaded) here first, on Ray too: bad input fails at once
     if ray is not None:
         from train.bid_bench_ray import play_on_ray
+        from train.ray_shards import check_reachable
 
+        check_reachable(ray.address)
         return summarize(config, play_on_ray(config, rules, ray, progress))
     engine = SpadesEngine(rules)
     per: dict[str, dict[str, list[np.ndarray]]] = {name: {} for name in bidders}

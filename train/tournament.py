@@ -183,6 +183,10 @@ def run_tournament(
     make = agent_factory or default_agent_factory
     for spec in config.bots:  # every bot is built and checked before the log is touched
         make(spec, 0).check_supports(engine)
+    if ray is not None:  # and a cluster's address answers
+        from train.ray_shards import check_reachable
+
+        check_reachable(ray.address)
     log = TournamentLog(log_path, config, fresh=fresh)
     n_seatings = len(seatings(rules))
     total = len(config.pairs) * config.boards * n_seatings
