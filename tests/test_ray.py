@@ -192,3 +192,12 @@ def test_spades_env_and_agents_never_import_ray_and_train_only_when_a_run_uses_i
     imports_ray = re.compile(r"^\s*(import ray\b|from ray\b)", re.M)
     sources = [*(ROOT / "spades_env").rglob("*.py"), *(ROOT / "agents").rglob("*.py")]
     assert sources and not [str(p) for p in sources if imports_ray.search(p.read_text())]
+
+
+def test_ray_is_an_extra_that_make_setup_installs_at_the_version_installed():
+    import ray
+
+    extra = re.search(r"^ray = \[(.*)\]$", (ROOT / "pyproject.toml").read_text(), re.M).group(1)
+    assert extra == f'"ray=={ray.__version__}"'
+    setup = re.search(r"install -e '\.\[([a-z,]+)\]'", (ROOT / "Makefile").read_text()).group(1).split(",")
+    assert "ray" in setup
