@@ -11,13 +11,21 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from agents import make_agent
 from train.bid_bench import BidBenchConfig, run_bid_bench
 from train.cli import ray_options, with_optional_values
 from train.ray_shards import RayAddressError, RayOptions, parse_address, run_shards
-from train.tournament import StopTournament, TournamentConfig, TournamentLogWarning, run_tournament, write_json
+from train.tournament import (
+    StopTournament,
+    TournamentConfig,
+    TournamentLogWarning,
+    run_tournament,
+    summarize,
+    write_json,
+)
 
 ROOT = Path(__file__).parents[1]
 #: Three bots (three pairs), three chunks per pair: nine shards.
@@ -59,6 +67,15 @@ def _assert_same_as_local(report: dict, log: Path, local_run, tmp_path: Path) ->
     assert (tmp_path / "ray.json").read_bytes() == (tmp_path / "local.json").read_bytes()
     assert sorted(_games(log)) == sorted(_games(local_log))
     assert len(set(_keys(log))) == len(_keys(log)) == 3 * 6 * 2
+
+
+def test_the_report_does_not_depend_on_the_order_the_games_were_logged(local_run):
+    """Ray logs chunks as they finish: the report of the games in any order is the local one, byte for byte."""
+    expected, log = local_run
+    games = [json.loads(line) for line in _games(log)]
+    for seed in range(3):
+        shuffled = [games[k] for k in np.random.default_rng(seed).permutation(len(games))]
+        assert json.dumps(summarize(CONFIG, shuffled)) == json.dumps(expected)
 
 
 def test_a_tournament_on_ray_gives_the_local_report_and_log_lines(local_ray, local_run, tmp_path):
