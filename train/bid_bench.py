@@ -10,7 +10,8 @@ Design
   deal is played in both **seatings** (tested side on seats 0+2, then on 1+3), as in a
   duplicate tournament, so that the card luck of a deal cancels.
 * Everything runs as one engine batch per chunk of deals: every deal, seating (and, for
-  the oracle, every candidate bid pair) is a game of the batch.
+  the oracle, every candidate bid pair) is a game of the batch. On Ray (``ray=``,
+  ``train/bid_bench_ray.py``) the chunks are the shards, with the same report.
 
 Strategies (``STRATEGIES``):
 

@@ -22,7 +22,8 @@ Design
   chunk from (seed, pair, chunk), so a chunk is a pure function of the config. On
   resume the finished chunks are skipped and an interrupted chunk is replayed,
   appending only the games missing from the log: the log ends up exactly as an
-  uninterrupted run's.
+  uninterrupted run's. A chunk is thus the shard of a run on Ray (``ray=``,
+  ``train/tournament_ray.py``): the same games, logged as the chunks finish, the same report.
 * The report (``train/tournament_report.py``) gives per pair the points per hand of each
   bot (ratios of totals), their difference A - B with its 95% confidence interval over
   boards, board (hand mode) or match (match mode) win rates; per bot set, bag and
