@@ -106,7 +106,10 @@ def ray_session(options: RayOptions) -> Iterator[None]:
             ray.init(address=options.address)
     except (ConnectionError, RuntimeError, TimeoutError) as err:
         first = (str(err).strip().splitlines() or [type(err).__name__])[0]
-        raise RayAddressError(f"--ray {options.address}: could not join the Ray cluster: {first}") from None
+        raise RayAddressError(
+            f"--ray {options.address}: could not join the Ray cluster: {first} (a cluster with token "
+            "authentication needs RAY_AUTH_MODE=token and its token here: `ray get-auth-token` on the head)"
+        ) from None
     try:
         yield
     finally:
