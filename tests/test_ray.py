@@ -37,7 +37,7 @@ BENCH = BidBenchConfig(deals=12, seed=2, chunk=4, oracle_width=1, lookahead_samp
 def local_ray():
     import ray
 
-    ray.init(num_cpus=2, include_dashboard=False)
+    ray.init(address="local", num_cpus=2, include_dashboard=False)  # a new Ray, whatever else runs here
     yield
     ray.shutdown()
 

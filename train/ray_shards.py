@@ -90,7 +90,8 @@ def check_reachable(address: str, timeout: float = CONNECT_TIMEOUT_S) -> None:
 @contextmanager
 def ray_session(options: RayOptions) -> Iterator[None]:
     """Ray for the duration of the block: the one already initialized in this process if any (left running),
-    else a local Ray or the cluster of ``options.address`` (shut down after)."""
+    else a new local Ray (even where a cluster runs on this machine; ``auto`` joins that one) or the cluster
+    of ``options.address`` (left, shut down for a local one, after)."""
     try:
         import ray
     except ModuleNotFoundError:
@@ -101,7 +102,7 @@ def ray_session(options: RayOptions) -> Iterator[None]:
     check_reachable(options.address)
     try:
         if options.address == LOCAL:
-            ray.init(num_cpus=options.workers or os.cpu_count(), include_dashboard=False)
+            ray.init(address="local", num_cpus=options.workers or os.cpu_count(), include_dashboard=False)
         else:
             ray.init(address=options.address)
     except (ConnectionError, RuntimeError, TimeoutError) as err:
