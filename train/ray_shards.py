@@ -90,8 +90,8 @@ def check_reachable(address: str, timeout: float = CONNECT_TIMEOUT_S) -> None:
 @contextmanager
 def ray_session(options: RayOptions) -> Iterator[None]:
     """Ray for the duration of the block: the one already initialized in this process if any (left running),
-    else a new local Ray (even where a cluster runs on this machine; ``auto`` joins that one) or the cluster
-    of ``options.address`` (left, shut down for a local one, after)."""
+    else a new local Ray (even where a cluster runs on this machine; ``auto`` joins that one), shut down
+    after, or the cluster of ``options.address``, left (still running) after."""
     try:
         import ray
     except ModuleNotFoundError:
