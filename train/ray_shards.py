@@ -107,6 +107,8 @@ def ray_session(options: RayOptions) -> Iterator[None]:
             ray.init(address=options.address)
     except (ConnectionError, RuntimeError, TimeoutError) as err:
         first = (str(err).strip().splitlines() or [type(err).__name__])[0]
+        if options.address == LOCAL:
+            raise ValueError(f"--ray: could not start a local Ray: {first}") from None
         raise RayAddressError(
             f"--ray {options.address}: could not join the Ray cluster: {first} (a cluster with token "
             "authentication needs RAY_AUTH_MODE=token and its token here: `ray get-auth-token` on the head)"
