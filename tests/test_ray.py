@@ -83,6 +83,15 @@ def test_a_tournament_on_ray_gives_the_local_report_and_log_lines(local_ray, loc
     _assert_same_as_local(report, tmp_path / "ray.jsonl", local_run, tmp_path)
 
 
+def test_hand_records_and_match_mode_on_ray_log_the_local_lines(local_ray, tmp_path):
+    config = TournamentConfig(bots=("heuristic", "random"), rules="partnership-250", boards=3, chunk=1, mode="match")
+    local = run_tournament(config, tmp_path / "local.jsonl", progress=False, hand_records=True)
+    on_ray = run_tournament(config, tmp_path / "ray.jsonl", progress=False, hand_records=True, ray=RayOptions())
+    assert json.dumps(on_ray) == json.dumps(local)
+    assert sorted(_games(tmp_path / "ray.jsonl")) == sorted(_games(tmp_path / "local.jsonl"))
+    assert all(json.loads(line)["records"] for line in _games(tmp_path / "ray.jsonl"))
+
+
 def test_a_partial_log_resumes_on_ray_without_a_game_twice(local_ray, local_run, tmp_path):
     log = tmp_path / "cut.jsonl"
     with pytest.raises(StopTournament):
