@@ -11,7 +11,7 @@ setup:
 	python3 -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
 	$(PIP) install torch==2.13.0
-	$(PIP) install -e '.[train,dev,bench,web]'
+	$(PIP) install -e '.[train,dev,bench,web,ray]'
 	python3 -m venv $(RLLIB_VENV)
 	$(RLLIB_VENV)/bin/pip install -q --upgrade pip
 	$(RLLIB_VENV)/bin/pip install -q torch==2.13.0

@@ -10,7 +10,8 @@ Design
   deal is played in both **seatings** (tested side on seats 0+2, then on 1+3), as in a
   duplicate tournament, so that the card luck of a deal cancels.
 * Everything runs as one engine batch per chunk of deals: every deal, seating (and, for
-  the oracle, every candidate bid pair) is a game of the batch.
+  the oracle, every candidate bid pair) is a game of the batch. On Ray (``ray=``,
+  ``train/bid_bench_ray.py``) the chunks are the shards, with the same report.
 
 Strategies (``STRATEGIES``):
 
@@ -38,20 +39,30 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from agents.base import DecisionContext
 from agents.heuristic import HeuristicAgent
-from spades_env import cards
-from spades_env.engine import BID, BLIND, PLAY, SpadesEngine, bits
+from spades_env.engine import BID, BLIND, PLAY, SpadesEngine
 from spades_env.games.spades.scoring import bag_adjusted_points
-from spades_env.rules import resolve_rules
+from spades_env.rules import Rules, resolve_rules
+from train.bid_bench_bidders import (
+    Bidder,
+    count_bid,
+    counting_bidder,
+    fixed_bidder,
+    heuristic_bidder,
+    lookahead_bidder,
+    neural_bidder,
+)
 from train.bid_bench_report import draw_report, plot_bars, plot_report, print_report, write_json
 from train.paired_stats import mean_ci
 from train.tournament import require_int
+
+if TYPE_CHECKING:
+    from train.ray_shards import RayOptions
 
 #: Deal ``d`` of a benchmark with seed ``s`` is dealt from engine seed ``s * DEAL_STRIDE + d``.
 DEAL_STRIDE = 1_000_000
@@ -59,8 +70,6 @@ DEAL_STRIDE = 1_000_000
 MAX_ORACLE_WIDTH = 12
 #: Most sampled deals per decision of the lookahead bidder.
 MAX_LOOKAHEAD_SAMPLES = 4096
-#: A bidder: (context of the deciding seats, (G, A) legal masks) -> (G,) bid action ids.
-Bidder = Callable[[DecisionContext, np.ndarray], np.ndarray]
 
 
 @dataclass(frozen=True)
@@ -88,74 +97,6 @@ class BidBenchConfig:
         require_int("seed", self.seed, 0, 2**31 - 1)
         require_int("oracle_width", self.oracle_width, 0, MAX_ORACLE_WIDTH)
         require_int("lookahead_samples", self.lookahead_samples, 0, MAX_LOOKAHEAD_SAMPLES)
-
-
-# ---------------------------------------------------------------------- bidders
-def count_bid(hand: np.ndarray) -> np.ndarray:
-    """The counting rule: one trick per ace, one per king, one per spade beyond the third.
-
-    hand: (G,) uint64 card masks -> (G,) int64 bids, at least 1 (this rule never bids nil).
-    """
-    lanes = bits.lanes(np.asarray(hand, dtype=np.uint64), 4)  # (G, 4) 13-bit rank sets per suit
-    aces = ((lanes >> (cards.N_RANKS - 1)) & 1).sum(axis=1)
-    kings = ((lanes >> (cards.N_RANKS - 2)) & 1).sum(axis=1)
-    spades = bits.popcount(lanes[:, cards.SPADES].astype(np.uint64)).astype(np.int64)
-    return np.maximum(1, aces + kings + np.maximum(0, spades - 3)).astype(np.int64)
-
-
-def _legal_bid_action(engine: SpadesEngine, want: np.ndarray, masks: np.ndarray) -> np.ndarray:
-    """The legal bid action nearest to each wanted bid (HeuristicAgent's rounding)."""
-    lay = engine.layout
-    return HeuristicAgent._closest_legal(want, masks[:, lay.bid_offset : lay.blind_nil]) + lay.bid_offset
-
-
-def counting_bidder(ctx: DecisionContext, masks: np.ndarray) -> np.ndarray:
-    """``count_bid`` of each deciding seat's hand, as legal bid actions."""
-    hand = ctx.state.hands[ctx.games, ctx.seats]
-    return _legal_bid_action(ctx.engine, count_bid(hand), masks)
-
-
-def heuristic_bidder(ctx: DecisionContext, masks: np.ndarray) -> np.ndarray:
-    """HeuristicAgent's bid."""
-    return HeuristicAgent().bid(ctx, masks)
-
-
-def lookahead_bidder(samples: int, seed: int) -> Bidder:
-    """``agents.search_bidding.lookahead_bids`` with ``samples`` deals per decision, seeded with ``seed``,
-    maximizing the side's own points (the benchmark's measure, as the oracle does)."""
-    from agents.search_bidding import lookahead_bids
-
-    rng = np.random.default_rng(seed)
-    heuristic = HeuristicAgent()
-
-    def bid(ctx: DecisionContext, masks: np.ndarray) -> np.ndarray:
-        return lookahead_bids(ctx, masks, samples, rng, heuristic=heuristic, opponents_weight=0.0)[0]
-
-    return bid
-
-
-def neural_bidder(checkpoint: str | Path) -> Bidder:
-    """The bidding head of a NeuralAgent checkpoint (greedy), reading the seat's observation."""
-    from agents.neural import NeuralAgent
-    from spades_env.observation import encoder_for
-
-    agent = NeuralAgent.from_checkpoint(checkpoint)
-    encoders: dict = {}
-
-    def bid(ctx: DecisionContext, masks: np.ndarray) -> np.ndarray:
-        enc = encoders.setdefault(id(ctx.engine), encoder_for(ctx.engine))
-        return agent.act(enc.encode(ctx.state, ctx.games, ctx.seats), masks, ctx)
-
-    return bid
-
-
-def fixed_bidder(bids: np.ndarray) -> Bidder:
-    """Bids given in advance: ``bids`` (G, N) int64 wanted bid of each seat of each game."""
-
-    def bid(ctx: DecisionContext, masks: np.ndarray) -> np.ndarray:
-        return _legal_bid_action(ctx.engine, bids[ctx.games, ctx.seats], masks)
-
-    return bid
 
 
 # ---------------------------------------------------------------------- play
@@ -291,38 +232,87 @@ def _side_stats(engine: SpadesEngine, out: HandOutcome, side: np.ndarray) -> dic
     }
 
 
-def run_bid_bench(config: BidBenchConfig, progress: bool = False) -> dict[str, Any]:
-    """Play every strategy on the benchmark's deals and return the report (see ``summarize``)."""
+def bench_rules(config: BidBenchConfig) -> Rules:
+    """The benchmark's rules, refused (ValueError) unless a partnership rule set."""
     rules = resolve_rules(config.rules)
     if not rules.partnership:
         raise ValueError(f"the bidding benchmark needs a partnership rule set, got {rules.name!r}")
+    return rules
+
+
+def make_bidders(config: BidBenchConfig, names: tuple[str, ...] | None = None) -> dict[str, Bidder | None]:
+    """The strategies (``strategy_names``, or those of ``names``), in report order; the oracle is None."""
+    builders: dict[str, Callable[[], Bidder | None]] = {
+        "heuristic": lambda: heuristic_bidder,
+        "count": lambda: counting_bidder,
+        "lookahead": lambda: lookahead_bidder(config.lookahead_samples, config.seed),
+        "neural": lambda: neural_bidder(config.checkpoint),
+        "oracle": lambda: None,
+    }
+    return {name: builders[name]() for name in (strategy_names(config) if names is None else names)}
+
+
+def strategy_names(config: BidBenchConfig) -> tuple[str, ...]:
+    """The strategies of the benchmark, in report order."""
+    return (
+        "heuristic",
+        "count",
+        *(("lookahead",) if config.lookahead_samples else ()),
+        *(("neural",) if config.checkpoint else ()),
+        "oracle",
+    )
+
+
+def chunk_starts(config: BidBenchConfig) -> range:
+    """The first deal of each chunk."""
+    return range(0, config.deals, config.chunk)
+
+
+def play_chunk(
+    config: BidBenchConfig, engine: SpadesEngine, bidders: dict[str, Bidder | None], lo: int
+) -> dict[str, dict[str, np.ndarray]]:
+    """Per strategy of ``bidders``, the tested side's statistics on the chunk of deals starting at ``lo``.
+
+    Every deal in both seatings is a game of one batch; the oracle (None) searches around the
+    heuristic's bids, so ``heuristic`` must come before it in ``bidders``.
+    """
+    seeds = np.repeat(deal_seeds(config)[lo : lo + config.chunk], 2)  # both seatings of each deal
+    side = np.tile(np.arange(2), len(seeds) // 2)
+    heur = None
+    out = {}
+    for name, bidder in bidders.items():
+        if bidder is None:
+            result = oracle(engine, seeds, side, heur.bids, config.oracle_width)
+        else:
+            result = play_hands(engine, seeds, side, bidder, HeuristicAgent())
+        if name == "heuristic":
+            heur = result
+        out[name] = _side_stats(engine, result, side)
+    return out
+
+
+def run_bid_bench(config: BidBenchConfig, progress: bool = False, ray: RayOptions | None = None) -> dict[str, Any]:
+    """Play every strategy on the benchmark's deals and return the report (see ``summarize``).
+
+    ``ray``: play the chunks as Ray tasks (``train/bid_bench_ray.py``); the report is the same.
+    """
+    rules = bench_rules(config)
+    bidders = make_bidders(config)  # built (a checkpoint loaded) here first, on Ray too: bad input fails at once
+    if ray is not None:
+        from train.bid_bench_ray import play_on_ray
+        from train.ray_shards import check_reachable
+
+        check_reachable(ray.address)
+        return summarize(config, play_on_ray(config, rules, ray, progress))
     engine = SpadesEngine(rules)
-    bidders: dict[str, Bidder | None] = {"heuristic": heuristic_bidder, "count": counting_bidder}
-    if config.lookahead_samples:
-        bidders["lookahead"] = lookahead_bidder(config.lookahead_samples, config.seed)
-    if config.checkpoint:
-        bidders["neural"] = neural_bidder(config.checkpoint)
-    bidders["oracle"] = None
-    seeds_all = deal_seeds(config)
     per: dict[str, dict[str, list[np.ndarray]]] = {name: {} for name in bidders}
-    chunks = range(0, config.deals, config.chunk)
-    for lo in chunks:
-        seeds = np.repeat(seeds_all[lo : lo + config.chunk], 2)  # both seatings of each deal
-        side = np.tile(np.arange(2), len(seeds) // 2)
-        heur = None
-        for name, bidder in bidders.items():
-            if bidder is None:
-                out = oracle(engine, seeds, side, heur.bids, config.oracle_width)
-            else:
-                out = play_hands(engine, seeds, side, bidder, HeuristicAgent())
-            if name == "heuristic":
-                heur = out
-            for key, v in _side_stats(engine, out, side).items():
+    for lo in chunk_starts(config):
+        for name, stats in play_chunk(config, engine, bidders, lo).items():
+            for key, v in stats.items():
                 per[name].setdefault(key, []).append(v)
         if progress:
             print(f"bid-bench: {min(lo + config.chunk, config.deals)}/{config.deals} deals", flush=True)
-    stats = {name: {k: np.concatenate(v) for k, v in d.items()} for name, d in per.items()}
-    return summarize(config, stats)
+    return summarize(config, {name: {k: np.concatenate(v) for k, v in d.items()} for name, d in per.items()})
 
 
 def summarize(config: BidBenchConfig, stats: dict[str, dict[str, np.ndarray]]) -> dict[str, Any]:

@@ -24,6 +24,8 @@ class _App(typer.Typer):
     debug = False
 
     def __call__(self, *args, **kwargs):
+        if not args and "args" not in kwargs:
+            kwargs["args"] = with_optional_values(sys.argv[1:])
         try:
             return super().__call__(*args, **kwargs)
         except USAGE_ERRORS as err:
@@ -36,6 +38,38 @@ class _App(typer.Typer):
             print("(run with --debug for the traceback)", file=sys.stderr)
             sys.exit(USAGE_EXIT_CODE)
 
+
+#: Options whose value may be left out (click requires one): the value they then stand for.
+OPTIONAL_VALUES = {"--ray": "local"}
+
+
+def with_optional_values(argv: list[str]) -> list[str]:
+    """``argv`` with the implied value put after an option of ``OPTIONAL_VALUES`` given without one
+    (last, or followed by another option): ``--ray`` alone is ``--ray local``."""
+    out = []
+    for k, arg in enumerate(argv):
+        out.append(arg)
+        if arg in OPTIONAL_VALUES and (k + 1 == len(argv) or argv[k + 1].startswith("-")):
+            out.append(OPTIONAL_VALUES[arg])
+    return out
+
+
+def ray_options(address: str | None, workers: int | None):
+    """The ``RayOptions`` of ``--ray [ADDRESS]`` and ``--ray-workers N``, or None for a run on this process."""
+    if address is None:
+        if workers is not None:
+            raise ValueError("--ray-workers sets the workers of a Ray run: give --ray [ADDRESS] too")
+        return None
+    from train.ray_shards import RayOptions
+
+    return RayOptions(address=address, workers=workers)
+
+
+RAY_HELP = (
+    "Run the chunks as Ray tasks: alone, on a local Ray; with host:port or ray://host:port, on that cluster "
+    "(same results as without)."
+)
+WORKERS_HELP = "With --ray: CPUs of the local Ray (default: all), or most chunks in flight on a cluster."
 
 app = _App(
     help="spades_env: engine, bots, tournaments and training for Spades.",
@@ -135,6 +169,8 @@ def tournament(
     csv_out: str = typer.Option(None, "--csv", help="Write per-pair CSV here (and <stem>_bots.csv)."),
     progress: bool = typer.Option(True, help="Show a progress bar."),
     records: bool = typer.Option(False, help="Log every hand's game record too (replayable in `spades serve`)."),
+    ray: str = typer.Option(None, "--ray", metavar="[ADDRESS]", help=RAY_HELP),
+    ray_workers: int = typer.Option(None, "--ray-workers", help=WORKERS_HELP),
 ) -> None:
     """Duplicate tournament between bots: fixed deals, seats swapped, resumable JSONL log."""
     import warnings
@@ -153,12 +189,13 @@ def tournament(
     specs = tuple(s.strip().replace(";", ",") for s in bots.split(",") if s.strip())
     config = TournamentConfig(bots=specs, rules=rules, boards=boards, mode=mode, seed=seed, chunk=chunk)
     check_report_outputs(json_out, csv_out)
+    on_ray = ray_options(ray, ray_workers)
     if records and not log:
         raise ValueError("--records writes every hand's record into the game log: give --log FILE too")
     with warnings.catch_warnings():  # what a resumed log skipped, as one plain line each
         warnings.simplefilter("always", TournamentLogWarning)
         warnings.showwarning = lambda message, *_args, **_kw: typer.echo(f"warning: {message}", err=True)
-        report = run_tournament(config, log, fresh=fresh, progress=progress, hand_records=records)
+        report = run_tournament(config, log, fresh=fresh, progress=progress, hand_records=records, ray=on_ray)
     print_report(report)
     if json_out:
         write_json(report, json_out)
@@ -176,6 +213,8 @@ def bid_bench(
     chunk: int = typer.Option(256, help="Deals per engine batch."),
     lookahead_samples: int = typer.Option(64, help="Sampled deals per bid of the lookahead bidder (0: no row)."),
     out: str = typer.Option("bid_bench", help="Directory for bid_bench.json and bid_bench.png."),
+    ray: str = typer.Option(None, "--ray", metavar="[ADDRESS]", help=RAY_HELP),
+    ray_workers: int = typer.Option(None, "--ray-workers", help=WORKERS_HELP),
 ) -> None:
     """Bidding strategies on the same deals under heuristic card play (train/bid_bench.py)."""
     from pathlib import Path
@@ -193,7 +232,7 @@ def bid_bench(
         lookahead_samples=lookahead_samples,
     )
     check_output_folder(out, "--out")
-    report = run_bid_bench(cfg, progress=True)
+    report = run_bid_bench(cfg, progress=True, ray=ray_options(ray, ray_workers))
     print_report(report)
     typer.echo(f"json: {write_json(report, Path(out) / 'bid_bench.json')}")
     typer.echo(f"plot: {plot_report(report, Path(out) / 'bid_bench.png')}")

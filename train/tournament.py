@@ -22,7 +22,8 @@ Design
   chunk from (seed, pair, chunk), so a chunk is a pure function of the config. On
   resume the finished chunks are skipped and an interrupted chunk is replayed,
   appending only the games missing from the log: the log ends up exactly as an
-  uninterrupted run's.
+  uninterrupted run's. A chunk is thus the shard of a run on Ray (``ray=``,
+  ``train/tournament_ray.py``): the same games, logged as the chunks finish, the same report.
 * The report (``train/tournament_report.py``) gives per pair the points per hand of each
   bot (ratios of totals), their difference A - B with its 95% confidence interval over
   boards, board (hand mode) or match (match mode) win rates; per bot set, bag and
@@ -41,7 +42,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -60,6 +61,9 @@ from train.tournament_report import (
     write_csv,
     write_json,
 )
+
+if TYPE_CHECKING:
+    from train.ray_shards import RayOptions
 
 MODES = ("hand", "match")
 #: Board ``b`` of a tournament with seed ``s`` is dealt from engine seed ``s * BOARD_STRIDE + b``.
@@ -160,6 +164,7 @@ def run_tournament(
     stop_after: int | None = None,
     agent_factory: Callable[[str, int], Agent] | None = None,
     hand_records: bool = False,
+    ray: RayOptions | None = None,
 ) -> dict[str, Any]:
     """Play (or resume) a tournament and return its report (see ``summarize``).
 
@@ -167,77 +172,114 @@ def run_tournament(
     hand it played (``spades_env.engine.records``: replayable, e.g. in ``spades serve``);
     the results are the same either way.
 
+    ``ray``: play the chunks left as Ray tasks (``train/tournament_ray.py``) instead of here,
+    one after the other; the log holds the same game lines (in the order the chunks finish) and
+    the report is the same.
+
     ``stop_after`` stops after that many newly logged games by raising
     ``StopTournament`` (a stand-in for a kill, used by tests).
     """
     rules = resolve_rules(config.rules)
     engine = SpadesEngine(rules)
-    make = agent_factory or (lambda spec, seed: make_agent(spec, seed=seed))
+    make = agent_factory or default_agent_factory
     for spec in config.bots:  # every bot is built and checked before the log is touched
         make(spec, 0).check_supports(engine)
+    if ray is not None:  # and a cluster's address answers
+        from train.ray_shards import check_reachable
+
+        check_reachable(ray.address)
     log = TournamentLog(log_path, config, fresh=fresh)
-    lineup = seatings(rules)
-    labels = config.labels
-    n_chunks = math.ceil(config.boards / config.chunk)
-    total = len(config.pairs) * config.boards * len(lineup)
+    n_seatings = len(seatings(rules))
+    total = len(config.pairs) * config.boards * n_seatings
     bar = _progress(total, len(log.done), progress)
     written = [0]
+
+    def log_new(recs: list[dict[str, Any]]) -> None:
+        """Append the games of ``recs`` the log lacks (up to ``stop_after`` in all)."""
+        new = [r for r in recs if game_key(r) not in log.done]
+        if stop_after is not None and written[0] + len(new) >= stop_after:
+            log.append(new[: stop_after - written[0]])
+            raise StopTournament(f"stopped after {stop_after} new games")
+        log.append(new)
+        written[0] += len(new)
+        if bar is not None:
+            bar.update(len(new))
+
     try:
-        for p, (i, j) in enumerate(config.pairs):
-            for c in range(n_chunks):
-                boards = np.arange(c * config.chunk, min((c + 1) * config.chunk, config.boards))
-                keys = {(p, int(b), k) for b in boards for k in range(len(lineup))}
-                if keys <= log.done:
-                    continue
-                agents = [
-                    make(config.bots[i], _agent_seed(config, p, c, 0)),
-                    make(config.bots[j], _agent_seed(config, p, c, 1)),
-                ]
-                board_of = np.repeat(boards, len(lineup))
-                seating_of = np.tile(np.arange(len(lineup)), len(boards))
-                seeds = board_seeds(config, board_of)
-                hands_of = [[] for _ in seeds] if hand_records else None
+        chunks = pending_chunks(config, n_seatings, log.done)
+        if ray is not None:
+            from train.tournament_ray import play_chunks_on_ray
 
-                def finish(
-                    done, tally, state, p=p, board_of=board_of, seating_of=seating_of, seeds=seeds, pair=(i, j),
-                    hands_of=hands_of,
-                ):  # fmt: skip
-                    recs = [
-                        _record(
-                            config,
-                            rules,
-                            p,
-                            pair,
-                            labels,
-                            lineup,
-                            int(board_of[x]),
-                            int(seating_of[x]),
-                            int(seeds[x]),
-                            tally,
-                            x,
-                            int(state.winner[x]) if config.mode == "match" else -1,
-                        )
-                        for x in done
-                    ]
-                    if hands_of is not None:
-                        for rec, x in zip(recs, done, strict=True):
-                            rec["records"] = hands_of[x]
-                    new = [r for r in recs if game_key(r) not in log.done]
-                    if stop_after is not None and written[0] + len(new) >= stop_after:
-                        log.append(new[: stop_after - written[0]])
-                        raise StopTournament(f"stopped after {stop_after} new games")
-                    log.append(new)
-                    written[0] += len(new)
-                    if bar is not None:
-                        bar.update(len(new))
-
-                play_games(
-                    engine, seeds, lineup[seating_of], agents, config.mode, on_finish=finish, hand_records=hands_of
-                )
+            play_chunks_on_ray(config, rules, chunks, agent_factory, hand_records, ray, log_new)
+        else:
+            for p, c in chunks:
+                play_chunk(config, rules, engine, p, c, make, hand_records, log_new)
     finally:
         if bar is not None:
             bar.close()
     return summarize(config, log.records)
+
+
+def default_agent_factory(spec: str, seed: int) -> Agent:
+    """The bot of ``spec`` seeded with ``seed`` (``agents.make_agent``)."""
+    return make_agent(spec, seed=seed)
+
+
+def chunk_boards(config: TournamentConfig, c: int) -> np.ndarray:
+    """The boards of chunk ``c``."""
+    return np.arange(c * config.chunk, min((c + 1) * config.chunk, config.boards))
+
+
+def pending_chunks(config: TournamentConfig, n_seatings: int, done: set[tuple[int, int, int]]) -> list[tuple[int, int]]:
+    """The (pair, chunk) shards, in order, with a game not in ``done`` (every one of a fresh log)."""
+    out = []
+    for p in range(len(config.pairs)):
+        for c in range(math.ceil(config.boards / config.chunk)):
+            keys = {(p, int(b), k) for b in chunk_boards(config, c) for k in range(n_seatings)}
+            if not keys <= done:
+                out.append((p, c))
+    return out
+
+
+def play_chunk(
+    config: TournamentConfig,
+    rules: Rules,
+    engine: SpadesEngine,
+    p: int,
+    c: int,
+    make: Callable[[str, int], Agent],
+    hand_records: bool,
+    emit: Callable[[list[dict[str, Any]]], None],
+) -> None:
+    """Play chunk ``c`` of pair ``p``: every board of the chunk in every seating, in one engine batch.
+
+    The bots are built afresh from seeds of (seed, pair, chunk), so the chunk's games depend on the
+    config alone. ``emit(records)`` gets the game records of each step's finished games, in game order.
+    """
+    i, j = config.pairs[p]
+    lineup = seatings(rules)
+    labels = config.labels
+    boards = chunk_boards(config, c)
+    agents = [make(config.bots[i], _agent_seed(config, p, c, 0)), make(config.bots[j], _agent_seed(config, p, c, 1))]
+    board_of = np.repeat(boards, len(lineup))
+    seating_of = np.tile(np.arange(len(lineup)), len(boards))
+    seeds = board_seeds(config, board_of)
+    hands_of = [[] for _ in seeds] if hand_records else None
+
+    def finish(done, tally, state):
+        recs = [
+            _record(
+                config, rules, p, (i, j), labels, lineup, int(board_of[x]), int(seating_of[x]), int(seeds[x]),
+                tally, x, int(state.winner[x]) if config.mode == "match" else -1,
+            )
+            for x in done
+        ]  # fmt: skip
+        if hands_of is not None:
+            for rec, x in zip(recs, done, strict=True):
+                rec["records"] = hands_of[x]
+        emit(recs)
+
+    play_games(engine, seeds, lineup[seating_of], agents, config.mode, on_finish=finish, hand_records=hands_of)
 
 
 def _progress(total: int, initial: int, enabled: bool):
