@@ -18,7 +18,7 @@ setup:
 	$(RLLIB_VENV)/bin/pip install -q -e '.[rllib]'
 
 test:
-	$(PY) -m pytest -n 2 --nbmake tests notebooks
+	$(PY) -m pytest -n 2 --dist loadgroup --nbmake tests notebooks
 
 lint:
 	$(VENV)/bin/ruff check spades_env agents train tests bench

@@ -28,6 +28,8 @@ from train.tournament import (
 )
 
 ROOT = Path(__file__).parents[1]
+#: One pytest-xdist worker runs this whole module (`make test` uses --dist loadgroup), so one local Ray starts.
+pytestmark = pytest.mark.xdist_group("ray")
 #: Three bots (three pairs), three chunks per pair: nine shards.
 CONFIG = TournamentConfig(bots=("heuristic", "random", "random"), boards=6, chunk=2, seed=7)
 BENCH = BidBenchConfig(deals=12, seed=2, chunk=4, oracle_width=1, lookahead_samples=2)
