@@ -34,6 +34,7 @@ import numpy as np
 from agents.base import Agent, DecisionContext
 from agents.endgame import solve_positions
 from agents.heuristic import HeuristicAgent
+from agents.search_rollouts import rollout_totals
 from spades_env import cards
 from spades_env.engine import BID, BLIND, PLAY, GameState, SpadesEngine, bits
 from spades_env.engine.state import PASS
@@ -152,6 +153,9 @@ class SearchAgent(Agent):
         self.samples = int(samples)
         """Sampled layouts of the hidden cards per decision."""
         self.rollout = rollout_policy() if isinstance(rollout_policy, type) else rollout_policy
+        self.compiled_rollouts = True
+        """Play the rollouts in compiled code when the rollout policy is the heuristic (False: in the
+        batched engine, the reference the compiled rollouts are tested against; the values are the same)."""
         self.bidder = HeuristicAgent()
         self.max_rollouts = int(max_rollouts)
         """Most rollout games in one engine batch (memory bound)."""
@@ -245,7 +249,19 @@ class SearchAgent(Agent):
         return np.where(legal, total / s, -np.inf)
 
     def _rollout_totals(self, ctx: DecisionContext, legal: np.ndarray, hands: np.ndarray, total: np.ndarray) -> None:
-        """Add each (decision, legal card)'s summed rollout values over the samples ``hands`` (D, S, N) to ``total``."""
+        """Add each (decision, legal card)'s summed rollout values over the samples ``hands`` (D, S, N) to ``total``:
+        compiled (``agents.search_rollouts``) when the rollout policy is the heuristic and ``compiled_rollouts``
+        is set, else in the batched engine (``_engine_rollout_totals``); the two give the same values."""
+        if self.compiled_rollouts and isinstance(self.rollout, HeuristicAgent):
+            rollout_totals(ctx.engine, ctx.state, ctx.games, ctx.seats, legal, hands, total, self.rollout)
+        else:
+            self._engine_rollout_totals(ctx, legal, hands, total)
+
+    def _engine_rollout_totals(
+        self, ctx: DecisionContext, legal: np.ndarray, hands: np.ndarray, total: np.ndarray
+    ) -> None:
+        """``_rollout_totals`` in the batched engine: one ``engine.step`` and one policy call per ply over all
+        the (decision, card, sample) triples (any rollout policy)."""
         engine, state, games, seats = ctx.engine, ctx.state, ctx.games, ctx.seats
         s, n = self.samples, engine.n_players
         dec, card = np.nonzero(legal)  # one (decision, card) per candidate

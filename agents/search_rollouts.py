@@ -1,0 +1,281 @@
+"""The search bot's heuristic rollouts, compiled: one call plays every (decision, card, sample) triple.
+
+For each triple the compiled loop copies the decision's game into a one-game scratch state
+with the sampled hands (the cards already played stay in ``deal``), plays the candidate card,
+then lets the compiled heuristic (``agents.heuristic_spades_play`` / ``agents.heuristic_hearts_kernel``)
+choose every later card of every seat, each played by the core's card play
+(``core.trick_play.legal_cards`` and ``play_range``, what the games' compiled loops run),
+to the hand's last trick; the hand is scored by the game's ``hand_score.finish_hand``, as
+the engine scores it. The value of a triple is what ``SearchAgent`` maximizes (the Python
+loop over ``engine.step`` it replaces, kept as ``SearchAgent``'s reference path, gives the same
+values to the bit, tested on every preset):
+
+- Spades: the seat's side's bag-adjusted points (``games.spades.scoring.bag_adjusted_points``:
+  bag penalties put back, every bag charged ``bag_penalty / bag_limit``) minus the mean of the
+  other sides' [RULES 3];
+- Hearts: the other sides' mean points minus the seat's side's (points are penalties) [RULES 7].
+
+Only card play happens in a rollout: the decisions are in PLAY, and a hand's end ends it.
+Numba's cache keys a compiled function on its own file: after editing a function called from
+here (the heuristic's play rules, ``core.trick_play``, the hand scoring), clear this file's
+``__pycache__`` too, or the cached rollouts run the old code.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from agents.heuristic import HeuristicAgent, spades_config
+from agents.heuristic_hearts_kernel import play_choice as hearts_play_choice
+from agents.heuristic_spades_play import play_choice as spades_play_choice
+from spades_env import cards
+from spades_env.core import state_arrays as sa
+from spades_env.core.card_bits import write_bits
+from spades_env.core.trick_play import legal_cards, play_range
+from spades_env.engine import PLAY, GameState, SpadesEngine
+from spades_env.games.hearts import hand_score as hearts_score
+from spades_env.games.spades import hand_score as spades_score
+
+#: The one-game scratch arrays of ``_scratch``, by index (the ``GameState`` fields of the same names).
+HANDS, TRICK, N_IN, LED, TO_MOVE, VOIDS, BROKEN, WON, TAKEN, WINNERS, HISTORY, N_TRICKS, LEADER, PHASE, DEAL = range(15)
+
+
+@njit(cache=True)
+def _scratch(n, n_tricks, n_sides):
+    """One game's card-play arrays, each with a leading axis of 1 (the shape ``play_range`` indexes)."""
+    return (
+        np.zeros((1, n), np.uint64),  # hands
+        np.zeros((1, n), np.int64),  # trick
+        np.zeros(1, np.int64),  # n_in_trick
+        np.zeros(1, np.int64),  # led_suit
+        np.zeros(1, np.int64),  # to_move
+        np.zeros(1, np.int64),  # voids
+        np.zeros(1, np.bool_),  # spades_broken
+        np.zeros((1, n), np.int64),  # tricks_won
+        np.zeros((1, n), np.int64),  # points_taken
+        np.zeros((1, n_tricks), np.int64),  # trick_winners
+        np.zeros((1, n_tricks, n), np.int64),  # history
+        np.zeros(1, np.int64),  # n_tricks
+        np.zeros(1, np.int64),  # leader
+        np.full(1, PLAY, np.int64),  # phase
+        np.zeros((1, n), np.uint64),  # deal
+    )
+
+
+@njit(cache=True)
+def _load(s, g, hands, x):
+    """Copy game ``g`` of the state ``s`` into the scratch ``x``, its hands replaced by ``hands`` (N,)
+    (the cards already played are kept in the deal)."""
+    n = s.hands.shape[1]
+    for k in range(n):
+        x[HANDS][0, k] = hands[k]
+        x[DEAL][0, k] = hands[k] | (s.deal[g, k] & ~s.hands[g, k])
+        x[TRICK][0, k] = s.trick[g, k]
+        x[WON][0, k] = s.tricks_won[g, k]
+        x[TAKEN][0, k] = s.points_taken[g, k]
+    for j in range(s.history.shape[1]):
+        x[WINNERS][0, j] = s.trick_winners[g, j]
+        for k in range(n):
+            x[HISTORY][0, j, k] = s.history[g, j, k]
+    x[N_IN][0] = s.n_in_trick[g]
+    x[LED][0] = s.led_suit[g]
+    x[TO_MOVE][0] = s.to_move[g]
+    x[VOIDS][0] = s.voids[g]
+    x[BROKEN][0] = s.spades_broken[g]
+    x[N_TRICKS][0] = s.n_tricks[g]
+    x[LEADER][0] = s.leader[g]
+
+
+@njit(cache=True)
+def _play(x, card, action, ended, t):
+    """Play ``card`` for the seat to move in the scratch game (``play_range``); whether the hand ended."""
+    action[0] = card
+    ended[0] = False
+    play_range(
+        0, 1, action, x[PHASE], PLAY, ended, x[HANDS], x[TRICK], x[N_IN], x[LED], x[TO_MOVE], x[VOIDS],
+        x[BROKEN], x[WON], x[TAKEN], x[WINNERS], x[HISTORY], x[N_TRICKS], x[LEADER],
+        t.card_bit, t.suit_of, t.power, t.points, t.broken_suit, t.lead_after,
+    )  # fmt: skip
+    return ended[0]
+
+
+@njit(cache=True)
+def _legal_row(x, t, row):
+    """The legal cards of the seat to move in the scratch game, as flags in ``row`` (the heuristic's mask)."""
+    legal = legal_cards(x[HANDS][0, x[TO_MOVE][0]], x[LED][0], x[N_TRICKS][0], t.preferred, t.first_trick_forbidden)
+    row[:] = False
+    write_bits(legal, row, len(row))
+
+
+@njit(cache=True)
+def spades_rollouts(
+    games, seats, dec, card, sampled, totals, side_of_seat, partner, deck, config, st, bag_cost, tables, state
+):  # fmt: skip
+    """Add to ``totals[dec[i], card[i]]`` the value of each sample's rollout of candidate i (Spades).
+
+    ``games``, ``seats`` (D,): the decisions; ``dec``, ``card`` (P,): the candidates; ``sampled``
+    (D, S, N) uint64: each decision's sampled hands; ``side_of_seat``, ``partner``, ``deck``,
+    ``config``: the heuristic's tables (``agents.heuristic.spades_config``); ``st``: the rule set's
+    ``ScoreTables``; ``bag_cost``: points charged per bag; ``tables``: ``TrickTables`` fields in order;
+    ``state``: the state's arrays (``core.state_arrays.FIELDS``)."""
+    s, t = sa.borrow(state), sa.borrow_tables(tables)
+    n, n_sides = s.hands.shape[1], s.scores.shape[1]
+    x = _scratch(n, s.history.shape[1], n_sides)
+    action, ended = np.zeros(1, np.int64), np.zeros(1, np.bool_)
+    row = np.zeros(len(t.card_bit), np.bool_)
+    delta = np.zeros((1, n_sides), np.int64)
+    after, after_scores, added, penalties = (
+        np.zeros_like(delta),
+        np.zeros_like(delta),
+        np.zeros_like(delta),
+        np.zeros_like(delta),
+    )
+    made, boston = np.zeros((1, n_sides), np.bool_), np.zeros((1, n_sides), np.bool_)
+    adjusted = np.zeros(n_sides)
+    for i in range(len(dec)):
+        d = dec[i]
+        g, mine = games[d], side_of_seat[seats[d]]
+        for j in range(sampled.shape[1]):
+            _load(s, g, sampled[d, j], x)
+            done = _play(x, card[i], action, ended, t)
+            while not done:
+                seat = x[TO_MOVE][0]
+                _legal_row(x, t, row)
+                choice = spades_play_choice(
+                    x[HANDS][0], x[DEAL][0], x[TRICK][0], x[N_IN][0], x[LED][0], x[N_TRICKS][0], x[WON][0],
+                    s.bids[g], s.blind[g], x[VOIDS][0], s.bags[g, side_of_seat[seat]], s.discards[g, seat], seat,
+                    row, side_of_seat, partner, deck, config,
+                )  # fmt: skip
+                done = _play(x, choice, action, ended, t)
+            spades_score.finish_hand(
+                0, x[WON], s.bids[g : g + 1], s.blind[g : g + 1], x[WINNERS], s.bemo[g : g + 1], s.scores[g : g + 1],
+                s.bags[g : g + 1], s.hand_number[g : g + 1], st, 0, delta, after, made, added, penalties, boston,
+                after_scores,
+            )  # fmt: skip
+            for side in range(n_sides):
+                adjusted[side] = (delta[0, side] + penalties[0, side] * st.bag_penalty) - added[0, side] * bag_cost
+            totals[d, card[i]] += _margin(adjusted, mine)
+    return totals
+
+
+@njit(cache=True)
+def hearts_rollouts(games, seats, dec, card, sampled, totals, side_of_seat, partnership, ht, tables, state):
+    """``spades_rollouts`` for Hearts: the heuristic is the Hearts one (``partnership``: the rule set's),
+    ``ht`` the rule set's ``HeartsTables``; a triple's value is the others' mean points minus its side's."""
+    s, t = sa.borrow(state), sa.borrow_tables(tables)
+    n, n_sides = s.hands.shape[1], s.scores.shape[1]
+    x = _scratch(n, s.history.shape[1], n_sides)
+    action, ended = np.zeros(1, np.int64), np.zeros(1, np.bool_)
+    row = np.zeros(max(len(t.card_bit), 4 * cards.N_RANKS), np.bool_)  # the Hearts heuristic reads 52 flags
+    taken = np.zeros((1, n), np.uint64)
+    points, seat_delta = np.zeros((1, n), np.int64), np.zeros((1, n), np.int64)
+    moon = np.zeros((1, n), np.bool_)
+    delta, after_scores = np.zeros((1, n_sides), np.int64), np.zeros((1, n_sides), np.int64)
+    penalty = np.zeros(n_sides)
+    for i in range(len(dec)):
+        d = dec[i]
+        g, mine = games[d], side_of_seat[seats[d]]
+        for j in range(sampled.shape[1]):
+            _load(s, g, sampled[d, j], x)
+            done = _play(x, card[i], action, ended, t)
+            while not done:
+                seat = x[TO_MOVE][0]
+                _legal_row(x, t, row)
+                choice = hearts_play_choice(
+                    x[HANDS][0], x[DEAL][0], x[TRICK][0], x[N_IN][0], x[LED][0], x[TAKEN][0], seat, row,
+                    side_of_seat, partnership, t.points,
+                )  # fmt: skip
+                done = _play(x, choice, action, ended, t)
+            hearts_score.finish_hand(
+                0,
+                x[HISTORY],
+                x[WINNERS],
+                s.scores[g : g + 1],
+                s.hand_number[g : g + 1],
+                ht,
+                0,
+                taken,
+                points,
+                moon,
+                seat_delta,
+                delta,
+                after_scores,
+            )
+            for side in range(n_sides):
+                penalty[side] = delta[0, side]
+            totals[d, card[i]] -= _margin(penalty, mine)
+    return totals
+
+
+@njit(cache=True)
+def _margin(values, mine):
+    """``values[mine]`` minus the mean of the other sides' values (summed in order, as NumPy sums a row)."""
+    total = values[0]
+    for k in range(1, len(values)):
+        total += values[k]
+    return values[mine] - (total - values[mine]) / (len(values) - 1)
+
+
+def rollout_totals(
+    engine: SpadesEngine,
+    state: GameState,
+    games: np.ndarray,
+    seats: np.ndarray,
+    candidates: np.ndarray,
+    sampled: np.ndarray,
+    totals: np.ndarray,
+    policy: HeuristicAgent,
+) -> np.ndarray:
+    """Add to ``totals`` (D, C) float64 the summed rollout values over the samples of each candidate card.
+
+    ``games``, ``seats`` (D,): the decisions (in PLAY) of ``state``; ``candidates`` (D, C) bool: the
+    cards to roll out; ``sampled`` (D, S, N) uint64: each decision's sampled hands; ``policy``: the
+    heuristic whose options (``set_opponents``) the rollouts play with. Changes nothing in ``state``.
+    """
+    dec, card = np.nonzero(candidates)
+    games = np.ascontiguousarray(games, dtype=np.int64)
+    seats = np.ascontiguousarray(seats, dtype=np.int64)
+    sampled = np.ascontiguousarray(sampled, dtype=np.uint64)
+    arrays = sa.state_arrays(state)
+    side_of_seat = engine.side_of_seat
+    if engine.rules.hearts:
+        ht = hearts_score.hearts_tables(engine.rules)
+        partnership = bool(engine.rules.partnership)
+        return hearts_rollouts(
+            games, seats, dec, card, sampled, totals, side_of_seat, partnership, ht, tuple(engine.trick_tables), arrays
+        )
+    rules = engine.rules
+    config, partner, deck = _heuristic_tables(engine, policy)
+    bag_cost = rules.bag_penalty / rules.bag_limit if rules.bags else 0.0
+    st = spades_score.score_tables(rules)
+    return spades_rollouts(
+        games,
+        seats,
+        dec,
+        card,
+        sampled,
+        totals,
+        side_of_seat,
+        partner,
+        deck,
+        config,
+        st,
+        bag_cost,
+        tuple(engine.trick_tables),
+        arrays,
+    )
+
+
+_TABLES: dict = {}
+
+
+def _heuristic_tables(engine: SpadesEngine, policy: HeuristicAgent) -> tuple[np.ndarray, np.ndarray, np.uint64]:
+    """The heuristic's (config, partner of each seat, deck mask) for an engine's rules and the policy's
+    ``set_opponents`` (what ``HeuristicAgent`` plays with), kept per (rules, option)."""
+    key = (engine.rules, bool(policy.set_opponents))
+    if key not in _TABLES:
+        n = engine.n_players
+        partner = np.arange(n, dtype=np.int64) if engine.partner is None else engine.partner.astype(np.int64)
+        _TABLES[key] = (spades_config(engine, key[1]), partner, np.uint64(cards.cards_to_mask(engine.deck)))
+    return _TABLES[key]
