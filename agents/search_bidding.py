@@ -34,8 +34,9 @@ import numpy as np
 from agents.base import DecisionContext
 from agents.heuristic import HeuristicAgent
 from agents.search import sample_hidden_hands
+from agents.search_rollouts import play_out_values
 from spades_env import cards
-from spades_env.engine import BID, BLIND, GameState, SpadesEngine, bits
+from spades_env.engine import BID, BLIND, PLAY, GameState, SpadesEngine, bits
 from spades_env.games.spades.scoring import bag_adjusted_points
 
 #: Log-likelihood lost per trick between a seat's actual bid and the heuristic's bid for a sampled hand.
@@ -223,19 +224,27 @@ def rollout_values(
     seats: np.ndarray,
     policy: HeuristicAgent,
     opponents_weight: float = 1.0,
+    compiled: bool = True,
 ) -> np.ndarray:
     """Take ``first`` (M,) in each game of ``roll`` (changed in place), then let ``policy`` play every seat
     to the end of the hand; (M,) the side of ``seats``: own bag-adjusted points minus ``opponents_weight``
     times the others' mean.
 
-    Finished games leave the batch (it is compacted once a step ends some hands)."""
+    The bidding (and Bemo, redeals) runs in the batched engine; once every game is in PLAY and ``policy``
+    is the heuristic (and ``compiled``), the card play runs compiled (``agents.search_rollouts``: the
+    same values; False plays it in the engine too, the reference). Finished games leave the batch (it is
+    compacted once a step ends some hands)."""
     m = len(first)
     values = np.zeros(m)
     index = np.arange(m)  # rollout of each game still in ``roll``
     side = engine.side_of_seat[seats]
     actions = np.asarray(first, dtype=np.int64)
     limit = engine.hand_size * engine.n_players + EXTRA_STEPS
+    compiled = compiled and isinstance(policy, HeuristicAgent)
     for _ in range(limit):
+        if compiled and (roll.phase == PLAY).all():  # the card play, compiled: the same values
+            values[index] = play_out_values(engine, roll, seats[index], policy, opponents_weight)
+            return values
         result = engine.step(roll, actions, validate=False)
         done = np.zeros(len(index), dtype=bool)
         for f in result.finished:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from agents.heuristic import HeuristicAgent, spades_config
 from agents.heuristic_hearts_kernel import play_choice as hearts_play_choice
@@ -39,10 +40,12 @@ from spades_env.games.spades import hand_score as spades_score
 
 #: The one-game scratch arrays of ``_scratch``, by index (the ``GameState`` fields of the same names).
 HANDS, TRICK, N_IN, LED, TO_MOVE, VOIDS, BROKEN, WON, TAKEN, WINNERS, HISTORY, N_TRICKS, LEADER, PHASE, DEAL = range(15)
+#: ... and the (1,) card to play and "the hand ended" flag ``play_range`` takes.
+ACTION, ENDED = 15, 16
 
 
 @njit(cache=True)
-def _scratch(n, n_tricks, n_sides):
+def _scratch(n, n_tricks):
     """One game's card-play arrays, each with a leading axis of 1 (the shape ``play_range`` indexes)."""
     return (
         np.zeros((1, n), np.uint64),  # hands
@@ -60,6 +63,8 @@ def _scratch(n, n_tricks, n_sides):
         np.zeros(1, np.int64),  # leader
         np.full(1, PLAY, np.int64),  # phase
         np.zeros((1, n), np.uint64),  # deal
+        np.zeros(1, np.int64),  # action
+        np.zeros(1, np.bool_),  # ended
     )
 
 
@@ -88,8 +93,9 @@ def _load(s, g, hands, x):
 
 
 @njit(cache=True)
-def _play(x, card, action, ended, t):
+def _play(x, card, t):
     """Play ``card`` for the seat to move in the scratch game (``play_range``); whether the hand ended."""
+    action, ended = x[ACTION], x[ENDED]
     action[0] = card
     ended[0] = False
     play_range(
@@ -102,60 +108,78 @@ def _play(x, card, action, ended, t):
 
 @njit(cache=True)
 def _legal_row(x, t, row):
-    """The legal cards of the seat to move in the scratch game, as flags in ``row`` (the heuristic's mask)."""
+    """The legal cards of the seat to move in the scratch game, as flags in ``row`` (the heuristic's mask);
+    returns the only legal card, or -1 when there are several (then the heuristic chooses)."""
     legal = legal_cards(x[HANDS][0, x[TO_MOVE][0]], x[LED][0], x[N_TRICKS][0], t.preferred, t.first_trick_forbidden)
+    if legal & (legal - np.uint64(1)) == np.uint64(0):
+        return trailing_zeros(legal)
     row[:] = False
     write_bits(legal, row, len(row))
+    return -1
+
+
+@njit(cache=True)
+def _spades_buffers(n_sides):
+    """The hand-score outputs of ``hand_score.finish_hand`` for one game, and the bag-adjusted points."""
+    delta = np.zeros((1, n_sides), np.int64)
+    return (
+        delta, np.zeros_like(delta), np.zeros((1, n_sides), np.bool_), np.zeros_like(delta), np.zeros_like(delta),
+        np.zeros((1, n_sides), np.bool_), np.zeros_like(delta), np.zeros(n_sides),
+    )  # fmt: skip
+
+
+@njit(cache=True)
+def _spades_play_out(s, g, x, done, t, row, side_of_seat, partner, deck, config, st, bag_cost, buf, mine, weight):
+    """Play the scratch game ``x`` (game ``g`` of ``s`` with its hands; ``done``: its hand is over) to the
+    hand's end with the heuristic, score it, and return side ``mine``'s bag-adjusted points minus
+    ``weight`` times the other sides' mean (``_margin``)."""
+    while not done:
+        seat = x[TO_MOVE][0]
+        choice = _legal_row(x, t, row)
+        if choice < 0:  # a forced card is what any legal policy plays
+            choice = spades_play_choice(
+                x[HANDS][0], x[DEAL][0], x[TRICK][0], x[N_IN][0], x[LED][0], x[N_TRICKS][0], x[WON][0],
+                s.bids[g], s.blind[g], x[VOIDS][0], s.bags[g, side_of_seat[seat]], s.discards[g, seat], seat,
+                row, side_of_seat, partner, deck, config,
+            )  # fmt: skip
+        done = _play(x, choice, t)
+    delta, after, made, added, penalties, boston, after_scores, adjusted = buf
+    spades_score.finish_hand(
+        0, x[WON], s.bids[g : g + 1], s.blind[g : g + 1], x[WINNERS], s.bemo[g : g + 1], s.scores[g : g + 1],
+        s.bags[g : g + 1], s.hand_number[g : g + 1], st, 0, delta, after, made, added, penalties, boston,
+        after_scores,
+    )  # fmt: skip
+    for side in range(len(adjusted)):  # ``games.spades.scoring.bag_adjusted_points``
+        adjusted[side] = (delta[0, side] + penalties[0, side] * st.bag_penalty) - added[0, side] * bag_cost
+    return _margin(adjusted, mine, weight)
 
 
 @njit(cache=True)
 def spades_rollouts(
-    games, seats, dec, card, sampled, totals, side_of_seat, partner, deck, config, st, bag_cost, tables, state
+    games, seats, dec, card, sampled, totals, weight, side_of_seat, partner, deck, config, st, bag_cost, tables, state
 ):  # fmt: skip
     """Add to ``totals[dec[i], card[i]]`` the value of each sample's rollout of candidate i (Spades).
 
-    ``games``, ``seats`` (D,): the decisions; ``dec``, ``card`` (P,): the candidates; ``sampled``
-    (D, S, N) uint64: each decision's sampled hands; ``side_of_seat``, ``partner``, ``deck``,
-    ``config``: the heuristic's tables (``agents.heuristic.spades_config``); ``st``: the rule set's
-    ``ScoreTables``; ``bag_cost``: points charged per bag; ``tables``: ``TrickTables`` fields in order;
-    ``state``: the state's arrays (``core.state_arrays.FIELDS``)."""
+    ``games``, ``seats`` (D,): the decisions; ``dec``, ``card`` (P,): the candidates (a card of -1: none,
+    the game plays on from its position, and its value goes to ``totals[dec[i], -1]``); ``sampled``
+    (D, S, N) uint64: each decision's sampled hands; ``weight``: of the other sides' mean (``_margin``);
+    ``side_of_seat``, ``partner``, ``deck``, ``config``: the heuristic's tables
+    (``agents.heuristic.spades_config``); ``st``: the rule set's ``ScoreTables``; ``bag_cost``: points
+    charged per bag; ``tables``: ``TrickTables`` fields in order; ``state``: the state's arrays
+    (``core.state_arrays.FIELDS``)."""
     s, t = sa.borrow(state), sa.borrow_tables(tables)
-    n, n_sides = s.hands.shape[1], s.scores.shape[1]
-    x = _scratch(n, s.history.shape[1], n_sides)
-    action, ended = np.zeros(1, np.int64), np.zeros(1, np.bool_)
+    x = _scratch(s.hands.shape[1], s.history.shape[1])
     row = np.zeros(len(t.card_bit), np.bool_)
-    delta = np.zeros((1, n_sides), np.int64)
-    after, after_scores, added, penalties = (
-        np.zeros_like(delta),
-        np.zeros_like(delta),
-        np.zeros_like(delta),
-        np.zeros_like(delta),
-    )
-    made, boston = np.zeros((1, n_sides), np.bool_), np.zeros((1, n_sides), np.bool_)
-    adjusted = np.zeros(n_sides)
+    buf = _spades_buffers(s.scores.shape[1])
     for i in range(len(dec)):
         d = dec[i]
         g, mine = games[d], side_of_seat[seats[d]]
         for j in range(sampled.shape[1]):
             _load(s, g, sampled[d, j], x)
-            done = _play(x, card[i], action, ended, t)
-            while not done:
-                seat = x[TO_MOVE][0]
-                _legal_row(x, t, row)
-                choice = spades_play_choice(
-                    x[HANDS][0], x[DEAL][0], x[TRICK][0], x[N_IN][0], x[LED][0], x[N_TRICKS][0], x[WON][0],
-                    s.bids[g], s.blind[g], x[VOIDS][0], s.bags[g, side_of_seat[seat]], s.discards[g, seat], seat,
-                    row, side_of_seat, partner, deck, config,
-                )  # fmt: skip
-                done = _play(x, choice, action, ended, t)
-            spades_score.finish_hand(
-                0, x[WON], s.bids[g : g + 1], s.blind[g : g + 1], x[WINNERS], s.bemo[g : g + 1], s.scores[g : g + 1],
-                s.bags[g : g + 1], s.hand_number[g : g + 1], st, 0, delta, after, made, added, penalties, boston,
-                after_scores,
-            )  # fmt: skip
-            for side in range(n_sides):
-                adjusted[side] = (delta[0, side] + penalties[0, side] * st.bag_penalty) - added[0, side] * bag_cost
-            totals[d, card[i]] += _margin(adjusted, mine)
+            done = _play(x, card[i], t) if card[i] >= 0 else False
+            totals[d, card[i]] += _spades_play_out(
+                s, g, x, done, t, row, side_of_seat, partner, deck, config, st, bag_cost, buf, mine, weight
+            )
     return totals
 
 
@@ -165,8 +189,7 @@ def hearts_rollouts(games, seats, dec, card, sampled, totals, side_of_seat, part
     ``ht`` the rule set's ``HeartsTables``; a triple's value is the others' mean points minus its side's."""
     s, t = sa.borrow(state), sa.borrow_tables(tables)
     n, n_sides = s.hands.shape[1], s.scores.shape[1]
-    x = _scratch(n, s.history.shape[1], n_sides)
-    action, ended = np.zeros(1, np.int64), np.zeros(1, np.bool_)
+    x = _scratch(n, s.history.shape[1])
     row = np.zeros(max(len(t.card_bit), 4 * cards.N_RANKS), np.bool_)  # the Hearts heuristic reads 52 flags
     taken = np.zeros((1, n), np.uint64)
     points, seat_delta = np.zeros((1, n), np.int64), np.zeros((1, n), np.int64)
@@ -178,15 +201,16 @@ def hearts_rollouts(games, seats, dec, card, sampled, totals, side_of_seat, part
         g, mine = games[d], side_of_seat[seats[d]]
         for j in range(sampled.shape[1]):
             _load(s, g, sampled[d, j], x)
-            done = _play(x, card[i], action, ended, t)
+            done = _play(x, card[i], t)
             while not done:
                 seat = x[TO_MOVE][0]
-                _legal_row(x, t, row)
-                choice = hearts_play_choice(
-                    x[HANDS][0], x[DEAL][0], x[TRICK][0], x[N_IN][0], x[LED][0], x[TAKEN][0], seat, row,
-                    side_of_seat, partnership, t.points,
-                )  # fmt: skip
-                done = _play(x, choice, action, ended, t)
+                choice = _legal_row(x, t, row)
+                if choice < 0:  # a forced card is what any legal policy plays
+                    choice = hearts_play_choice(
+                        x[HANDS][0], x[DEAL][0], x[TRICK][0], x[N_IN][0], x[LED][0], x[TAKEN][0], seat, row,
+                        side_of_seat, partnership, t.points,
+                    )  # fmt: skip
+                done = _play(x, choice, t)
             hearts_score.finish_hand(
                 0,
                 x[HISTORY],
@@ -204,17 +228,18 @@ def hearts_rollouts(games, seats, dec, card, sampled, totals, side_of_seat, part
             )
             for side in range(n_sides):
                 penalty[side] = delta[0, side]
-            totals[d, card[i]] -= _margin(penalty, mine)
+            totals[d, card[i]] -= _margin(penalty, mine, 1.0)
     return totals
 
 
 @njit(cache=True)
-def _margin(values, mine):
-    """``values[mine]`` minus the mean of the other sides' values (summed in order, as NumPy sums a row)."""
+def _margin(values, mine, weight):
+    """``values[mine]`` minus ``weight`` times the mean of the other sides' values (summed in order, as
+    NumPy sums a row; ``weight`` 1 gives the same bits as no weight)."""
     total = values[0]
     for k in range(1, len(values)):
         total += values[k]
-    return values[mine] - (total - values[mine]) / (len(values) - 1)
+    return values[mine] - weight * (total - values[mine]) / (len(values) - 1)
 
 
 def rollout_totals(
@@ -250,21 +275,31 @@ def rollout_totals(
     bag_cost = rules.bag_penalty / rules.bag_limit if rules.bags else 0.0
     st = spades_score.score_tables(rules)
     return spades_rollouts(
-        games,
-        seats,
-        dec,
-        card,
-        sampled,
-        totals,
-        side_of_seat,
-        partner,
-        deck,
-        config,
-        st,
-        bag_cost,
-        tuple(engine.trick_tables),
-        arrays,
-    )
+        games, seats, dec, card, sampled, totals, 1.0, side_of_seat, partner, deck, config, st, bag_cost,
+        tuple(engine.trick_tables), arrays,
+    )  # fmt: skip
+
+
+def play_out_values(
+    engine: SpadesEngine, roll: GameState, seats: np.ndarray, policy: HeuristicAgent, opponents_weight: float = 1.0
+) -> np.ndarray:
+    """(B,) the value of finishing each game of ``roll`` (every one in PLAY, Spades) with the heuristic
+    ``policy``: the side of ``seats``' bag-adjusted points minus ``opponents_weight`` times the others'
+    mean, as ``agents.search_bidding.rollout_values`` scores its engine rollouts. ``roll`` is not changed."""
+    rules = engine.rules
+    if rules.hearts or not (roll.phase == PLAY).all():
+        raise ValueError("play_out_values needs Spades games that are all in the PLAY phase")
+    config, partner, deck = _heuristic_tables(engine, policy)
+    bag_cost = rules.bag_penalty / rules.bag_limit if rules.bags else 0.0
+    b = roll.batch_size
+    games = np.arange(b, dtype=np.int64)
+    own_hands = np.ascontiguousarray(roll.hands[:, None, :])  # one "sample" per game: its own hands
+    totals = spades_rollouts(
+        games, np.ascontiguousarray(seats, dtype=np.int64), games, np.full(b, -1, np.int64), own_hands,
+        np.zeros((b, 1)), float(opponents_weight), engine.side_of_seat, partner, deck, config,
+        spades_score.score_tables(rules), bag_cost, tuple(engine.trick_tables), sa.state_arrays(roll),
+    )  # fmt: skip
+    return totals[:, 0]
 
 
 _TABLES: dict = {}

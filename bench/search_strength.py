@@ -18,11 +18,18 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--spec", default="search:samples=16", help="the search bot spec")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--rules", default="partnership", help="rules preset name or YAML path")
+    parser.add_argument(
+        "--engine-rollouts",
+        action="store_true",
+        help="roll out in the batched engine (the reference) instead of compiled",
+    )
     args = parser.parse_args(argv)
     made = []
 
     def factory(spec: str, seed: int):
         agent = make_agent(spec, seed)
+        if args.engine_rollouts and hasattr(agent, "compiled_rollouts"):
+            agent.compiled_rollouts = False
         made.append(agent)
         return agent
 

@@ -235,3 +235,25 @@ def test_search_bids_by_lookahead_only_with_bid_samples():
     assert agent.bid_decisions == 6 and agent.bid_seconds > 0
     with pytest.raises(ValueError, match="^search bot option 'bid_samples' must be an integer from 0 up, got -1"):
         SearchAgent(bid_samples=-1)
+
+
+@pytest.mark.parametrize("preset", SPADES_PRESETS)
+def test_bidding_rollouts_play_the_cards_compiled_with_the_engine_values(preset, monkeypatch):
+    calls = []
+    compiled_play = search_bidding.play_out_values
+    monkeypatch.setattr(search_bidding, "play_out_values", lambda *a: calls.append(1) or compiled_play(*a))
+    engine = SpadesEngine(preset)
+    state = _advance_to(engine, engine.reset(np.arange(6) + 60), (BID,))
+    masks = engine.legal_action_mask(state)
+    lay = engine.layout
+    # Every game tries each of its legal bids: the rollouts bid on, play the hand and score it.
+    rows, bids = np.nonzero(masks[:, lay.bid_offset : lay.bid_end])
+    values = {}
+    for compiled in (True, False):
+        roll = state.take(rows)
+        values[compiled] = search_bidding.rollout_values(
+            engine, roll, bids + lay.bid_offset, state.to_move[rows], HeuristicAgent(), 0.5, compiled=compiled
+        )
+    assert calls == [1]  # the compiled card play ran (once, for every game), and only when asked for
+    assert np.array_equal(values[True], values[False])
+    assert len(np.unique(values[True])) > 1
