@@ -123,6 +123,20 @@ def sample_hidden_hands(
     return out[:, :n].reshape(d, samples, n)
 
 
+#: Added to the heuristic's action before the argmax: a tie keeps its choice.
+TIE_BONUS = 1e-6
+
+
+def choose(values: np.ndarray, default: np.ndarray) -> np.ndarray:
+    """(G,) the argmax of each row of ``values`` (``SearchAgent.action_values``), ``default``'s action
+    raised by ``TIE_BONUS`` (ties keep it); ``default`` where no action has a finite value."""
+    scored = np.where(np.isnan(values), -np.inf, values)
+    rows = np.arange(len(default))
+    scored[rows, default] += TIE_BONUS
+    valued = np.isfinite(values).any(axis=1)
+    return np.where(valued, np.argmax(scored, axis=1), default)
+
+
 def _granularity(m: int) -> int:
     """Batch-size step for m rollouts: the next power of two up to 512, then 512."""
     return min(512, 1 << max(0, int(m - 1).bit_length()))
@@ -174,36 +188,62 @@ class SearchAgent(Agent):
         """Time spent on them."""
 
     def act(self, observations, masks: np.ndarray, context: DecisionContext | None = None) -> np.ndarray:
+        """The action of the highest value (``action_values``) in each decision; ties, and the decisions
+        the search does not value, keep the heuristic's action (``choose``)."""
+        values, default = self._values_and_default(observations, masks, context)
+        return choose(values, default)
+
+    def action_values(self, observations, masks: np.ndarray, context: DecisionContext | None = None) -> np.ndarray:
+        """(G, A) float64: the search's estimate of every action of each decision, what ``act`` maximizes.
+
+        Card play (PLAY, more than one legal card): ``card_values``, the mean over the sampled layouts
+        of the side's bag-adjusted hand points minus the others' mean (Hearts: the others' mean points
+        minus the side's). Bids and blind nil with ``bid_samples`` > 0 (Spades): the lookahead
+        bidder's mean values (``agents.search_bidding.lookahead_bids``). -inf: an illegal action;
+        NaN: a legal action the search does not value (one legal card, the variant decisions, the
+        Hearts pass, bids without ``bid_samples``: ``act`` plays the heuristic's action there). Each
+        call draws new samples (the bot's seeded generator), as ``act`` does.
+        """
+        return self._values_and_default(observations, masks, context)[0]
+
+    def _values_and_default(
+        self, observations, masks: np.ndarray, context: DecisionContext | None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``action_values`` and the heuristic's action of each decision (the tie-break)."""
         if context is None:
             raise ValueError("SearchAgent needs a DecisionContext (engine, state, games, seats)")
         masks = np.asarray(masks, dtype=bool)
-        out = self.bidder.act(observations, masks, context)
-        bidding = np.flatnonzero(np.isin(context.state.phase[context.games], (BID, BLIND)))
-        if self.bid_samples and len(bidding) and not context.engine.rules.hearts:
+        engine, state = context.engine, context.state
+        default = self.bidder.act(observations, masks, context)
+        values = np.where(masks, np.nan, -np.inf)
+        bidding = np.flatnonzero(np.isin(state.phase[context.games], (BID, BLIND)))
+        if self.bid_samples and len(bidding) and not engine.rules.hearts:
             from agents.search_bidding import lookahead_bids  # it imports this module's sampler
 
             start = time.perf_counter()
-            sub = DecisionContext(context.engine, context.state, context.games[bidding], context.seats[bidding])
-            out[bidding] = lookahead_bids(sub, masks[bidding], self.bid_samples, self.rng, heuristic=self.bidder)[0]
+            sub = DecisionContext(engine, state, context.games[bidding], context.seats[bidding])
+            bid_values = lookahead_bids(sub, masks[bidding], self.bid_samples, self.rng, heuristic=self.bidder)[1]
+            valued = np.isfinite(bid_values)
+            rows = valued.any(axis=1)  # decisions with several candidates
+            values[bidding[rows]] = np.where(valued[rows], bid_values[rows], values[bidding[rows]])
             self.bid_seconds += time.perf_counter() - start
             self.bid_decisions += len(bidding)
-        play = context.state.phase[context.games] == PLAY
-        n_legal = masks[:, : context.engine.layout.n_card_ids].sum(axis=1)
-        todo = np.flatnonzero(play & (n_legal > 1))
+        n_cards = engine.layout.n_card_ids
+        play = state.phase[context.games] == PLAY
+        todo = np.flatnonzero(play & (masks[:, :n_cards].sum(axis=1) > 1))
         if len(todo):
             start = time.perf_counter()
-            sub = DecisionContext(context.engine, context.state, context.games[todo], context.seats[todo])
-            out[todo] = self._search(sub, masks[todo], out[todo])
+            sub = DecisionContext(engine, state, context.games[todo], context.seats[todo])
+            values[todo, :n_cards] = self._card_values_grouped(sub, masks[todo, :n_cards])
             self.search_seconds += time.perf_counter() - start
             self.decisions += len(todo)
-        return out
+        return values, default
 
     # ------------------------------------------------------------------ search
-    def _search(self, ctx: DecisionContext, masks: np.ndarray, default: np.ndarray) -> np.ndarray:
-        """Best card per decision by mean rollout value; ``default`` wins ties."""
-        legal = masks[:, : ctx.engine.layout.n_card_ids]
+    def _card_values_grouped(self, ctx: DecisionContext, legal: np.ndarray) -> np.ndarray:
+        """``card_values`` of the decisions in groups whose rollouts fit in ``max_rollouts``."""
         per_decision = legal.sum(axis=1) * self.samples
-        out = default.copy()
+        out = np.empty(legal.shape)
         start = 0
         while start < len(legal):  # groups of decisions that fit in max_rollouts
             stop = start + 1
@@ -213,14 +253,9 @@ class SearchAgent(Agent):
                 stop += 1
             sel = np.arange(start, stop)
             sub = DecisionContext(ctx.engine, ctx.state, ctx.games[sel], ctx.seats[sel])
-            out[sel] = self._search_group(sub, legal[sel], default[sel])
+            out[sel] = self.card_values(sub, legal[sel])
             start = stop
         return out
-
-    def _search_group(self, ctx: DecisionContext, legal: np.ndarray, default: np.ndarray) -> np.ndarray:
-        mean = self.card_values(ctx, legal)
-        mean[np.arange(len(default)), default] += 1e-6  # ties keep the policy's card
-        return np.argmax(mean, axis=1)
 
     def card_values(self, ctx: DecisionContext, legal: np.ndarray) -> np.ndarray:
         """(D, C) mean rollout value of each legal card of each decision (-inf for the others).

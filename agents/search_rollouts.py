@@ -40,12 +40,13 @@ from spades_env.games.spades import hand_score as spades_score
 
 #: The one-game scratch arrays of ``_scratch``, by index (the ``GameState`` fields of the same names).
 HANDS, TRICK, N_IN, LED, TO_MOVE, VOIDS, BROKEN, WON, TAKEN, WINNERS, HISTORY, N_TRICKS, LEADER, PHASE, DEAL = range(15)
-#: ... and the (1,) card to play and "the hand ended" flag ``play_range`` takes.
-ACTION, ENDED = 15, 16
+#: ... the (1,) card to play and "the hand ended" flag ``play_range`` takes, and the legal-card flags
+#: the heuristic reads.
+ACTION, ENDED, ROW = 15, 16, 17
 
 
 @njit(cache=True)
-def _scratch(n, n_tricks):
+def _scratch(n, n_tricks, n_flags):
     """One game's card-play arrays, each with a leading axis of 1 (the shape ``play_range`` indexes)."""
     return (
         np.zeros((1, n), np.uint64),  # hands
@@ -65,10 +66,23 @@ def _scratch(n, n_tricks):
         np.zeros((1, n), np.uint64),  # deal
         np.zeros(1, np.int64),  # action
         np.zeros(1, np.bool_),  # ended
+        np.zeros(n_flags, np.bool_),  # row
     )
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def _borrowed_scratch(own):
+    """``own``'s arrays without reference counts (``core.state_arrays.borrowed``): a call that passes them
+    costs no atomic counting; valid while ``own`` is alive (the caller keeps it)."""
+    b = sa.borrowed
+    return (
+        b(own[0]), b(own[1]), b(own[2]), b(own[3]), b(own[4]), b(own[5]), b(own[6]), b(own[7]), b(own[8]),
+        b(own[9]), b(own[10]), b(own[11]), b(own[12]), b(own[13]), b(own[14]), b(own[15]), b(own[16]),
+        b(own[17]),
+    )  # fmt: skip
+
+
+@njit(cache=True, inline="always")
 def _load(s, g, hands, x):
     """Copy game ``g`` of the state ``s`` into the scratch ``x``, its hands replaced by ``hands`` (N,)
     (the cards already played are kept in the deal)."""
@@ -92,7 +106,7 @@ def _load(s, g, hands, x):
     x[LEADER][0] = s.leader[g]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _play(x, card, t):
     """Play ``card`` for the seat to move in the scratch game (``play_range``); whether the hand ended."""
     action, ended = x[ACTION], x[ENDED]
@@ -106,14 +120,13 @@ def _play(x, card, t):
     return ended[0]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _legal_row(x, t, row):
     """The legal cards of the seat to move in the scratch game, as flags in ``row`` (the heuristic's mask);
     returns the only legal card, or -1 when there are several (then the heuristic chooses)."""
     legal = legal_cards(x[HANDS][0, x[TO_MOVE][0]], x[LED][0], x[N_TRICKS][0], t.preferred, t.first_trick_forbidden)
     if legal & (legal - np.uint64(1)) == np.uint64(0):
         return trailing_zeros(legal)
-    row[:] = False
     write_bits(legal, row, len(row))
     return -1
 
@@ -156,7 +169,8 @@ def _spades_play_out(s, g, x, done, t, row, side_of_seat, partner, deck, config,
 
 @njit(cache=True)
 def spades_rollouts(
-    games, seats, dec, card, sampled, totals, weight, side_of_seat, partner, deck, config, st, bag_cost, tables, state
+    games, seats, dec, card, sampled, totals, weight, side_of_seat, partner, deck, config, st, bag_cost, tables,
+    scratch, state,
 ):  # fmt: skip
     """Add to ``totals[dec[i], card[i]]`` the value of each sample's rollout of candidate i (Spades).
 
@@ -165,12 +179,14 @@ def spades_rollouts(
     (D, S, N) uint64: each decision's sampled hands; ``weight``: of the other sides' mean (``_margin``);
     ``side_of_seat``, ``partner``, ``deck``, ``config``: the heuristic's tables
     (``agents.heuristic.spades_config``); ``st``: the rule set's ``ScoreTables``; ``bag_cost``: points
-    charged per bag; ``tables``: ``TrickTables`` fields in order; ``state``: the state's arrays
+    charged per bag; ``tables``: ``TrickTables`` fields in order; ``scratch``: ``_scratch``'s arrays (the
+    one game played; passed in, so that they outlive their borrowed views); ``state``: the state's arrays
     (``core.state_arrays.FIELDS``)."""
     s, t = sa.borrow(state), sa.borrow_tables(tables)
-    x = _scratch(s.hands.shape[1], s.history.shape[1])
-    row = np.zeros(len(t.card_bit), np.bool_)
+    x = _borrowed_scratch(scratch)
+    row = x[ROW]
     buf = _spades_buffers(s.scores.shape[1])
+    side_of_seat, partner, config = sa.borrowed(side_of_seat), sa.borrowed(partner), sa.borrowed(config)
     for i in range(len(dec)):
         d = dec[i]
         g, mine = games[d], side_of_seat[seats[d]]
@@ -184,13 +200,14 @@ def spades_rollouts(
 
 
 @njit(cache=True)
-def hearts_rollouts(games, seats, dec, card, sampled, totals, side_of_seat, partnership, ht, tables, state):
+def hearts_rollouts(games, seats, dec, card, sampled, totals, side_of_seat, partnership, ht, tables, scratch, state):
     """``spades_rollouts`` for Hearts: the heuristic is the Hearts one (``partnership``: the rule set's),
     ``ht`` the rule set's ``HeartsTables``; a triple's value is the others' mean points minus its side's."""
     s, t = sa.borrow(state), sa.borrow_tables(tables)
     n, n_sides = s.hands.shape[1], s.scores.shape[1]
-    x = _scratch(n, s.history.shape[1])
-    row = np.zeros(max(len(t.card_bit), 4 * cards.N_RANKS), np.bool_)  # the Hearts heuristic reads 52 flags
+    x = _borrowed_scratch(scratch)
+    row = x[ROW]
+    side_of_seat = sa.borrowed(side_of_seat)
     taken = np.zeros((1, n), np.uint64)
     points, seat_delta = np.zeros((1, n), np.int64), np.zeros((1, n), np.int64)
     moon = np.zeros((1, n), np.bool_)
@@ -232,7 +249,7 @@ def hearts_rollouts(games, seats, dec, card, sampled, totals, side_of_seat, part
     return totals
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _margin(values, mine, weight):
     """``values[mine]`` minus ``weight`` times the mean of the other sides' values (summed in order, as
     NumPy sums a row; ``weight`` 1 gives the same bits as no weight)."""
@@ -268,15 +285,16 @@ def rollout_totals(
         ht = hearts_score.hearts_tables(engine.rules)
         partnership = bool(engine.rules.partnership)
         return hearts_rollouts(
-            games, seats, dec, card, sampled, totals, side_of_seat, partnership, ht, tuple(engine.trick_tables), arrays
-        )
+            games, seats, dec, card, sampled, totals, side_of_seat, partnership, ht, tuple(engine.trick_tables),
+            _scratch_for(state), arrays,
+        )  # fmt: skip
     rules = engine.rules
     config, partner, deck = _heuristic_tables(engine, policy)
     bag_cost = rules.bag_penalty / rules.bag_limit if rules.bags else 0.0
     st = spades_score.score_tables(rules)
     return spades_rollouts(
         games, seats, dec, card, sampled, totals, 1.0, side_of_seat, partner, deck, config, st, bag_cost,
-        tuple(engine.trick_tables), arrays,
+        tuple(engine.trick_tables), _scratch_for(state), arrays,
     )  # fmt: skip
 
 
@@ -297,9 +315,15 @@ def play_out_values(
     totals = spades_rollouts(
         games, np.ascontiguousarray(seats, dtype=np.int64), games, np.full(b, -1, np.int64), own_hands,
         np.zeros((b, 1)), float(opponents_weight), engine.side_of_seat, partner, deck, config,
-        spades_score.score_tables(rules), bag_cost, tuple(engine.trick_tables), sa.state_arrays(roll),
+        spades_score.score_tables(rules), bag_cost, tuple(engine.trick_tables), _scratch_for(roll),
+        sa.state_arrays(roll),
     )  # fmt: skip
     return totals[:, 0]
+
+
+def _scratch_for(state: GameState) -> tuple:
+    """The one-game scratch arrays for games shaped like ``state``'s (the flags: 54 card ids at most)."""
+    return _scratch(state.hands.shape[1], state.history.shape[1], 64)
 
 
 _TABLES: dict = {}
