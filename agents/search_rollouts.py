@@ -23,26 +23,47 @@ here (the heuristic's play rules, ``core.trick_play``, the hand scoring), clear 
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
+from numba.extending import overload
 
+from agents import heuristic_hearts_kernel, heuristic_spades_play
 from agents.heuristic import HeuristicAgent, spades_config
-from agents.heuristic_hearts_kernel import play_choice as hearts_play_choice
-from agents.heuristic_spades_play import play_choice as spades_play_choice
 from spades_env import cards
 from spades_env.core import state_arrays as sa
-from spades_env.core.card_bits import write_bits
-from spades_env.core.trick_play import legal_cards, play_range
+from spades_env.core import trick_play
+from spades_env.core.trick_play import legal_cards
 from spades_env.engine import PLAY, GameState, SpadesEngine
 from spades_env.games.hearts import hand_score as hearts_score
 from spades_env.games.spades import hand_score as spades_score
+
+
+def inlined(function):
+    """A stand-in for ``function`` (a compiled function, or plain Python) that compiled callers inline:
+    its own Python source, typed and inlined where it is called, so the same code without a call per
+    ply, whose dozens of array arguments cost more than a card's rules. Only callable from compiled code."""
+    impl = getattr(function, "py_func", function)
+    params = ", ".join(inspect.signature(impl).parameters)
+    namespace: dict = {}
+    source = f"def stub({params}):\n    raise NotImplementedError\ndef typer({params}):\n    return impl\n"
+    exec(source, {"impl": impl}, namespace)  # a stub and its typer with the function's parameters
+    overload(namespace["stub"], inline="always")(namespace["typer"])
+    return namespace["stub"]
+
+
+#: The one-game functions the rollouts run every ply, inlined (``inlined``).
+play_range = inlined(trick_play.play_range)
+spades_play_choice = inlined(heuristic_spades_play.play_choice)
+hearts_play_choice = inlined(heuristic_hearts_kernel.play_choice)
 
 #: The one-game scratch arrays of ``_scratch``, by index (the ``GameState`` fields of the same names).
 HANDS, TRICK, N_IN, LED, TO_MOVE, VOIDS, BROKEN, WON, TAKEN, WINNERS, HISTORY, N_TRICKS, LEADER, PHASE, DEAL = range(15)
 #: ... the (1,) card to play and "the hand ended" flag ``play_range`` takes, and the legal-card flags
 #: the heuristic reads.
-ACTION, ENDED, ROW = 15, 16, 17
+ACTION, ENDED, ROW, FLAGGED = 15, 16, 17, 18
 
 
 @njit(cache=True)
@@ -67,6 +88,7 @@ def _scratch(n, n_tricks, n_flags):
         np.zeros(1, np.int64),  # action
         np.zeros(1, np.bool_),  # ended
         np.zeros(n_flags, np.bool_),  # row
+        np.zeros(1, np.uint64),  # flagged: the cards whose flags in row are set
     )
 
 
@@ -78,7 +100,7 @@ def _borrowed_scratch(own):
     return (
         b(own[0]), b(own[1]), b(own[2]), b(own[3]), b(own[4]), b(own[5]), b(own[6]), b(own[7]), b(own[8]),
         b(own[9]), b(own[10]), b(own[11]), b(own[12]), b(own[13]), b(own[14]), b(own[15]), b(own[16]),
-        b(own[17]),
+        b(own[17]), b(own[18]),
     )  # fmt: skip
 
 
@@ -106,8 +128,7 @@ def _load(s, g, hands, x):
     x[LEADER][0] = s.leader[g]
 
 
-@njit(cache=True, inline="always")
-def _play(x, card, t):
+def _play_card(x, card, t):
     """Play ``card`` for the seat to move in the scratch game (``play_range``); whether the hand ended."""
     action, ended = x[ACTION], x[ENDED]
     action[0] = card
@@ -120,14 +141,24 @@ def _play(x, card, t):
     return ended[0]
 
 
+_play = inlined(_play_card)
+
+
 @njit(cache=True, inline="always")
 def _legal_row(x, t, row):
     """The legal cards of the seat to move in the scratch game, as flags in ``row`` (the heuristic's mask);
-    returns the only legal card, or -1 when there are several (then the heuristic chooses)."""
+    returns the only legal card, or -1 when there are several (then the heuristic chooses). Only the
+    flags that change are written (``x[FLAGGED]`` keeps which are set)."""
     legal = legal_cards(x[HANDS][0, x[TO_MOVE][0]], x[LED][0], x[N_TRICKS][0], t.preferred, t.first_trick_forbidden)
     if legal & (legal - np.uint64(1)) == np.uint64(0):
         return trailing_zeros(legal)
-    write_bits(legal, row, len(row))
+    flagged = x[FLAGGED]
+    change = flagged[0] ^ legal
+    while change != np.uint64(0):
+        c = trailing_zeros(change)
+        row[c] = not row[c]
+        change &= change - np.uint64(1)
+    flagged[0] = legal
     return -1
 
 
