@@ -306,7 +306,7 @@ def rollout_totals(
     cards to roll out; ``sampled`` (D, S, N) uint64: each decision's sampled hands; ``policy``: the
     heuristic whose options (``set_opponents``) the rollouts play with. Changes nothing in ``state``.
     """
-    dec, card = np.nonzero(candidates)
+    dec, card = (np.ascontiguousarray(a, dtype=np.int64) for a in np.nonzero(candidates))  # one compiled signature
     games = np.ascontiguousarray(games, dtype=np.int64)
     seats = np.ascontiguousarray(seats, dtype=np.int64)
     sampled = np.ascontiguousarray(sampled, dtype=np.uint64)
