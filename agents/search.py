@@ -146,6 +146,11 @@ class SearchAgent(Agent):
     """Sampling + heuristic rollouts in the batched engine; bids like the heuristic."""
 
     name = "search"
+    #: Named option sets, ``search:fast`` or ``search:strong[,key=value...]`` (chosen by measurement, see the README).
+    presets: dict[str, dict[str, int]] = {
+        "fast": {"samples": 8},
+        "strong": {"samples": 64, "endgame": 4, "bid_samples": 16},
+    }
 
     def __init__(
         self,
