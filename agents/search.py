@@ -160,9 +160,10 @@ class SearchAgent(Agent):
         max_rollouts: int = 65536,
         bid_samples: int = 0,
         endgame: int = 0,
+        oversample: int = 1,
     ) -> None:
         super().__init__(seed)
-        for option, value in (("samples", samples), ("max_rollouts", max_rollouts)):
+        for option, value in (("samples", samples), ("max_rollouts", max_rollouts), ("oversample", oversample)):
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
                 raise ValueError(f"search bot option {option!r} must be a positive integer, got {value!r}")
         if isinstance(bid_samples, bool) or not isinstance(bid_samples, (int, np.integer)) or bid_samples < 0:
@@ -171,6 +172,10 @@ class SearchAgent(Agent):
         """Sampled deals per bid of the lookahead bidder (``agents.search_bidding``); 0 bids as the heuristic."""
         self.samples = int(samples)
         """Sampled layouts of the hidden cards per decision."""
+        self.oversample = int(oversample)
+        """Card play (Spades): above 1, ``oversample * samples`` layouts are drawn and ``samples`` of them kept
+        by how likely every seat's bid is under the heuristic's bid function for the hand it bid with
+        (``agents.search_bidding.sample_play_hands``); 1 keeps every layout drawn."""
         self.rollout = rollout_policy() if isinstance(rollout_policy, type) else rollout_policy
         self.compiled_rollouts = True
         """Play the rollouts in compiled code when the rollout policy is the heuristic (False: in the
@@ -275,7 +280,12 @@ class SearchAgent(Agent):
         """
         engine, state, games, seats = ctx.engine, ctx.state, ctx.games, ctx.seats
         s, n = self.samples, engine.n_players
-        hands = sample_hidden_hands(engine, state, games, seats, s, self.rng)  # (D, S, N)
+        if self.oversample > 1 and not engine.rules.hearts:
+            from agents.search_bidding import sample_play_hands  # it imports this module's sampler
+
+            hands = sample_play_hands(ctx, s, self.oversample, self.rng, self.bidder)  # (D, S, N)
+        else:
+            hands = sample_hidden_hands(engine, state, games, seats, s, self.rng)
         total = np.zeros(legal.shape)
         solved = np.zeros(len(games), bool)
         if self.endgame and not engine.rules.hearts:

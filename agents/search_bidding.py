@@ -127,13 +127,30 @@ def sample_bidding_hands(
     unlooked = np.flatnonzero(blind)
     if len(unlooked):
         hands[unlooked] = _sample_unlooked(engine, state, games[unlooked], seats[unlooked], m, rng)
-    logw = _bid_log_likelihood(ctx, hands, heuristic)  # (D, M)
+    return _resample(hands, _bid_log_likelihood(ctx, hands, heuristic), samples, rng)
+
+
+def sample_play_hands(
+    ctx: DecisionContext, samples: int, oversample: int, rng: np.random.Generator, heuristic: HeuristicAgent
+) -> np.ndarray:
+    """(D, samples, N) uint64 full hands for card-play decisions: ``oversample * samples`` layouts drawn
+    from what the seat saw (``sample_hidden_hands``), resampled by the likelihood of every seat's bid
+    under the heuristic's bid function for the hand it held when it bid (its sampled hand and the
+    cards it has played since), as ``sample_bidding_hands`` weighs the bids made before a bid."""
+    engine, state, games, seats = ctx.engine, ctx.state, ctx.games, ctx.seats
+    hands = sample_hidden_hands(engine, state, games, seats, samples * oversample, rng)
+    return _resample(hands, _bid_log_likelihood(ctx, hands, heuristic), samples, rng)
+
+
+def _resample(hands: np.ndarray, logw: np.ndarray, samples: int, rng: np.random.Generator) -> np.ndarray:
+    """``samples`` of the (D, M, N) layouts ``hands`` per decision, drawn by the weights ``exp(logw)`` (D, M)."""
+    d, m = logw.shape
     weights = np.exp(logw - logw.max(axis=1, keepdims=True))
     cum = np.cumsum(weights, axis=1)
     # Systematic resampling: one uniform offset per decision, samples evenly spaced points.
-    points = (rng.random((len(games), 1)) + np.arange(samples)[None, :]) / samples * cum[:, -1:]
+    points = (rng.random((d, 1)) + np.arange(samples)[None, :]) / samples * cum[:, -1:]
     pick = np.minimum((cum[:, None, :] < points[:, :, None]).sum(axis=2), m - 1)  # (D, samples)
-    return hands[np.arange(len(games))[:, None], pick]
+    return hands[np.arange(d)[:, None], pick]
 
 
 def _sample_unlooked(
@@ -159,8 +176,9 @@ def _sample_unlooked(
 
 
 def _bid_log_likelihood(ctx: DecisionContext, hands: np.ndarray, heuristic: HeuristicAgent) -> np.ndarray:
-    """(D, M) sum over the seats that bid before (having looked) of -BID_SHARPNESS * |heuristic bid of
-    the sampled hand, in the position that seat bid in, - its actual bid|."""
+    """(D, M) sum over the seats that have bid (having looked) of -BID_SHARPNESS * |heuristic bid of
+    the sampled hand it bid with (the hand and the cards it played since), in the position that seat bid
+    in, - its actual bid|."""
     engine, state, games = ctx.engine, ctx.state, ctx.games
     d, m, n = hands.shape
     logw = np.zeros(d * m)
@@ -170,13 +188,14 @@ def _bid_log_likelihood(ctx: DecisionContext, hands: np.ndarray, heuristic: Heur
     trial.deal = trial.hands | (trial.deal & ~state.hands[rows])
     actual = trial.bids.copy()
     position = (np.arange(n)[None, :] - trial.dealer[:, None] - 1) % n  # (R, N) bidding order
-    for p in range(n - 1):
+    for p in range(n):
         seat = (trial.dealer + 1 + p) % n
         r = np.arange(d * m)
         judged = np.flatnonzero((p < trial.n_bids) & (actual[r, seat] >= 0) & ~trial.blind[r, seat])
         if not len(judged):
             continue
         view = trial.take(judged)
+        view.hands = view.deal  # the hands as bid: the cards held and those played since
         later = position[judged] >= p
         view.bids = np.where(later, -1, actual[judged])
         view.blind &= ~later

@@ -91,7 +91,7 @@ def test_search_presets_are_named_first_and_options_after_them_override():
         ("search:samples=2.5", "'samples' must be an integer, got '2.5'"),
         (
             "search:sample=4",
-            "bot 'search' has no option 'sample'; its options: samples, max_rollouts, bid_samples, endgame",
+            "bot 'search' has no option 'sample'; its options: samples, max_rollouts, bid_samples, endgame, oversample",
         ),
         ("search:rollout_policy=random", "has no option 'rollout_policy'"),
         ("search:samples=4,samples=8", "'samples' is given twice"),
