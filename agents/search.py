@@ -4,15 +4,21 @@ For every card-play decision with more than one legal card the agent
 
 1. samples ``samples`` layouts of the cards it has not seen, consistent with what
    the seat observed: its own hand, every card played, every revealed void and
-   every other seat's number of cards left;
+   every other seat's number of cards left
+   (with ``oversample`` = K > 1, K times as many are drawn and kept by how likely every
+   seat's bid is for the hand it bid with: ``agents.search_bidding.sample_play_hands``);
 2. for every (decision, legal card, sample) triple copies the game with the
    sampled hands, plays the card, and finishes the hand with the rollout policy
-   (the heuristic by default): all triples of a batch run as one engine batch;
+   (the heuristic by default: all triples of a batch in one compiled call,
+   ``agents.search_rollouts``; another policy: all triples as one engine batch);
    (with ``endgame=K``, when at most K tricks are left, the exact endgame solver of
    ``agents.endgame`` values each card on each sample instead: Spades only);
 3. plays the card with the best mean outcome: the own side's bag-adjusted hand
    score minus the opponents' (the mean over the others in cutthroat). Ties keep
-   the rollout policy's own choice.
+   the heuristic's own choice. ``action_values`` returns these estimates for every
+   action (what ``act`` maximizes, ``choose``), e.g. as targets for a learner.
+
+``search:fast`` and ``search:strong`` name option sets (``SearchAgent.presets``).
 
 Bidding and blind nil go to the lookahead bidder when ``bid_samples`` > 0
 (``agents.search_bidding``: every legal bid tried on sampled deals), else to the
