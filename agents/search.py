@@ -154,14 +154,14 @@ class SearchAgent(Agent):
     name = "search"
     #: Named option sets, ``search:fast`` or ``search:strong[,key=value...]`` (chosen by measurement, see the README).
     presets: dict[str, dict[str, int]] = {
-        "fast": {"samples": 8},
-        "strong": {"samples": 64, "endgame": 4, "bid_samples": 16},
+        "fast": {"samples": 16},
+        "strong": {"samples": 32, "oversample": 4},
     }
 
     def __init__(
         self,
         seed: int | None = None,
-        samples: int = 16,
+        samples: int = 32,
         rollout_policy: type[Agent] | Agent = HeuristicAgent,
         max_rollouts: int = 65536,
         bid_samples: int = 0,
