@@ -82,7 +82,9 @@ def parse_options(bot: str, factory: Callable[..., Any], text: str, spec: str) -
     if items and "=" not in items[0] and presets:
         name = items.pop(0)
         if name not in presets:
-            raise ValueError(f"bot {bot!r} has no preset {name!r}; its presets: {', '.join(presets)}")
+            raise ValueError(
+                f"bot {bot!r} has no preset {name!r}; its presets: {', '.join(presets)} (options look like key=value)"
+            )
         preset = dict(presets[name])
     options: dict[str, Any] = {}
     for item in items:
