@@ -186,24 +186,24 @@ def _bid_log_likelihood(ctx: DecisionContext, hands: np.ndarray, heuristic: Heur
     trial = state.take(rows)
     trial.hands = hands.reshape(d * m, n)
     trial.deal = trial.hands | (trial.deal & ~state.hands[rows])
-    actual = trial.bids.copy()
+    actual, blind, n_bids = trial.bids.copy(), trial.blind.copy(), trial.n_bids.copy()
     position = (np.arange(n)[None, :] - trial.dealer[:, None] - 1) % n  # (R, N) bidding order
+    # ``trial`` becomes each bidding position in turn (only the fields a bid reads change).
+    trial.hands = trial.deal  # the hands as bid: the cards held and those played since
+    trial.phase[:] = BID
+    r = np.arange(d * m)
     for p in range(n):
         seat = (trial.dealer + 1 + p) % n
-        r = np.arange(d * m)
-        judged = np.flatnonzero((p < trial.n_bids) & (actual[r, seat] >= 0) & ~trial.blind[r, seat])
+        judged = np.flatnonzero((p < n_bids) & (actual[r, seat] >= 0) & ~blind[r, seat])
         if not len(judged):
             continue
-        view = trial.take(judged)
-        view.hands = view.deal  # the hands as bid: the cards held and those played since
-        later = position[judged] >= p
-        view.bids = np.where(later, -1, actual[judged])
-        view.blind &= ~later
-        view.n_bids[:] = p
-        view.phase[:] = BID
-        view.to_move = seat[judged]
-        legal = engine.legal_action_mask(view)
-        want = heuristic.bid(DecisionContext(engine, view, np.arange(len(judged)), view.to_move), legal)
+        later = position >= p
+        trial.bids = np.where(later, -1, actual)
+        trial.blind = blind & ~later
+        trial.n_bids[:] = p
+        trial.to_move = seat
+        legal = engine.legal_action_mask(trial, judged)
+        want = heuristic.bid(DecisionContext(engine, trial, judged, seat[judged]), legal)
         guess = want - engine.layout.bid_offset
         logw[judged] -= BID_SHARPNESS * np.abs(guess - actual[judged, seat[judged]])
     return logw.reshape(d, m)
