@@ -152,10 +152,10 @@ class SearchAgent(Agent):
     """Sampling + heuristic rollouts in the batched engine; bids like the heuristic."""
 
     name = "search"
-    #: Named option sets, ``search:fast`` or ``search:strong[,key=value...]`` (chosen by measurement, see the README).
+    #: Named option sets, ``search:fast`` or ``search:strong[,key=value...]`` (chosen on selection seeds: the README).
     presets: dict[str, dict[str, int]] = {
-        "fast": {"samples": 16},
-        "strong": {"samples": 32, "oversample": 4},
+        "fast": {"samples": 16, "oversample": 1},
+        "strong": {"samples": 64, "oversample": 4},
     }
 
     def __init__(
@@ -166,7 +166,7 @@ class SearchAgent(Agent):
         max_rollouts: int = 65536,
         bid_samples: int = 0,
         endgame: int = 0,
-        oversample: int = 1,
+        oversample: int = 4,
     ) -> None:
         super().__init__(seed)
         for option, value in (("samples", samples), ("max_rollouts", max_rollouts), ("oversample", oversample)):
@@ -181,7 +181,7 @@ class SearchAgent(Agent):
         self.oversample = int(oversample)
         """Card play (Spades): above 1, ``oversample * samples`` layouts are drawn and ``samples`` of them kept
         by how likely every seat's bid is under the heuristic's bid function for the hand it bid with
-        (``agents.search_bidding.sample_play_hands``); 1 keeps every layout drawn."""
+        (``agents.search_bidding.sample_play_hands``); 1 keeps every layout drawn. Hearts has no bids: 1."""
         self.rollout = rollout_policy() if isinstance(rollout_policy, type) else rollout_policy
         self.compiled_rollouts = True
         """Play the rollouts in compiled code when the rollout policy is the heuristic (False: in the
