@@ -1,7 +1,8 @@
 """Bots behind one batched interface: ``act(observations, masks, context) -> actions``.
 
 ``AGENTS`` maps a bot name to its factory; ``make_agent("search:samples=8", seed=1)``
-builds one from a spec string (``name`` or ``name:key=value,...``). The options are the
+builds one from a spec string (``name``, ``name:key=value,...``, or ``name:preset,key=value,...`` for a
+factory with ``presets``, e.g. ``search:strong,samples=64``). The options are the
 factory's keyword parameters, typed from their defaults (``agents.options``); the seed
 is the caller's, never a spec option.
 """

@@ -1,4 +1,4 @@
-"""Bot options from spec strings (``search:samples=8``): names checked, values typed from the factory.
+"""Bot options from spec strings (``search:samples=8``, ``search:fast``): names checked, values typed from the factory.
 
 A bot's options are the keyword parameters of its factory that have a default of a
 plain type (bool, int, float or str); each value is parsed to that type. A factory
@@ -68,16 +68,31 @@ def parse_option(value: str, kind: type, option: str) -> bool | int | float | st
 
 
 def parse_options(bot: str, factory: Callable[..., Any], text: str, spec: str) -> dict[str, Any]:
-    """The typed options of ``key=value,key=value`` for ``bot``; unknown or repeated names are refused."""
+    """The typed options of ``[preset,]key=value,key=value`` for ``bot``; unknown or repeated names are refused.
+
+    A first item without ``=`` names one of the factory's ``presets`` (a mapping of preset name to
+    options, e.g. ``SearchAgent.presets``): its options, which the ``key=value`` items after it override
+    (``search:strong,samples=64``)."""
     allowed = bot_options(factory)
     open_ended = any(p.kind == p.VAR_KEYWORD for p in inspect.signature(factory).parameters.values())
     listing = f"its options: {', '.join(allowed)}" if allowed else "it takes no options"
+    presets: dict[str, dict[str, Any]] = getattr(factory, "presets", {})
+    items = [x for x in (x.strip() for x in text.split(",")) if x]
+    preset: dict[str, Any] = {}
+    if items and "=" not in items[0] and presets:
+        name = items.pop(0)
+        if name not in presets:
+            raise ValueError(
+                f"bot {bot!r} has no preset {name!r}; its presets: {', '.join(presets)} (options look like key=value)"
+            )
+        preset = dict(presets[name])
     options: dict[str, Any] = {}
-    for item in filter(None, (x.strip() for x in text.split(","))):
+    for item in items:
         key, eq, value = item.partition("=")
         key = key.strip()
         if not eq:
-            raise ValueError(f"bot option {item!r} in {spec!r} must look like key=value")
+            named = f" (or, first, one of its presets: {', '.join(presets)})" if presets else ""
+            raise ValueError(f"bot option {item!r} in {spec!r} must look like key=value{named}")
         if key == "seed":
             raise ValueError(
                 f"bot {bot!r}: 'seed' is not a bot option, bots are seeded by their caller "
@@ -88,7 +103,7 @@ def parse_options(bot: str, factory: Callable[..., Any], text: str, spec: str) -
         if key in options:
             raise ValueError(f"bot option {key!r} is given twice in {spec!r}")
         options[key] = parse_option(value, allowed[key], key) if key in allowed else _untyped(value)
-    return options
+    return {**preset, **options}
 
 
 def _untyped(value: str) -> int | float | str:

@@ -4,15 +4,21 @@ For every card-play decision with more than one legal card the agent
 
 1. samples ``samples`` layouts of the cards it has not seen, consistent with what
    the seat observed: its own hand, every card played, every revealed void and
-   every other seat's number of cards left;
+   every other seat's number of cards left
+   (with ``oversample`` = K > 1, K times as many are drawn and kept by how likely every
+   seat's bid is for the hand it bid with: ``agents.search_bidding.sample_play_hands``);
 2. for every (decision, legal card, sample) triple copies the game with the
    sampled hands, plays the card, and finishes the hand with the rollout policy
-   (the heuristic by default): all triples of a batch run as one engine batch;
+   (the heuristic by default: all triples of a batch in one compiled call,
+   ``agents.search_rollouts``; another policy: all triples as one engine batch);
    (with ``endgame=K``, when at most K tricks are left, the exact endgame solver of
    ``agents.endgame`` values each card on each sample instead: Spades only);
 3. plays the card with the best mean outcome: the own side's bag-adjusted hand
    score minus the opponents' (the mean over the others in cutthroat). Ties keep
-   the rollout policy's own choice.
+   the heuristic's own choice. ``action_values`` returns these estimates for every
+   action (what ``act`` maximizes, ``choose``), e.g. as targets for a learner.
+
+``search:fast`` and ``search:strong`` name option sets (``SearchAgent.presets``).
 
 Bidding and blind nil go to the lookahead bidder when ``bid_samples`` > 0
 (``agents.search_bidding``: every legal bid tried on sampled deals), else to the
@@ -34,6 +40,7 @@ import numpy as np
 from agents.base import Agent, DecisionContext
 from agents.endgame import solve_positions
 from agents.heuristic import HeuristicAgent
+from agents.search_rollouts import rollout_totals
 from spades_env import cards
 from spades_env.engine import BID, BLIND, PLAY, GameState, SpadesEngine, bits
 from spades_env.engine.state import PASS
@@ -122,6 +129,20 @@ def sample_hidden_hands(
     return out[:, :n].reshape(d, samples, n)
 
 
+#: Added to the heuristic's action before the argmax: a tie keeps its choice.
+TIE_BONUS = 1e-6
+
+
+def choose(values: np.ndarray, default: np.ndarray) -> np.ndarray:
+    """(G,) the argmax of each row of ``values`` (``SearchAgent.action_values``), ``default``'s action
+    raised by ``TIE_BONUS`` (ties keep it); ``default`` where no action has a finite value."""
+    scored = np.where(np.isnan(values), -np.inf, values)
+    rows = np.arange(len(default))
+    scored[rows, default] += TIE_BONUS
+    valued = np.isfinite(values).any(axis=1)
+    return np.where(valued, np.argmax(scored, axis=1), default)
+
+
 def _granularity(m: int) -> int:
     """Batch-size step for m rollouts: the next power of two up to 512, then 512."""
     return min(512, 1 << max(0, int(m - 1).bit_length()))
@@ -131,18 +152,24 @@ class SearchAgent(Agent):
     """Sampling + heuristic rollouts in the batched engine; bids like the heuristic."""
 
     name = "search"
+    #: Named option sets, ``search:fast`` or ``search:strong[,key=value...]`` (chosen on selection seeds: the README).
+    presets: dict[str, dict[str, int]] = {
+        "fast": {"samples": 16, "oversample": 1},
+        "strong": {"samples": 64, "oversample": 4},
+    }
 
     def __init__(
         self,
         seed: int | None = None,
-        samples: int = 16,
+        samples: int = 32,
         rollout_policy: type[Agent] | Agent = HeuristicAgent,
         max_rollouts: int = 65536,
         bid_samples: int = 0,
         endgame: int = 0,
+        oversample: int = 4,
     ) -> None:
         super().__init__(seed)
-        for option, value in (("samples", samples), ("max_rollouts", max_rollouts)):
+        for option, value in (("samples", samples), ("max_rollouts", max_rollouts), ("oversample", oversample)):
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
                 raise ValueError(f"search bot option {option!r} must be a positive integer, got {value!r}")
         if isinstance(bid_samples, bool) or not isinstance(bid_samples, (int, np.integer)) or bid_samples < 0:
@@ -151,7 +178,14 @@ class SearchAgent(Agent):
         """Sampled deals per bid of the lookahead bidder (``agents.search_bidding``); 0 bids as the heuristic."""
         self.samples = int(samples)
         """Sampled layouts of the hidden cards per decision."""
+        self.oversample = int(oversample)
+        """Card play (Spades): above 1, ``oversample * samples`` layouts are drawn and ``samples`` of them kept
+        by how likely every seat's bid is under the heuristic's bid function for the hand it bid with
+        (``agents.search_bidding.sample_play_hands``); 1 keeps every layout drawn. Hearts has no bids: 1."""
         self.rollout = rollout_policy() if isinstance(rollout_policy, type) else rollout_policy
+        self.compiled_rollouts = True
+        """Play the rollouts in compiled code when the rollout policy is the heuristic (False: in the
+        batched engine, the reference the compiled rollouts are tested against; the values are the same)."""
         self.bidder = HeuristicAgent()
         self.max_rollouts = int(max_rollouts)
         """Most rollout games in one engine batch (memory bound)."""
@@ -170,36 +204,62 @@ class SearchAgent(Agent):
         """Time spent on them."""
 
     def act(self, observations, masks: np.ndarray, context: DecisionContext | None = None) -> np.ndarray:
+        """The action of the highest value (``action_values``) in each decision; ties, and the decisions
+        the search does not value, keep the heuristic's action (``choose``)."""
+        values, default = self._values_and_default(observations, masks, context)
+        return choose(values, default)
+
+    def action_values(self, observations, masks: np.ndarray, context: DecisionContext | None = None) -> np.ndarray:
+        """(G, A) float64: the search's estimate of every action of each decision, what ``act`` maximizes.
+
+        Card play (PLAY, more than one legal card): ``card_values``, the mean over the sampled layouts
+        of the side's bag-adjusted hand points minus the others' mean (Hearts: the others' mean points
+        minus the side's). Bids and blind nil with ``bid_samples`` > 0 (Spades): the lookahead
+        bidder's mean values (``agents.search_bidding.lookahead_bids``). -inf: an illegal action;
+        NaN: a legal action the search does not value (one legal card, the variant decisions, the
+        Hearts pass, bids without ``bid_samples``: ``act`` plays the heuristic's action there). Each
+        call draws new samples (the bot's seeded generator), as ``act`` does.
+        """
+        return self._values_and_default(observations, masks, context)[0]
+
+    def _values_and_default(
+        self, observations, masks: np.ndarray, context: DecisionContext | None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``action_values`` and the heuristic's action of each decision (the tie-break)."""
         if context is None:
             raise ValueError("SearchAgent needs a DecisionContext (engine, state, games, seats)")
         masks = np.asarray(masks, dtype=bool)
-        out = self.bidder.act(observations, masks, context)
-        bidding = np.flatnonzero(np.isin(context.state.phase[context.games], (BID, BLIND)))
-        if self.bid_samples and len(bidding) and not context.engine.rules.hearts:
+        engine, state = context.engine, context.state
+        default = self.bidder.act(observations, masks, context)
+        values = np.where(masks, np.nan, -np.inf)
+        bidding = np.flatnonzero(np.isin(state.phase[context.games], (BID, BLIND)))
+        if self.bid_samples and len(bidding) and not engine.rules.hearts:
             from agents.search_bidding import lookahead_bids  # it imports this module's sampler
 
             start = time.perf_counter()
-            sub = DecisionContext(context.engine, context.state, context.games[bidding], context.seats[bidding])
-            out[bidding] = lookahead_bids(sub, masks[bidding], self.bid_samples, self.rng, heuristic=self.bidder)[0]
+            sub = DecisionContext(engine, state, context.games[bidding], context.seats[bidding])
+            bid_values = lookahead_bids(sub, masks[bidding], self.bid_samples, self.rng, heuristic=self.bidder)[1]
+            valued = np.isfinite(bid_values)
+            rows = valued.any(axis=1)  # decisions with several candidates
+            values[bidding[rows]] = np.where(valued[rows], bid_values[rows], values[bidding[rows]])
             self.bid_seconds += time.perf_counter() - start
             self.bid_decisions += len(bidding)
-        play = context.state.phase[context.games] == PLAY
-        n_legal = masks[:, : context.engine.layout.n_card_ids].sum(axis=1)
-        todo = np.flatnonzero(play & (n_legal > 1))
+        n_cards = engine.layout.n_card_ids
+        play = state.phase[context.games] == PLAY
+        todo = np.flatnonzero(play & (masks[:, :n_cards].sum(axis=1) > 1))
         if len(todo):
             start = time.perf_counter()
-            sub = DecisionContext(context.engine, context.state, context.games[todo], context.seats[todo])
-            out[todo] = self._search(sub, masks[todo], out[todo])
+            sub = DecisionContext(engine, state, context.games[todo], context.seats[todo])
+            values[todo, :n_cards] = self._card_values_grouped(sub, masks[todo, :n_cards])
             self.search_seconds += time.perf_counter() - start
             self.decisions += len(todo)
-        return out
+        return values, default
 
     # ------------------------------------------------------------------ search
-    def _search(self, ctx: DecisionContext, masks: np.ndarray, default: np.ndarray) -> np.ndarray:
-        """Best card per decision by mean rollout value; ``default`` wins ties."""
-        legal = masks[:, : ctx.engine.layout.n_card_ids]
+    def _card_values_grouped(self, ctx: DecisionContext, legal: np.ndarray) -> np.ndarray:
+        """``card_values`` of the decisions in groups whose rollouts fit in ``max_rollouts``."""
         per_decision = legal.sum(axis=1) * self.samples
-        out = default.copy()
+        out = np.empty(legal.shape)
         start = 0
         while start < len(legal):  # groups of decisions that fit in max_rollouts
             stop = start + 1
@@ -209,14 +269,9 @@ class SearchAgent(Agent):
                 stop += 1
             sel = np.arange(start, stop)
             sub = DecisionContext(ctx.engine, ctx.state, ctx.games[sel], ctx.seats[sel])
-            out[sel] = self._search_group(sub, legal[sel], default[sel])
+            out[sel] = self.card_values(sub, legal[sel])
             start = stop
         return out
-
-    def _search_group(self, ctx: DecisionContext, legal: np.ndarray, default: np.ndarray) -> np.ndarray:
-        mean = self.card_values(ctx, legal)
-        mean[np.arange(len(default)), default] += 1e-6  # ties keep the policy's card
-        return np.argmax(mean, axis=1)
 
     def card_values(self, ctx: DecisionContext, legal: np.ndarray) -> np.ndarray:
         """(D, C) mean rollout value of each legal card of each decision (-inf for the others).
@@ -231,7 +286,12 @@ class SearchAgent(Agent):
         """
         engine, state, games, seats = ctx.engine, ctx.state, ctx.games, ctx.seats
         s, n = self.samples, engine.n_players
-        hands = sample_hidden_hands(engine, state, games, seats, s, self.rng)  # (D, S, N)
+        if self.oversample > 1 and not engine.rules.hearts:
+            from agents.search_bidding import sample_play_hands  # it imports this module's sampler
+
+            hands = sample_play_hands(ctx, s, self.oversample, self.rng, self.bidder)  # (D, S, N)
+        else:
+            hands = sample_hidden_hands(engine, state, games, seats, s, self.rng)
         total = np.zeros(legal.shape)
         solved = np.zeros(len(games), bool)
         if self.endgame and not engine.rules.hearts:
@@ -245,7 +305,19 @@ class SearchAgent(Agent):
         return np.where(legal, total / s, -np.inf)
 
     def _rollout_totals(self, ctx: DecisionContext, legal: np.ndarray, hands: np.ndarray, total: np.ndarray) -> None:
-        """Add each (decision, legal card)'s summed rollout values over the samples ``hands`` (D, S, N) to ``total``."""
+        """Add each (decision, legal card)'s summed rollout values over the samples ``hands`` (D, S, N) to ``total``:
+        compiled (``agents.search_rollouts``) when the rollout policy is the heuristic and ``compiled_rollouts``
+        is set, else in the batched engine (``_engine_rollout_totals``); the two give the same values."""
+        if self.compiled_rollouts and isinstance(self.rollout, HeuristicAgent):
+            rollout_totals(ctx.engine, ctx.state, ctx.games, ctx.seats, legal, hands, total, self.rollout)
+        else:
+            self._engine_rollout_totals(ctx, legal, hands, total)
+
+    def _engine_rollout_totals(
+        self, ctx: DecisionContext, legal: np.ndarray, hands: np.ndarray, total: np.ndarray
+    ) -> None:
+        """``_rollout_totals`` in the batched engine: one ``engine.step`` and one policy call per ply over all
+        the (decision, card, sample) triples (any rollout policy)."""
         engine, state, games, seats = ctx.engine, ctx.state, ctx.games, ctx.seats
         s, n = self.samples, engine.n_players
         dec, card = np.nonzero(legal)  # one (decision, card) per candidate

@@ -34,8 +34,9 @@ import numpy as np
 from agents.base import DecisionContext
 from agents.heuristic import HeuristicAgent
 from agents.search import sample_hidden_hands
+from agents.search_rollouts import play_out_values
 from spades_env import cards
-from spades_env.engine import BID, BLIND, GameState, SpadesEngine, bits
+from spades_env.engine import BID, BLIND, PLAY, GameState, SpadesEngine, bits
 from spades_env.games.spades.scoring import bag_adjusted_points
 
 #: Log-likelihood lost per trick between a seat's actual bid and the heuristic's bid for a sampled hand.
@@ -126,13 +127,30 @@ def sample_bidding_hands(
     unlooked = np.flatnonzero(blind)
     if len(unlooked):
         hands[unlooked] = _sample_unlooked(engine, state, games[unlooked], seats[unlooked], m, rng)
-    logw = _bid_log_likelihood(ctx, hands, heuristic)  # (D, M)
+    return _resample(hands, _bid_log_likelihood(ctx, hands, heuristic), samples, rng)
+
+
+def sample_play_hands(
+    ctx: DecisionContext, samples: int, oversample: int, rng: np.random.Generator, heuristic: HeuristicAgent
+) -> np.ndarray:
+    """(D, samples, N) uint64 full hands for card-play decisions: ``oversample * samples`` layouts drawn
+    from what the seat saw (``sample_hidden_hands``), resampled by the likelihood of every seat's bid
+    under the heuristic's bid function for the hand it held when it bid (its sampled hand and the
+    cards it has played since), as ``sample_bidding_hands`` weighs the bids made before a bid."""
+    engine, state, games, seats = ctx.engine, ctx.state, ctx.games, ctx.seats
+    hands = sample_hidden_hands(engine, state, games, seats, samples * oversample, rng)
+    return _resample(hands, _bid_log_likelihood(ctx, hands, heuristic), samples, rng)
+
+
+def _resample(hands: np.ndarray, logw: np.ndarray, samples: int, rng: np.random.Generator) -> np.ndarray:
+    """``samples`` of the (D, M, N) layouts ``hands`` per decision, drawn by the weights ``exp(logw)`` (D, M)."""
+    d, m = logw.shape
     weights = np.exp(logw - logw.max(axis=1, keepdims=True))
     cum = np.cumsum(weights, axis=1)
     # Systematic resampling: one uniform offset per decision, samples evenly spaced points.
-    points = (rng.random((len(games), 1)) + np.arange(samples)[None, :]) / samples * cum[:, -1:]
+    points = (rng.random((d, 1)) + np.arange(samples)[None, :]) / samples * cum[:, -1:]
     pick = np.minimum((cum[:, None, :] < points[:, :, None]).sum(axis=2), m - 1)  # (D, samples)
-    return hands[np.arange(len(games))[:, None], pick]
+    return hands[np.arange(d)[:, None], pick]
 
 
 def _sample_unlooked(
@@ -158,8 +176,9 @@ def _sample_unlooked(
 
 
 def _bid_log_likelihood(ctx: DecisionContext, hands: np.ndarray, heuristic: HeuristicAgent) -> np.ndarray:
-    """(D, M) sum over the seats that bid before (having looked) of -BID_SHARPNESS * |heuristic bid of
-    the sampled hand, in the position that seat bid in, - its actual bid|."""
+    """(D, M) sum over the seats that have bid (having looked) of -BID_SHARPNESS * |heuristic bid of
+    the sampled hand it bid with (the hand and the cards it played since), in the position that seat bid
+    in, - its actual bid|."""
     engine, state, games = ctx.engine, ctx.state, ctx.games
     d, m, n = hands.shape
     logw = np.zeros(d * m)
@@ -167,23 +186,24 @@ def _bid_log_likelihood(ctx: DecisionContext, hands: np.ndarray, heuristic: Heur
     trial = state.take(rows)
     trial.hands = hands.reshape(d * m, n)
     trial.deal = trial.hands | (trial.deal & ~state.hands[rows])
-    actual = trial.bids.copy()
+    actual, blind, n_bids = trial.bids.copy(), trial.blind.copy(), trial.n_bids.copy()
     position = (np.arange(n)[None, :] - trial.dealer[:, None] - 1) % n  # (R, N) bidding order
-    for p in range(n - 1):
+    # ``trial`` becomes each bidding position in turn (only the fields a bid reads change).
+    trial.hands = trial.deal  # the hands as bid: the cards held and those played since
+    trial.phase[:] = BID
+    r = np.arange(d * m)
+    for p in range(n):
         seat = (trial.dealer + 1 + p) % n
-        r = np.arange(d * m)
-        judged = np.flatnonzero((p < trial.n_bids) & (actual[r, seat] >= 0) & ~trial.blind[r, seat])
+        judged = np.flatnonzero((p < n_bids) & (actual[r, seat] >= 0) & ~blind[r, seat])
         if not len(judged):
             continue
-        view = trial.take(judged)
-        later = position[judged] >= p
-        view.bids = np.where(later, -1, actual[judged])
-        view.blind &= ~later
-        view.n_bids[:] = p
-        view.phase[:] = BID
-        view.to_move = seat[judged]
-        legal = engine.legal_action_mask(view)
-        want = heuristic.bid(DecisionContext(engine, view, np.arange(len(judged)), view.to_move), legal)
+        later = position >= p
+        trial.bids = np.where(later, -1, actual)
+        trial.blind = blind & ~later
+        trial.n_bids[:] = p
+        trial.to_move = seat
+        legal = engine.legal_action_mask(trial, judged)
+        want = heuristic.bid(DecisionContext(engine, trial, judged, seat[judged]), legal)
         guess = want - engine.layout.bid_offset
         logw[judged] -= BID_SHARPNESS * np.abs(guess - actual[judged, seat[judged]])
     return logw.reshape(d, m)
@@ -223,19 +243,27 @@ def rollout_values(
     seats: np.ndarray,
     policy: HeuristicAgent,
     opponents_weight: float = 1.0,
+    compiled: bool = True,
 ) -> np.ndarray:
     """Take ``first`` (M,) in each game of ``roll`` (changed in place), then let ``policy`` play every seat
     to the end of the hand; (M,) the side of ``seats``: own bag-adjusted points minus ``opponents_weight``
     times the others' mean.
 
-    Finished games leave the batch (it is compacted once a step ends some hands)."""
+    The bidding (and Bemo, redeals) runs in the batched engine; once every game is in PLAY and ``policy``
+    is the heuristic (and ``compiled``), the card play runs compiled (``agents.search_rollouts``: the
+    same values; False plays it in the engine too, the reference). Finished games leave the batch (it is
+    compacted once a step ends some hands)."""
     m = len(first)
     values = np.zeros(m)
     index = np.arange(m)  # rollout of each game still in ``roll``
     side = engine.side_of_seat[seats]
     actions = np.asarray(first, dtype=np.int64)
     limit = engine.hand_size * engine.n_players + EXTRA_STEPS
+    compiled = compiled and isinstance(policy, HeuristicAgent)
     for _ in range(limit):
+        if compiled and (roll.phase == PLAY).all():  # the card play, compiled: the same values
+            values[index] = play_out_values(engine, roll, seats[index], policy, opponents_weight)
+            return values
         result = engine.step(roll, actions, validate=False)
         done = np.zeros(len(index), dtype=bool)
         for f in result.finished:

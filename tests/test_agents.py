@@ -65,16 +65,33 @@ def test_registry_builds_bots_from_specs():
         make_agent("nope")
 
 
+def test_search_presets_are_named_first_and_options_after_them_override():
+    assert set(SearchAgent.presets) == {"fast", "strong"}
+    for name, options in SearchAgent.presets.items():
+        assert parse_spec(f"search:{name}") == ("search", options)
+        bot = make_agent(f"search:{name}", seed=0)
+        assert all(getattr(bot, key) == value for key, value in options.items())
+    name, options = parse_spec("search: strong ,samples=5")
+    assert options == {**SearchAgent.presets["strong"], "samples": 5}
+    assert make_agent("search:fast,endgame=2", seed=0).endgame == 2
+    assert SearchAgent.presets["fast"]["samples"] < SearchAgent.presets["strong"]["samples"]
+
+
 @pytest.mark.parametrize(
     "spec, message",
     [
+        ("search:quick", "bot 'search' has no preset 'quick'; its presets: fast, strong"),
+        ("search:samples=4,fast", "must look like key=value \\(or, first, one of its presets: fast, strong\\)"),
+        ("search:fast,strong", "'strong' in 'search:fast,strong' must look like key=value"),
+        ("heuristic:fast", "bot option 'fast' in 'heuristic:fast' must look like key=value$"),
+        ("search:fast,samples=0", "'samples' must be a positive integer, got 0"),
         ("search:samples=0", "'samples' must be a positive integer, got 0"),
         ("search:samples=-3", "'samples' must be a positive integer, got -3"),
         ("search:max_rollouts=0", "'max_rollouts' must be a positive integer"),
         ("search:samples=2.5", "'samples' must be an integer, got '2.5'"),
         (
             "search:sample=4",
-            "bot 'search' has no option 'sample'; its options: samples, max_rollouts, bid_samples, endgame",
+            "bot 'search' has no option 'sample'; its options: samples, max_rollouts, bid_samples, endgame, oversample",
         ),
         ("search:rollout_policy=random", "has no option 'rollout_policy'"),
         ("search:samples=4,samples=8", "'samples' is given twice"),

@@ -79,7 +79,7 @@ def test_search_endgame_values_are_the_solver_mean_over_the_samples():
     engine = SpadesEngine(resolve_rules("partnership"))
     state = endgame_states(engine, 2, 4, seed=9)
     games = np.arange(state.batch_size)
-    bot = make_agent("search:samples=3,endgame=2", seed=4)
+    bot = make_agent("search:samples=3,endgame=2,oversample=1", seed=4)  # unweighted: the plain sampler below
     assert bot.endgame == 2
     masks = engine.legal_action_mask(state)[:, :52]
     ctx = DecisionContext(engine, state, games, state.to_move[games])

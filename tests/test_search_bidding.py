@@ -15,7 +15,7 @@ from agents.search_bidding import (
     sample_bidding_hands,
 )
 from spades_env import cards
-from spades_env.engine import BID, BLIND, SpadesEngine, bits
+from spades_env.engine import BID, BLIND, PLAY, SpadesEngine, bits
 from spades_env.rules_yaml import list_presets
 
 SPADES_PRESETS = [name for name in list_presets() if not name.startswith("hearts")]
@@ -235,3 +235,52 @@ def test_search_bids_by_lookahead_only_with_bid_samples():
     assert agent.bid_decisions == 6 and agent.bid_seconds > 0
     with pytest.raises(ValueError, match="^search bot option 'bid_samples' must be an integer from 0 up, got -1"):
         SearchAgent(bid_samples=-1)
+
+
+@pytest.mark.parametrize("preset", SPADES_PRESETS)
+def test_bidding_rollouts_play_the_cards_compiled_with_the_engine_values(preset, monkeypatch):
+    calls = []
+    compiled_play = search_bidding.play_out_values
+    monkeypatch.setattr(search_bidding, "play_out_values", lambda *a: calls.append(1) or compiled_play(*a))
+    engine = SpadesEngine(preset)
+    state = _advance_to(engine, engine.reset(np.arange(6) + 60), (BID,))
+    masks = engine.legal_action_mask(state)
+    lay = engine.layout
+    # Every game tries each of its legal bids: the rollouts bid on, play the hand and score it.
+    rows, bids = np.nonzero(masks[:, lay.bid_offset : lay.bid_end])
+    values = {}
+    for compiled in (True, False):
+        roll = state.take(rows)
+        values[compiled] = search_bidding.rollout_values(
+            engine, roll, bids + lay.bid_offset, state.to_move[rows], HeuristicAgent(), 0.5, compiled=compiled
+        )
+    assert calls == [1]  # the compiled card play ran (once, for every game), and only when asked for
+    assert np.array_equal(values[True], values[False])
+    assert len(np.unique(values[True])) > 1
+
+
+def test_card_play_samples_are_weighted_by_every_bid_with_the_hand_it_was_made_with(monkeypatch):
+    engine = SpadesEngine("partnership")
+    heuristic = HeuristicAgent()
+    state = _advance_to(engine, engine.reset(np.arange(4) + 20), (PLAY,))
+    for _ in range(6):  # a trick and a half into the hand: the bids were made with more cards
+        engine.step(state, heuristic.act(None, engine.legal_action_mask(state), _ctx(engine, state)))
+    assert (state.phase == PLAY).all() and (state.n_bids == 4).all()
+    ctx = _ctx(engine, state)
+    weighted = search_bidding.sample_play_hands(ctx, 24, 8, np.random.default_rng(5), heuristic)
+    monkeypatch.setattr(search_bidding, "BID_SHARPNESS", 0.0)
+    plain = search_bidding.sample_play_hands(ctx, 24, 8, np.random.default_rng(5), heuristic)
+    monkeypatch.undo()
+    assert weighted.shape == (4, 24, 4)
+    assert (bits.popcount(weighted) == bits.popcount(state.hands)[:, None, :]).all()  # the cards held now
+    rows = np.arange(4)
+    assert (weighted[rows, :, state.to_move] == state.hands[rows, state.to_move][:, None]).all()
+    miss_weighted = -_bid_log_likelihood(ctx, weighted, heuristic) / BID_SHARPNESS
+    miss_plain = -_bid_log_likelihood(ctx, plain, heuristic) / BID_SHARPNESS
+    # The true hands are what every seat bid with: the heuristic's bids, so they miss by nothing.
+    assert (_bid_log_likelihood(ctx, state.hands[:, None, :], heuristic) == 0).all()
+    assert miss_weighted.mean() < 0.6 * miss_plain.mean()
+    # The search bot with oversample > 1 plays from such samples (and legally).
+    masks = engine.legal_action_mask(state)
+    acted = SearchAgent(seed=1, samples=3, oversample=4).act(None, masks, ctx)
+    assert masks[rows, acted].all()

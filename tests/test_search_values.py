@@ -1,0 +1,62 @@
+"""``SearchAgent.action_values``: the estimate of every action, and ``act`` plays its argmax (ties: the heuristic)."""
+
+import numpy as np
+import pytest
+
+from agents import HeuristicAgent, SearchAgent
+from agents.base import DecisionContext
+from agents.search import TIE_BONUS, choose
+from spades_env.engine import BID, BLIND, PLAY, SpadesEngine
+
+
+def _positions(preset: str, n_games: int, steps: int):
+    """A seeded batch advanced ``steps`` heuristic steps, and its decision context and legal masks."""
+    engine = SpadesEngine(preset)
+    state = engine.reset(np.arange(n_games) + 5)
+    heuristic = HeuristicAgent()
+    for _ in range(steps):
+        ctx = DecisionContext(engine, state, np.arange(n_games), state.to_move.copy())
+        engine.step(state, heuristic.act(None, engine.legal_action_mask(state), ctx))
+    ctx = DecisionContext(engine, state, np.arange(n_games), state.to_move.copy())
+    return engine, state, ctx, engine.legal_action_mask(state)
+
+
+@pytest.mark.parametrize(
+    ("preset", "steps"), [("partnership", 0), ("partnership", 9), ("partnership", 30), ("hearts", 20)]
+)
+def test_act_plays_the_argmax_of_the_action_values_with_the_heuristic_on_ties(preset, steps):
+    engine, state, ctx, masks = _positions(preset, 8, steps)
+    values = SearchAgent(seed=4, samples=3, bid_samples=2).action_values(None, masks, ctx)
+    acted = SearchAgent(seed=4, samples=3, bid_samples=2).act(None, masks, ctx)  # same seed: the same samples
+    assert values.shape == masks.shape
+    assert np.isneginf(values[~masks]).all()
+    assert not np.isneginf(values[masks]).any()  # a legal action is valued (finite) or not valued (NaN)
+    default = HeuristicAgent().act(None, masks, ctx)
+    assert (acted == choose(values, default)).all()
+    assert masks[np.arange(8), acted].all()
+    valued = np.isfinite(values).any(axis=1)
+    assert (acted[~valued] == default[~valued]).all()
+    best = np.where(np.isnan(values), -np.inf, values).max(axis=1)
+    rows = np.flatnonzero(valued)
+    assert (values[rows, acted[rows]] >= best[rows] - TIE_BONUS).all()
+    phase = state.phase
+    searched = (phase == PLAY) & (masks[:, : engine.layout.n_card_ids].sum(axis=1) > 1)
+    if not engine.rules.hearts:
+        searched |= np.isin(phase, (BID, BLIND)) & (masks.sum(axis=1) > 1)  # bids, blind nil or look
+    assert (valued == searched).all()
+    assert valued.any()
+
+
+def test_bids_are_not_valued_without_bid_samples_and_the_tie_rule_keeps_the_default():
+    engine, state, ctx, masks = _positions("partnership", 4, 0)
+    assert np.isin(state.phase, (BID, BLIND)).all()
+    values = SearchAgent(seed=0, samples=2).action_values(None, masks, ctx)
+    assert np.isnan(values[masks]).all()
+    # Equal values: the default wins; a better value elsewhere wins over the default.
+    tied = np.where(masks, 1.0, -np.inf)
+    default = np.argmax(masks, axis=1)
+    assert (choose(tied, default) == default).all()
+    better = tied.copy()
+    last = masks.shape[1] - 1 - np.argmax(masks[:, ::-1], axis=1)
+    better[np.arange(4), last] = 2.0
+    assert (choose(better, default) == last).all()
