@@ -61,6 +61,10 @@ class GameSpec:
         """``broken_suit`` may be led before it is broken."""
         return False
 
+    def face_up_deal(self, rules: BaseRules) -> bool:
+        """Some cards of each hand are dealt face up, seen by all until played (Spades' ``face_up_deal``)."""
+        return False
+
     # --------------------------------------------------------------- actions
     def max_bid(self, rules: BaseRules) -> int:
         """The highest bid action (-1: the game has no bidding, no bid actions)."""
@@ -93,6 +97,13 @@ class GameSpec:
         if rules.max_hands is not None:
             ends.append(f"max_hands {rules.max_hands}")
         return ends
+
+    def adjusted_points(
+        self, rules: BaseRules, delta: np.ndarray, bags_added: np.ndarray, bag_penalties: np.ndarray
+    ) -> np.ndarray:
+        """(G, n_sides) float64: a hand's points as tournaments compare them (a game without bags:
+        ``delta`` as it is)."""
+        return np.asarray(delta, np.float64)
 
     # ---------------------------------------------------------- state checks
     def reachable_phases(self, rules: BaseRules) -> list[int]:

@@ -11,9 +11,9 @@ import numpy as np
 
 from spades_env import cards
 from spades_env.engine.state import OVER, PASS, PLAY
+from spades_env.games.game_spec import GameSpec
 from spades_env.games.hearts import phases
 from spades_env.games.hearts.scoring import FIRST_TRICK_FORBIDDEN, card_points, hearts_match_winner
-from spades_env.games.game_spec import GameSpec
 
 if TYPE_CHECKING:
     from spades_env.engine.core import SpadesEngine

@@ -12,8 +12,8 @@ import numpy as np
 from spades_env import cards
 from spades_env.engine import bits
 from spades_env.engine.state import BEMO, BID, BLIND, DRAW, EXCHANGE, OVER, PLAY
-from spades_env.games.spades.phases import WEAK_HAND_MASK
 from spades_env.games.game_spec import GameSpec
+from spades_env.games.spades.phases import WEAK_HAND_MASK
 
 if TYPE_CHECKING:
     from spades_env.engine.core import SpadesEngine
@@ -39,6 +39,10 @@ class SpadesSpec(GameSpec):
     def lead_anytime(self, rules: SpadesRules) -> bool:
         """``spades_lead_anytime`` [RULES 1]."""
         return rules.spades_lead_anytime
+
+    def face_up_deal(self, rules: SpadesRules) -> bool:
+        """``face_up_deal`` [RULES 6]."""
+        return rules.face_up_deal
 
     def max_bid(self, rules: SpadesRules) -> int:
         """Bids of 0 (nil) to every trick of the hand [RULES 2]."""
@@ -99,6 +103,14 @@ class SpadesSpec(GameSpec):
         if rules.max_hands is not None:
             ends.append(f"max_hands {rules.max_hands}")
         return ends
+
+    def adjusted_points(
+        self, rules: SpadesRules, delta: np.ndarray, bags_added: np.ndarray, bag_penalties: np.ndarray
+    ) -> np.ndarray:
+        """The bag penalties put back and every bag charged (``scoring.bag_adjusted_points``) [RULES 3]."""
+        from spades_env.games.spades.scoring import bag_adjusted_points
+
+        return bag_adjusted_points(rules, delta, bags_added, bag_penalties)
 
     def reachable_phases(self, rules: SpadesRules) -> list[int]:
         """Bidding and play, with blind nil, Bemo and the two-player draw and exchange when on."""
