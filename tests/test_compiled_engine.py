@@ -114,6 +114,10 @@ def test_each_engine_reads_its_game_spec_and_keeps_the_public_tables():
     assert spades.trick_tables.points.sum() == 0 and hearts.trick_tables.points.sum() == 26
     assert hearts.pass_offset(np.arange(5)).tolist() == [1, 3, 2, 0, 1]
     assert spades.pass_offset(np.arange(5)).tolist() == [0, 0, 0, 0, 0]
+    state = spades.reset(np.arange(3))
+    assert state.broken is state.spades_broken and not state.broken.any()
+    state.broken[1] = True
+    assert state.spades_broken.tolist() == [False, True, False]
     assert spades.layout.bid_end - spades.layout.bid_offset == 14 and hearts.layout.bid_end == hearts.layout.bid_offset
 
 

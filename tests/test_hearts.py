@@ -187,6 +187,7 @@ def test_hearts_cannot_be_led_until_broken_unless_only_hearts():
     for card in (parse_card("4C"), parse_card("3D"), ALL_HEARTS[0], parse_card("3S")):
         engine.step(state, [card])
     assert state.spades_broken[0]  # Hearts: the field means hearts are broken
+    assert state.broken is state.spades_broken  # its game-neutral name
     assert parse_card("AH") in np.flatnonzero(engine.legal_action_mask(state)[0]).tolist()
     check_state(engine, state)
     # A hand of only hearts may lead one before they are broken: seat 0 wins trick 1 with its
