@@ -18,7 +18,7 @@ from spades_env.games.hearts import hand_score as hearts_hand_score
 from spades_env.games.hearts.hand_score import MOON_MASK
 from spades_env.games.hearts.reference import HeartsReferenceGame
 from spades_env.games.spades import hand_score as spades_hand_score
-from spades_env.rules import HeartsRules, Rules, resolve_rules
+from spades_env.rules import HeartsRules, resolve_rules
 
 PRESETS = [p.stem for p in sorted((Path(spades_env.__file__).parent / "presets").glob("*.yaml"))]
 SPADES_PRESETS = [p for p in PRESETS if not resolve_rules(p).hearts]

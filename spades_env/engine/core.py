@@ -40,7 +40,7 @@ from spades_env.engine.state import (
     GameState,
 )
 from spades_env.games import GAMES, part, spec
-from spades_env.rules import Rules, resolve_rules
+from spades_env.rules import BaseRules, resolve_rules
 
 __all__ = [
     "GAME_LOOPS",
@@ -91,11 +91,11 @@ def _game_indices(games, b: int) -> np.ndarray:
 class SpadesEngine(HandCycle):
     """Batched rules engine for one rule set (Spades or Hearts, ``rules.game``)."""
 
-    def __init__(self, rules: Rules | str | None = None, threads: int = 1) -> None:
-        """``rules``: a ``Rules``, a preset name, or None (partnership). ``threads``: how many
-        threads the compiled loops of ``step``, ``random_actions`` and ``legal_action_mask`` run
-        the games on (1 .. ``numba.config.NUMBA_NUM_THREADS``); the results do not depend on it,
-        and more than 1 pays for large batches only."""
+    def __init__(self, rules: BaseRules | str | None = None, threads: int = 1) -> None:
+        """``rules``: a rules object (``Rules``, ``HeartsRules``), a preset name, or None (partnership).
+        ``threads``: how many threads the compiled loops of ``step``, ``random_actions`` and
+        ``legal_action_mask`` run the games on (1 .. ``numba.config.NUMBA_NUM_THREADS``); the results
+        do not depend on it, and more than 1 pays for large batches only."""
         self.threads = _threads(threads)
         self.rules = resolve_rules(rules)
         r = self.rules

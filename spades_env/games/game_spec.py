@@ -42,6 +42,10 @@ class GameSpec:
     pass_names: tuple[str, str, str, str] = ("none", "none", "none", "none")
     """The pass direction of each hand number mod 4, in words."""
 
+    def __reduce__(self) -> str:
+        """Pickled (with an engine) as a reference to its module's ``SPEC``: one spec per game."""
+        return "SPEC"
+
     def loops(self) -> ModuleType:
         """The game's compiled batch loops (``games.<game>.loops``)."""
         from spades_env.games import part
