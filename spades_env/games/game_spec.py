@@ -91,6 +91,10 @@ class GameSpec:
         """The most bags a side may hold at the start of a hand (0: the game counts none)."""
         return 0
 
+    def mercy_score(self, rules: BaseRules) -> int | None:
+        """The score at or below which a side ends the match (None: no mercy rule)."""
+        return None
+
     def match_winner(self, rules: BaseRules, scores: np.ndarray, hands_played: np.ndarray) -> np.ndarray:
         """(G,) int64: the side that has won at these scores after these hands, -1 while it goes on."""
         raise NotImplementedError
@@ -98,6 +102,8 @@ class GameSpec:
     def match_ends(self, rules: BaseRules) -> list[str]:
         """What ends a match of these rules, in words (``target_score 500``, ...), for messages."""
         ends = [f"target_score {rules.target_score}"]
+        if self.mercy_score(rules) is not None:
+            ends.append(f"lose_score {self.mercy_score(rules)}")
         if rules.max_hands is not None:
             ends.append(f"max_hands {rules.max_hands}")
         return ends

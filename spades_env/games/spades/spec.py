@@ -95,14 +95,9 @@ class SpadesSpec(GameSpec):
 
         return match_winner(rules, scores, hands_played)
 
-    def match_ends(self, rules: SpadesRules) -> list[str]:
-        """The target, the mercy rule (``lose_score``) and ``max_hands``."""
-        ends = [f"target_score {rules.target_score}"]
-        if rules.mercy_score is not None:
-            ends.append(f"lose_score {rules.mercy_score}")
-        if rules.max_hands is not None:
-            ends.append(f"max_hands {rules.max_hands}")
-        return ends
+    def mercy_score(self, rules: SpadesRules) -> int | None:
+        """The resolved ``lose_score`` [RULES 3]."""
+        return rules.mercy_score
 
     def adjusted_points(
         self, rules: SpadesRules, delta: np.ndarray, bags_added: np.ndarray, bag_penalties: np.ndarray
