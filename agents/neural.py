@@ -8,6 +8,7 @@ observations and actions mean what they meant in training (``observation_differe
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -26,16 +27,21 @@ from spades_env.rules import Rules
 #: ``spades_env.games.hearts.observation``): which encoder and blocks (game, face_up_deal,
 #: bemo), the seat, side and card counts (n_players, partnership, jokers) and the
 #: normalisation of scores and bags (target_score, bag_limit). The action layout is
-#: compared as well (``ActionLayout.for_rules``: bids and the special actions).
+#: compared as well (``ActionLayout.for_rules``: bids and the special actions). Fields the game's
+#: rules lack (Hearts has no ``jokers``, ``bemo``, ...) are not compared: another game differs as a whole.
 OBSERVED_RULES = ("game", "n_players", "partnership", "jokers", "face_up_deal", "bemo", "target_score", "bag_limit")
 
 
 def observation_differences(trained: Rules, table: Rules) -> list[str]:
-    """Why a network trained on ``trained`` would misread ``table``: ``field a vs b`` items (empty: it may play)."""
+    """Why a network trained on ``trained`` would misread ``table``: ``field a vs b`` items (empty: it may play).
+    Another game is one difference (its rules have other fields)."""
+    if trained.game != table.game:
+        return [f"game {trained.game!r} vs {table.game!r}"]
+    fields = {f.name for f in dataclasses.fields(trained)}
     diffs = [
         f"{f} {getattr(trained, f)!r} vs {getattr(table, f)!r}"
         for f in OBSERVED_RULES
-        if getattr(trained, f) != getattr(table, f)
+        if f in fields and getattr(trained, f) != getattr(table, f)
     ]
     if not diffs:
         a, b = ActionLayout.for_rules(trained), ActionLayout.for_rules(table)

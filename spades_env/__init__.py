@@ -6,7 +6,7 @@ from spades_env.engine import EngineInputError, GameState, IllegalActionError, S
 from spades_env.envs import VectorSpades, env, raw_env
 from spades_env.envs.gym_env import ENV_ID
 from spades_env.observation import ObservationEncoder
-from spades_env.rules import Rules, RulesError, list_presets
+from spades_env.rules import HeartsRules, Rules, RulesError, list_presets
 
 __version__ = "0.1.0"
 
@@ -18,6 +18,7 @@ __all__ = [
     "GameState",
     "IllegalActionError",
     "ObservationEncoder",
+    "HeartsRules",
     "Rules",
     "RulesError",
     "SpadesEngine",

@@ -21,7 +21,7 @@ from spades_env.rules import Rules, resolve_rules
 
 def _changed_fields(rules: Rules) -> list[str]:
     """``field=value`` for each rule that differs from the game's defaults (new defaulted fields stay out)."""
-    default = Rules(game=rules.game).to_dict()
+    default = type(rules)().to_dict()
     changed = [f"{k}={v}" for k, v in rules.to_dict().items() if k != "name" and v != default.get(k)]
     return ["game=hearts"] + changed if rules.hearts else changed
 

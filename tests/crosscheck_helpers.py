@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from spades_env import Rules, SpadesEngine, list_presets
+from spades_env import HeartsRules, Rules, SpadesEngine, list_presets
 from spades_env.cards import mask_to_cards
 from spades_env.engine import BEMO, BID, BLIND, DRAW, EXCHANGE, OVER, PLAY
 from spades_env.engine.check import check_state
@@ -67,8 +67,8 @@ RULE_SETS += [
     cutthroat(3, True).replace(name="cutthroat-3-house", face_up_deal=True, bemo=True, lowest_club_leads=True),
     cutthroat(5, False).replace(name="cutthroat-5-house", misdeal_weak_hand=True, ten_for_two_hundred=True),
     # Hearts options beyond the presets [RULES 7].
-    Rules(name="hearts-moon-jack", game="hearts", moon_subtracts=True, jack_of_diamonds=True, target_score=60),
-    Rules(name="hearts-team-jack", game="hearts", partnership=True, jack_of_diamonds=True, max_hands=5),
+    HeartsRules(name="hearts-moon-jack", moon_subtracts=True, jack_of_diamonds=True, target_score=60),
+    HeartsRules(name="hearts-team-jack", partnership=True, jack_of_diamonds=True, max_hands=5),
 ]
 HEARTS_RULES = [r for r in RULE_SETS if r.hearts]
 RULE_IDS = [f"{i}-{r.name}" for i, r in enumerate(RULE_SETS)]

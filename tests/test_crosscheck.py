@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 from spades_env import Rules, SpadesEngine
 from spades_env.engine import OVER
+from spades_env.games import spec
 from spades_env.games.hearts.reference import seat_points
 from spades_env.games.hearts.scoring import score_hearts_hand
 from tests.crosscheck_helpers import HEARTS_RULES, RULE_IDS, RULE_SETS, VARIANT_BASE, cutthroat, play_and_compare
@@ -63,12 +64,13 @@ def test_matches_near_their_end_agree(rules_index, batch, first_seed, policy_see
     s = rules.n_sides
     near = [rules.target_score - 60, rules.target_score - 20, -150, -60, 0, 100]
     # reset refuses scores that already end the match: keep the ones short of the target and the mercy score
-    low = -(10**9) if rules.mercy_score is None else rules.mercy_score
+    game = spec(rules.game)
+    low = -(10**9) if game.mercy_score(rules) is None else game.mercy_score(rules)
     near = [v for v in near if low < v < rules.target_score]
     scores = data.draw(
         st.lists(st.lists(st.sampled_from(near), min_size=s, max_size=s), min_size=batch, max_size=batch)
     )
-    max_bags = rules.bag_limit - 1 if rules.bags else 0  # a rule set without bags keeps none
+    max_bags = game.max_bags(rules)  # a rule set without bags keeps none
     bags = data.draw(
         st.lists(st.lists(st.integers(0, max_bags), min_size=s, max_size=s), min_size=batch, max_size=batch)
     )

@@ -13,6 +13,7 @@ import spades_env
 from spades_env import Rules, SpadesEngine, cards
 from spades_env.core import deal as core_deal
 from spades_env.engine import dealing
+from spades_env.games import spec
 from spades_env.rules import resolve_rules
 
 keys = st.lists(st.integers(0, 2**64 - 1), min_size=1, max_size=40)
@@ -155,10 +156,11 @@ def test_deal_next_hand_deals_what_the_engine_deals(preset):
     state.hand_number[:] = [0, 1, 2, 5, 0, 9]
     state.n_redeals[:] = [0, 0, 1, 0, 2, 3]
     fresh = state.copy()
-    for field in (fresh.hands, fresh.deal, fresh.pile) + ((fresh.face_up,) if rules.face_up_deal else ()):
+    face_up_deal = spec(rules.game).face_up_deal(rules)
+    for field in (fresh.hands, fresh.deal, fresh.pile) + ((fresh.face_up,) if face_up_deal else ()):
         field[:] = 1  # overwritten by the deal (face_up is left alone without ``face_up_deal``)
     deck = np.array(rules.deck, np.int64)
-    n_face_up = 4 if rules.face_up_deal else 0
+    n_face_up = 4 if face_up_deal else 0
     for i in range(6):
         args = (fresh.key, fresh.hand_number, fresh.n_redeals, deck, rules.two_player, n_face_up)
         core_deal.deal_next_hand(i, *args, fresh.hands, fresh.deal, fresh.pile, fresh.face_up)
@@ -169,7 +171,7 @@ def test_deal_next_hand_deals_what_the_engine_deals(preset):
     else:
         assert np.array_equal(fresh.hands, dealing.deal(state.key, counters, rules.deck, rules.n_players))
         assert np.array_equal(fresh.deal, fresh.hands)
-    if rules.face_up_deal:
+    if face_up_deal:
         assert np.array_equal(fresh.face_up, dealing.pick_cards(state.key, counters, fresh.deal, 4))
     first = engine.reset(np.arange(6) * 1000 + 7)  # game 0 is hand 0 with no redeal: reset's deal
     for name in ("hands", "deal", "pile", "face_up"):

@@ -16,12 +16,11 @@ import numpy as np
 import pytest
 import yaml
 
-from spades_env import Rules, list_presets
+from spades_env import HeartsRules, Rules, list_presets
 from spades_env.games.hearts.reference import seat_points
 from spades_env.games.hearts.scoring import hearts_match_winner, score_hearts_hand
 from spades_env.games.spades.reference import SpadesReferenceGame
 from spades_env.games.spades.scoring import bemo_points, match_winner, score_hand
-from spades_env.rules import GAME_DEFAULTS
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "rules.md"
 TEXT = DOC.read_text()
@@ -184,12 +183,13 @@ def test_match_end_examples(row):
 # ----------------------------------------------------------- fields and presets
 def test_the_field_table_lists_every_rules_field_with_its_default():
     rows = {row["Field"].strip("`"): row for row in checked_rows("fields")}
-    fields = {f.name: f for f in dataclasses.fields(Rules)}
+    spades, hearts = Rules(), HeartsRules()
+    fields = {f.name: f for cls in (HeartsRules, Rules) for f in dataclasses.fields(cls)}
     assert sorted(rows) == sorted(fields)
-    spades, hearts = Rules(), Rules(game="hearts")
     for name, row in rows.items():
         literals = [yaml.safe_load(v) for v in re.findall(r"`([^`]*)`", row["Default"])]
-        if name in GAME_DEFAULTS:
+        both = hasattr(spades, name) and hasattr(hearts, name)
+        if both and getattr(spades, name) != getattr(hearts, name):
             assert literals == [getattr(spades, name), getattr(hearts, name)], name
         else:
             assert literals == [fields[name].default], name
@@ -202,10 +202,10 @@ def test_the_preset_table_lists_every_preset_and_what_it_sets():
     assert sorted(rows) == list_presets()
     for name, row in rows.items():
         preset = Rules.preset(name)
-        base = Rules(game=preset.game)
+        base = type(preset)()
         changed = {
             f.name: getattr(preset, f.name)
-            for f in dataclasses.fields(Rules)
+            for f in dataclasses.fields(preset)
             if f.name != "name" and getattr(preset, f.name) != getattr(base, f.name)
         }
         if preset.game != Rules().game:

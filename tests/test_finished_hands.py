@@ -30,7 +30,7 @@ RULE_SETS = [
 def play_one_hand(rules: Rules, seeds: np.ndarray, start_bags: np.ndarray, policy_seed: int) -> FinishedHands:
     """The finished hand of each game (random legal play from the given bags), joined in game order."""
     engine = SpadesEngine(rules)
-    state = engine.reset(seeds, bags=start_bags if rules.bags else None)
+    state = engine.reset(seeds, bags=start_bags if engine.spec.max_bags(rules) else None)
     rng = np.random.default_rng(policy_seed)
     finished, pending = [], np.ones(len(seeds), bool)
     while pending.any():  # a match may end with its first hand: auto_reset goes on, its later hands are left out

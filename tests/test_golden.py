@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from spades_env import Rules
+from spades_env import HeartsRules, Rules
 from spades_env.playthrough import render_match
 
 GOLDEN_DIR = Path(__file__).parent / "golden"
@@ -33,7 +33,7 @@ CASES = [
         0,
     ),
     # Hearts [RULES 7], explicit rules (the hearts preset's): passes, 2C lead, moon rules, lowest wins.
-    ("hearts_seed5.txt", Rules(name="hearts", game="hearts"), 5, 5),
+    ("hearts_seed5.txt", HeartsRules(name="hearts"), 5, 5),
 ]
 
 

@@ -18,7 +18,7 @@ from spades_env.games.hearts import hand_score as hearts_hand_score
 from spades_env.games.hearts.hand_score import MOON_MASK
 from spades_env.games.hearts.reference import HeartsReferenceGame
 from spades_env.games.spades import hand_score as spades_hand_score
-from spades_env.rules import Rules, resolve_rules
+from spades_env.rules import HeartsRules, resolve_rules
 
 PRESETS = [p.stem for p in sorted((Path(spades_env.__file__).parent / "presets").glob("*.yaml"))]
 SPADES_PRESETS = [p for p in PRESETS if not resolve_rules(p).hearts]
@@ -67,9 +67,9 @@ def test_spades_finish_hand_reproduces_the_engines_hand_end(preset):
 
 HEARTS_PRESETS = [p for p in PRESETS if resolve_rules(p).hearts]
 HEARTS_OPTIONS = [
-    Rules(game="hearts", moon_subtracts=True, jack_of_diamonds=True, max_hands=2),
-    Rules(game="hearts", partnership=True, jack_of_diamonds=True),
-    Rules(game="hearts", partnership=True, moon_subtracts=True, target_score=40),
+    HeartsRules(moon_subtracts=True, jack_of_diamonds=True, max_hands=2),
+    HeartsRules(partnership=True, jack_of_diamonds=True),
+    HeartsRules(partnership=True, moon_subtracts=True, target_score=40),
 ]
 
 

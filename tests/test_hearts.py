@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from spades_env import IllegalActionError, Rules, RulesError, SpadesEngine
+from spades_env import HeartsRules, IllegalActionError, Rules, RulesError, SpadesEngine
 from spades_env.cards import cards_to_mask, mask_to_cards, parse_card
 from spades_env.engine import OVER, PLAY
 from spades_env.engine.check import check_state
@@ -13,7 +13,7 @@ from spades_env.engine.records import hand_records, verify
 from spades_env.engine.state import PASS
 from spades_env.games.hearts.scoring import hearts_match_winner, score_hearts_hand
 
-HEARTS = Rules(name="hearts", game="hearts")
+HEARTS = HeartsRules(name="hearts")
 HEARTS_RULES = [HEARTS, HEARTS.replace(target_score=50), HEARTS.replace(partnership=True)]
 ALL_HEARTS = list(range(26, 39))
 QS, JD, TWO_CLUBS = parse_card("QS"), parse_card("JD"), parse_card("2C")
@@ -39,16 +39,13 @@ def cards(text: str) -> list[int]:
 
 # ------------------------------------------------------------------------ rules
 def test_hearts_defaults_and_presets():
-    rules = Rules(game="hearts")
-    assert (rules.partnership, rules.target_score, rules.blind_nil, rules.lose_score, rules.bags) == (
-        False,
-        100,
-        False,
-        None,
-        False,
-    )
-    assert Rules(game="hearts", partnership=True).n_sides == 2
+    rules = HeartsRules()
+    assert (rules.game, rules.partnership, rules.target_score, rules.max_hands) == ("hearts", False, 100, None)
+    assert (rules.moon_subtracts, rules.jack_of_diamonds, rules.special_actions) == (False, False, ())
+    assert not hasattr(rules, "blind_nil") and not hasattr(rules, "bags")  # Spades options only
+    assert HeartsRules(partnership=True).n_sides == 2
     assert Rules().game == "spades" and Rules().target_score == 500 and Rules().partnership
+    assert Rules.preset("hearts") == HeartsRules(name="hearts") and type(Rules.preset("hearts")) is HeartsRules
 
 
 @pytest.mark.parametrize(
@@ -61,11 +58,26 @@ def test_hearts_defaults_and_presets():
         ({"moon_subtracts": True}, "'moon_subtracts' is a Hearts option"),
         ({"jack_of_diamonds": True}, "'jack_of_diamonds' is a Hearts option"),
         ({"game": "bridge"}, "'game' must be one of"),
+        ({"game": "hearts", "blind_nil": False}, "'blind_nil' is a Spades option and cannot be used with game 'hear"),
     ],
 )
 def test_options_of_the_other_game_are_rejected(fields, message):
     with pytest.raises(RulesError, match=message):
-        Rules(**fields)
+        Rules.from_dict(fields)
+    rest = {k: v for k, v in fields.items() if k != "game"}
+    builder = HeartsRules if fields.get("game") == "hearts" else Rules
+    if fields.get("game") in (None, "hearts"):
+        with pytest.raises(RulesError, match=message):
+            builder(**rest)
+
+
+def test_rules_builds_spades_and_points_a_hearts_construction_to_hearts_rules():
+    with pytest.raises(RulesError, match=r"SpadesRules builds spades rules: use HeartsRules\(\.\.\.\), Rules.preset"):
+        Rules(game="hearts")
+    with pytest.raises(RulesError, match="HeartsRules builds hearts rules: use SpadesRules"):
+        HeartsRules(game="spades")
+    assert type(Rules.from_dict({"game": "hearts", "target_score": 50})) is HeartsRules
+    assert type(HeartsRules.from_dict({"game": "spades"})) is Rules
 
 
 def test_action_space_has_no_bids():
@@ -175,6 +187,7 @@ def test_hearts_cannot_be_led_until_broken_unless_only_hearts():
     for card in (parse_card("4C"), parse_card("3D"), ALL_HEARTS[0], parse_card("3S")):
         engine.step(state, [card])
     assert state.spades_broken[0]  # Hearts: the field means hearts are broken
+    assert state.broken is state.spades_broken  # its game-neutral name
     assert parse_card("AH") in np.flatnonzero(engine.legal_action_mask(state)[0]).tolist()
     check_state(engine, state)
     # A hand of only hearts may lead one before they are broken: seat 0 wins trick 1 with its

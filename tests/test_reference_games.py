@@ -17,6 +17,7 @@ import pytest
 from spades_env import Rules, list_presets
 from spades_env.cards import parse_card
 from spades_env.core import reference_tricks as tricks
+from spades_env.games import spec
 from spades_env.games.hearts.reference import HeartsReferenceGame
 from spades_env.games.spades.reference import EXCHANGE, SpadesReferenceGame
 from tests.reference_games import reference_for
@@ -35,7 +36,7 @@ def new_game(rules: Rules):
     if rules.two_player:
         return reference_for(rules)(rules, pile=deck)
     hands = [deck[i * k : (i + 1) * k] for i in range(rules.n_players)]
-    extra = {"face_up": [h[:4] for h in hands]} if rules.face_up_deal else {}
+    extra = {"face_up": [h[:4] for h in hands]} if spec(rules.game).face_up_deal(rules) else {}
     return reference_for(rules)(rules, hands, **extra)
 
 

@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
-import pytest
+import copy
+import dataclasses
+import pathlib
+import pickle
 
-from spades_env import Rules, RulesError, SpadesEngine, list_presets
-from spades_env.rules import resolve_rules
+import pytest
+import torch
+import yaml
+
+from spades_env import HeartsRules, Rules, RulesError, SpadesEngine, list_presets
+from spades_env.rules import RULES_CLASSES, BaseRules, SpadesRules, resolve_rules
 from spades_env.rules_yaml import preset_files
+
+CHECKPOINT = pathlib.Path(__file__).resolve().parents[1] / "checkpoints" / "partnership_ppo.pt"
 
 
 def test_presets_exist():
@@ -204,3 +213,66 @@ def test_an_explicit_empty_mapping_is_the_defaults(tmp_path):
     path = tmp_path / "defaults.yaml"
     path.write_text("{}  # every field at its default\n")
     assert Rules.from_yaml(path) == Rules(name="defaults")
+
+
+# ------------------------------------------------- one rules class per game [issue 13]
+@pytest.mark.parametrize("name", list_presets())
+def test_a_preset_is_its_games_class_with_its_yaml_fields_and_that_class_defaults(name):
+    """Each preset is the rules class of its ``game``, holds exactly the values its YAML file sets and
+    the class's own defaults elsewhere, and survives ``to_dict``, pickling, copying and hashing."""
+    rules = Rules.preset(name)
+    data = yaml.safe_load(preset_files().joinpath(f"{name}.yaml").read_text())
+    assert type(rules) is RULES_CLASSES[data.get("game", "spades")]
+    defaults = type(rules)()
+    for f in dataclasses.fields(rules):
+        expected = data.get(f.name, name if f.name == "name" else getattr(defaults, f.name))
+        assert getattr(rules, f.name) == expected, (name, f.name)
+    assert type(rules).from_dict(rules.to_dict()) == rules == BaseRules.from_dict(rules.to_dict())
+    assert pickle.loads(pickle.dumps(rules)) == rules and copy.deepcopy(rules) == rules
+    assert hash(rules) == hash(Rules.from_dict(rules.to_dict()))
+    assert dataclasses.replace(rules, name="x") == rules.replace(name="x") != rules
+
+
+def test_rules_is_spades_and_hearts_rules_hold_only_the_fields_both_games_have_and_theirs():
+    common = {f.name for f in dataclasses.fields(BaseRules)}
+    assert common == {"name", "game", "n_players", "partnership", "target_score", "max_hands"}
+    hearts = {f.name for f in dataclasses.fields(HeartsRules)} - common
+    spades = {f.name for f in dataclasses.fields(Rules)} - common
+    assert hearts == {"moon_subtracts", "jack_of_diamonds"} and "blind_nil" in spades and not hearts & spades
+    assert Rules is SpadesRules and Rules(n_players=3, partnership=False).n_sides == 3
+    assert isinstance(HeartsRules(), BaseRules) and not isinstance(HeartsRules(), Rules)
+    assert resolve_rules({"game": "hearts", "max_hands": 3}) == HeartsRules(max_hands=3)
+    assert Rules() != HeartsRules(partnership=True, target_score=500)
+
+
+def test_a_rules_file_with_game_hearts_is_hearts_rules(tmp_path):
+    path = tmp_path / "quick-hearts.yaml"
+    path.write_text("game: hearts\ntarget_score: 30\n")
+    for rules in (Rules.from_yaml(path), resolve_rules(str(path)), HeartsRules.from_yaml(path)):
+        assert rules == HeartsRules(name="quick-hearts", target_score=30)
+    path.write_text("game: hearts\nbags: false\n")
+    with pytest.raises(RulesError, match="quick-hearts.yaml: rules field 'bags' is a Spades option .* game 'hearts'"):
+        Rules.from_yaml(path)
+
+
+@pytest.mark.parametrize("name", ["partnership", "hearts", "two-player"])
+def test_a_rules_mapping_written_before_the_split_per_game_still_loads(name):
+    """Records and checkpoints hold the old one-class ``to_dict()``: every field of both games, the
+    other game's at the neutral value it had to keep; such a mapping loads to the same rules, and
+    the other game's field at any other value is still refused."""
+    rules = Rules.preset(name)
+    other = RULES_CLASSES["spades" if rules.hearts else "hearts"]
+    old = rules.to_dict() | {k: v for k, v in other.LEGACY_NEUTRAL.items() if k not in rules.to_dict()}
+    assert set(old) == {f.name for cls in RULES_CLASSES.values() for f in dataclasses.fields(cls)}
+    assert Rules.from_dict(old) == rules
+    field, value = ("bags", True) if rules.hearts else ("jack_of_diamonds", True)
+    with pytest.raises(RulesError, match=f"rules field '{field}' is a (Spades|Hearts) option"):
+        Rules.from_dict(old | {field: value})
+    partial = rules.to_dict() | {next(iter(other.LEGACY_NEUTRAL)): next(iter(other.LEGACY_NEUTRAL.values()))}
+    with pytest.raises(RulesError, match="cannot be used with game"):
+        Rules.from_dict(partial)
+
+
+def test_the_neural_checkpoints_rules_load_as_partnership():
+    ckpt = torch.load(CHECKPOINT, map_location="cpu", weights_only=False)
+    assert Rules.from_dict(ckpt["rules"]) == Rules.preset("partnership")

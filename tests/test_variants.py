@@ -7,9 +7,9 @@ from conftest import step_live_games
 from spades_env import SpadesEngine, cards
 from spades_env.engine import bits
 from spades_env.engine.state import BEMO, BID, BLIND, DRAW, EXCHANGE, LOWEST_CLUB_LEAD, OVER, PLAY
+from spades_env.games.spades.rules import HOUSE_VARIANTS
 from spades_env.games.spades.scoring import match_winner, score_hand
 from spades_env.rules import Rules, RulesError, list_presets
-from spades_env.rules_check import HOUSE_VARIANTS
 
 VARIANT_PRESETS = ["two-player", "jokers", "mirror", "fourteen", "partnership-house"]
 

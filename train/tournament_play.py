@@ -3,7 +3,8 @@
 ``play_games`` is the tournament's inner loop (``train/tournament.py``); ``GameTally`` sums
 each side's points, bag-adjusted points, contracts, sets, bags and nils from the engine's
 ``FinishedHands`` (which carry the hand's bags and bag penalties) [RULES 3]; the bag-adjusted
-points are ``games.spades.scoring.bag_adjusted_points``, shared by every report.
+points are the game's (``engine.spec.adjusted_points``: in Spades ``games.spades.scoring.bag_adjusted_points``;
+in Hearts the points as they are), shared by every report.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ import numpy as np
 
 from agents.base import Agent, DecisionContext
 from spades_env.engine import FinishedHands, SpadesEngine, records
-from spades_env.games.spades.scoring import bag_adjusted_points
 
 
 class GameTally:
@@ -37,7 +37,7 @@ class GameTally:
         """
         sides = np.eye(engine.n_sides, dtype=np.int64)[engine.side_of_seat]  # (N, S)
         self.points[games] += f.delta
-        adjusted = bag_adjusted_points(engine.rules, f.delta, f.bags_added, f.bag_penalties)
+        adjusted = engine.spec.adjusted_points(engine.rules, f.delta, f.bags_added, f.bag_penalties)
         self.adjusted[games] += np.rint(adjusted).astype(np.int64)
         self.hands[games] += 1
         contract = np.where(f.bids > 0, f.bids, 0) @ sides

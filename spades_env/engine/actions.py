@@ -57,8 +57,10 @@ class ActionLayout:
 
     @classmethod
     def for_rules(cls, rules: Rules) -> ActionLayout:
-        """The layout used by a rule set."""
-        max_bid = -1 if rules.hearts else rules.hand_size  # Hearts has no bidding: no bid actions
+        """The layout used by a rule set: the game's bids (none in Hearts: ``max_bid`` -1) and specials."""
+        from spades_env.games import spec
+
+        max_bid = spec(rules.game).max_bid(rules)
         return cls(n_card_ids=rules.n_card_ids, max_bid=max_bid, specials=rules.special_actions)
 
     def special(self, name: str) -> int | None:

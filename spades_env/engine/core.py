@@ -11,11 +11,12 @@ inside that call, and the hands that ended are scored, recorded and followed by 
 in one more compiled call (the game's ``loops.end_hands``, from ``engine.hand_cycle``).
 ``threads`` runs the decision loops over the games in parallel, with the same results.
 
-Hearts [RULES 7] shares the card-play core: its tables (``trick_play.trick_tables``: no
-trump, the lead restriction on hearts instead of spades, the two of clubs leads through
-the ``lowest_club_leads`` machinery, the card points, the first-trick restriction) are built
-for the game in ``__init__``; its pass is ``games.hearts.phases`` and its scoring
-``games.hearts.hand_score``. There is no bidding.
+The engine never branches on the game: ``__init__`` reads the game's spec once
+(``games.spec(rules.game)``, a ``games.game_spec.GameSpec``) and asks it for what differs: the
+card-play tables (``trick_play.trick_tables``: the trump suit, or none in Hearts [RULES 7];
+the suit that may not be led until broken; whether the lowest club leads; the card points and
+the first-trick restriction), the pass directions, the bid ranges, blind nil and the weak
+hand; ``engine.check``, ``engine.inputs`` and ``engine.records`` ask it too.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import numpy as np
 from spades_env import cards
 from spades_env.core import trick_play
 from spades_env.core.state_arrays import HAND_ENDED, decision_arrays, state_arrays
-from spades_env.engine import bits, dealing, inputs
+from spades_env.engine import dealing, inputs
 from spades_env.engine.actions import ActionLayout
 from spades_env.engine.hand_cycle import HandCycle
 from spades_env.engine.inputs import MatchStarts
@@ -38,15 +39,8 @@ from spades_env.engine.state import (
     RESTRICTED_LEAD,
     GameState,
 )
-from spades_env.games.hearts import loops as hearts_loops
-from spades_env.games.hearts import phases as hearts_phases
-from spades_env.games.hearts.scoring import (
-    FIRST_TRICK_FORBIDDEN,
-    card_points,
-)
-from spades_env.games.spades import loops as spades_loops
-from spades_env.games.spades.phases import WEAK_HAND_MASK
-from spades_env.rules import Rules, resolve_rules
+from spades_env.games import GAMES, part, spec
+from spades_env.rules import BaseRules, resolve_rules
 
 __all__ = [
     "GAME_LOOPS",
@@ -60,11 +54,11 @@ __all__ = [
 
 I64 = np.int64
 #: The compiled loops of each game (``step``, ``random_actions``, ``legal_action_mask``, ``params``).
-GAME_LOOPS = {"spades": spades_loops, "hearts": hearts_loops}
+GAME_LOOPS = {game: part(game, "loops") for game in GAMES}
 #: Hearts: seats between passer and receiver (clockwise) by hand number mod 4: left, right,
-#: across, no pass [RULES 7].
-PASS_OFFSETS = tuple(int(x) for x in hearts_phases.PASS_OFFSETS)
-PASS_NAMES = ("left", "right", "across", "none")
+#: across, no pass [RULES 7]; and their names. Kept here for callers: the game's spec owns them.
+PASS_OFFSETS = spec("hearts").pass_offsets
+PASS_NAMES = spec("hearts").pass_names
 
 
 def _threads(threads) -> int:
@@ -97,15 +91,18 @@ def _game_indices(games, b: int) -> np.ndarray:
 class SpadesEngine(HandCycle):
     """Batched rules engine for one rule set (Spades or Hearts, ``rules.game``)."""
 
-    def __init__(self, rules: Rules | str | None = None, threads: int = 1) -> None:
-        """``rules``: a ``Rules``, a preset name, or None (partnership). ``threads``: how many
-        threads the compiled loops of ``step``, ``random_actions`` and ``legal_action_mask`` run
-        the games on (1 .. ``numba.config.NUMBA_NUM_THREADS``); the results do not depend on it,
-        and more than 1 pays for large batches only."""
+    def __init__(self, rules: BaseRules | str | None = None, threads: int = 1) -> None:
+        """``rules``: a rules object (``Rules``, ``HeartsRules``), a preset name, or None (partnership).
+        ``threads``: how many threads the compiled loops of ``step``, ``random_actions`` and
+        ``legal_action_mask`` run the games on (1 .. ``numba.config.NUMBA_NUM_THREADS``); the results
+        do not depend on it, and more than 1 pays for large batches only."""
         self.threads = _threads(threads)
         self.rules = resolve_rules(rules)
         r = self.rules
-        self.hearts = r.hearts
+        self.spec = spec(r.game)
+        """What the engine asks the rules' game (``games.<game>.spec.SPEC``, a ``games.game_spec.GameSpec``)."""
+        self.hearts = r.game == "hearts"
+        """The game is Hearts (a fact for callers; the engine asks ``spec`` instead)."""
         self.layout = ActionLayout.for_rules(r)
         self.n_players = r.n_players
         self.n_sides = r.n_sides
@@ -114,28 +111,28 @@ class SpadesEngine(HandCycle):
         self.side_of_seat = np.array([r.side_of_seat(s) for s in range(r.n_players)], dtype=I64)
         self.next_seat = (np.arange(r.n_players, dtype=I64) + 1) % r.n_players
         self.partner = (np.arange(r.n_players, dtype=I64) + 2) % r.n_players if r.partnership else None
-        # The game's tables: spades are trumps in Spades, Hearts has no trump; the suit that
-        # may not be led until broken is spades, or hearts [RULES 1, 7].
-        self.broken_suit = cards.HEARTS if self.hearts else cards.SPADES
-        self.broken_mask = cards.SUIT_MASK[cards.HEARTS] if self.hearts else cards.TRUMP_MASK
+        # The game's tables: the trump suit (spades; none in Hearts) and the suit that may not be
+        # led until broken (spades, or hearts) [RULES 1, 7].
+        self.broken_suit = self.spec.broken_suit
+        self.broken_mask = np.uint64(self.spec.broken_mask)
         self.lowest_club = min(c for c in self.deck if cards.card_suit(c) == cards.CLUBS)
-        self.club_leads = r.lowest_club_leads or self.hearts
+        self.club_leads = self.spec.club_leads(r)
         """The holder of the lowest club leads it to the first trick (``lowest_club_leads``, Hearts)."""
         self._unbroken_lead = int(self._lead_state(np.array(False)))  # ``led_suit`` before the first lead
         self.trick_tables = trick_play.trick_tables(
             self.layout.n_card_ids,
-            trump=-1 if self.hearts else cards.SPADES,
+            trump=self.spec.trump,
             broken_suit=self.broken_suit,
             broken_mask=self.broken_mask,
             lowest_club=self.lowest_club,
             lead_after=(self._unbroken_lead, int(self._lead_state(np.array(True)))),
-            points=card_points(r) if self.hearts else None,
-            first_trick_forbidden=int(FIRST_TRICK_FORBIDDEN) if self.hearts else 0,
+            points=self.spec.card_points(r),
+            first_trick_forbidden=self.spec.first_trick_forbidden,
         )
         """The card-play tables of the rules (``core.trick_play.TrickTables``): Hearts adds card
         points and the first-trick restriction."""
-        # Hearts: the pass directions.
-        self._pass_offsets = np.array(PASS_OFFSETS, dtype=I64)
+        # The pass directions (all 0 in a game without a pass).
+        self._pass_offsets = np.array(self.spec.pass_offsets, dtype=I64)
         self.pile_size = len(self.deck) if r.two_player else 0
         self._base: dict[int, np.ndarray] = {}
         self._cell_tables: dict[int, np.ndarray] = {}
@@ -236,23 +233,15 @@ class SpadesEngine(HandCycle):
         else:
             self._start_hand(state, g, starts.deals)
 
-    # ---------------------------------------------------------------- Hearts
+    # ------------------------------------------------------------ the pass
     def pass_offset(self, hand_number: np.ndarray) -> np.ndarray:
-        """Hearts: seats from passer to receiver (clockwise) by hand number: 1 left, 3 right, 2 across,
-        0 no pass; (G,) int64 [RULES 7]."""
+        """Seats from passer to receiver (clockwise) by hand number, (G,) int64: in Hearts 1 left,
+        3 right, 2 across, 0 no pass [RULES 7]; 0 in a game without a pass (Spades)."""
         return self._pass_offsets[np.asarray(hand_number, dtype=I64) % 4]
 
     def _blind_nil_allowed(self, scores: np.ndarray) -> np.ndarray:
-        """(G, S) bool: may a side's players bid blind nil this hand [RULES 2]."""
-        if not self.rules.blind_nil:
-            return np.zeros(scores.shape, bool)
-        behind = self.rules.blind_nil_requires_behind_by
-        if behind is None:
-            return np.ones(scores.shape, bool)
-        if self.n_sides == 2:  # the other side's score is the other column
-            return scores <= scores[:, ::-1] - behind
-        others = np.where(np.eye(self.n_sides, dtype=bool)[None], np.iinfo(I64).min, scores[:, None, :])
-        return scores <= others.max(axis=2) - behind
+        """(G, S) bool: may a side's players bid blind nil this hand [RULES 2] (the game's spec)."""
+        return self.spec.blind_nil_allowed(self, scores)
 
     # ------------------------------------------------------------ legal moves
     def legal_cards(self, state: GameState) -> np.ndarray:
@@ -263,8 +252,9 @@ class SpadesEngine(HandCycle):
         )
 
     def _lead_state(self, broken: np.ndarray) -> np.ndarray:
-        """``led_suit`` value before a lead: restricted while spades are unbroken."""
-        if self.rules.spades_lead_anytime:
+        """``led_suit`` value before a lead: restricted while the game's ``broken_suit`` is unbroken
+        (unless the game lets it be led at any time: ``spades_lead_anytime``)."""
+        if self.spec.lead_anytime(self.rules):
             return np.full(np.shape(broken), FREE_LEAD, I64)
         return np.add(broken, RESTRICTED_LEAD, dtype=I64)  # RESTRICTED_LEAD + 1 == FREE_LEAD
 
@@ -275,28 +265,12 @@ class SpadesEngine(HandCycle):
     def bid_range(self, state: GameState, games: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(G,) int64 lowest and highest legal bid of the player to move [RULES 2, 6]."""
         g = self._rows(state.batch_size) if games is None else np.asarray(games, dtype=I64)
-        r = self.rules
-        hi = np.full(len(g), self.hand_size, I64)
-        if r.mirror:
-            hand = state.hands.reshape(-1)[g * self.n_players + state.to_move[g]]
-            spades = bits.popcount(hand & cards.TRUMP_MASK)
-            return spades, spades
-        if not (r.partnership and (r.min_team_bid or r.fourteen)):
-            return np.zeros(len(g), I64), hi
-        partner_bid = state.bids.reshape(-1)[g * self.n_players + self.partner[state.to_move[g]]]
-        if r.fourteen:
-            # Bids of 2 or more; the partner who bids second completes the team's 7.
-            forced = 7 - partner_bid
-            return np.where(partner_bid >= 0, forced, 2), np.where(partner_bid >= 0, forced, 5)
-        return np.where(partner_bid >= 0, np.maximum(0, r.min_team_bid - partner_bid), 0), hi
+        return self.spec.bid_range(self, state, g)
 
     def weak_hand(self, state: GameState, games: np.ndarray | None = None) -> np.ndarray:
         """(G,) bool: the player to move may show a weak hand to force a redeal [RULES 6]."""
         g = self._rows(state.batch_size) if games is None else np.asarray(games, dtype=I64)
-        if not self.rules.misdeal_weak_hand:
-            return np.zeros(len(g), bool)
-        hand = state.hands.reshape(-1)[g * self.n_players + state.to_move[g]]
-        return (hand & WEAK_HAND_MASK) == 0
+        return self.spec.weak_hand(self, state, g)
 
     def legal_action_mask(
         self, state: GameState, games: np.ndarray | None = None, out: np.ndarray | None = None

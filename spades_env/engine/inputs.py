@@ -266,8 +266,8 @@ def match_starts(
 ) -> MatchStarts:
     """Check the overrides of ``n`` new matches: only states ``check.check_state`` accepts come out.
 
-    Bags are 0..bag_limit - 1 (0 without ``bags``); the scores (after ``hand_numbers`` hands)
-    must not already end the match, as they would at the end of a hand [RULES 3, 7].
+    Bags are 0..the game's ``max_bags`` (Spades: bag_limit - 1, 0 without ``bags``); the scores (after
+    ``hand_numbers`` hands) must not already end the match, as they would at the end of a hand [RULES 3, 7].
     """
     if rules.two_player and deals is not None:
         raise EngineInputError(
@@ -284,7 +284,9 @@ def match_starts(
     if scores is not None:
         out.scores = per_side(scores, n, n_sides, "scores")
     if bags is not None:
-        out.bags = per_side(bags, n, n_sides, "bags", 0, rules.bag_limit - 1 if rules.bags else 0)
+        from spades_env.games import spec
+
+        out.bags = per_side(bags, n, n_sides, "bags", 0, spec(rules.game).max_bags(rules))
     if scores is not None or hand_numbers is not None:
         _check_match_goes_on(rules, n, out.scores, out.hand_numbers)
     if deals is not None:
@@ -298,20 +300,16 @@ def match_starts(
 
 def _check_match_goes_on(rules: Rules, n: int, scores, hand_numbers) -> None:
     """Refuse starting scores (after ``hand_numbers`` hands) at which the match is already over."""
-    from spades_env.games.hearts.scoring import hearts_match_winner
-    from spades_env.games.spades.scoring import match_winner
+    from spades_env.games import spec
 
+    game = spec(rules.game)
     scores = np.broadcast_to(np.asarray(scores, dtype=I64), (n, rules.n_sides))
     played = np.broadcast_to(np.asarray(hand_numbers, dtype=I64), (n,))
-    winner = (hearts_match_winner if rules.hearts else match_winner)(rules, scores, played)
+    winner = game.match_winner(rules, scores, played)
     over = np.flatnonzero(winner >= 0)
     if len(over):
         g = int(over[0])
-        ends = [f"target_score {rules.target_score}"]
-        if not rules.hearts and rules.mercy_score is not None:
-            ends.append(f"lose_score {rules.mercy_score}")
-        if rules.max_hands is not None:
-            ends.append(f"max_hands {rules.max_hands}")
+        ends = game.match_ends(rules)
         raise EngineInputError(
             f"scores {scores[g].tolist()} of game {g} (after {int(played[g])} hands) already end the match "
             f"({', '.join(ends)}): side {int(winner[g])} has won; give the scores of a match still going on"

@@ -29,60 +29,18 @@ def _record(engine: SpadesEngine, f: FinishedHands, i: int) -> dict[str, Any]:
     n = engine.n_players
     dealer = int(f.dealer[i])
     lay = engine.layout
-    rules = engine.rules
-    blind_open = engine._blind_nil_allowed(f.start_scores[i : i + 1])[0][engine.side_of_seat]
+    game = engine.spec
     actions: list[dict[str, Any]] = []
 
     def add(seat: int, a: int) -> None:
         actions.append({"seat": int(seat), "action": int(a), "name": lay.describe(a)})
 
-    order = [(dealer + k) % n for k in range(1, n + 1)]
-    deal = f.deal[i]
-    extra: dict[str, Any] = {}
-    if rules.hearts:
-        # The deal is the hands after the pass: give back what each seat received [RULES 7].
-        passed = [int(p) for p in f.passed[i]]
-        offset = int(engine.pass_offset(f.hand_number[i : i + 1])[0])
-        received = [passed[(seat - offset) % n] if offset else 0 for seat in range(n)]
-        deal = np.array([(int(deal[s]) & ~received[s]) | passed[s] for s in range(n)], dtype=np.uint64)
-        for seat in order:
-            for c in cards.mask_to_cards(passed[seat]):
-                add(seat, c)
-        extra["pass_offset"] = offset
-        extra["passed"] = [[cards.card_name(c) for c in cards.mask_to_cards(p)] for p in passed]
-        extra["points_taken"] = f.points_taken[i].tolist()
-    elif rules.two_player:
-        # Blind-nil choices, the 26 draws, the exchanges, then the bids [RULES 4].
-        for seat in order:
-            if blind_open[seat]:
-                add(seat, lay.blind_nil if f.blind[i, seat] else lay.look)
-        for k in range(len(f.pile[i]) // 2):
-            seat = order[1] if k % 2 == 0 else order[0]
-            second = int(f.pile[i, 2 * k + 1])
-            add(seat, lay.keep if (int(f.discards[i, seat]) >> second) & 1 else lay.discard)
-        for seat in order:
-            if f.blind[i, seat]:
-                given = cards.mask_to_cards(int(f.exchanged_out[i, seat]))
-                for c in given:
-                    add(seat, c)
-                if len(given) < 3:
-                    add(seat, lay.exchange_done)
-        for seat in order:
-            if not f.blind[i, seat]:
-                add(seat, lay.bid_action(int(f.bids[i, seat])))
-    else:
-        for seat in order:
-            if blind_open[seat]:
-                add(seat, lay.blind_nil if f.blind[i, seat] else lay.look)
-            if not f.blind[i, seat]:
-                add(seat, lay.bid_action(int(f.bids[i, seat])))
+    # The game's decisions before the play (bids, the two-player draw; the Hearts pass).
+    deal, extra = game.record_decisions(engine, f, i, add)
     leader = (dealer + 1) % n
     if engine.club_leads:
         leader = next(s for s in range(n) if (int(f.deal[i, s]) >> engine.lowest_club) & 1)
-    if rules.bemo:
-        for k in range(engine.n_sides):
-            seat = (leader + k) % n
-            add(seat, lay.no_bemo + int(f.bemo[i, engine.side_of_seat[seat]]))
+    game.record_declarations(engine, f, i, leader, add)
     tricks = []
     for t in range(engine.hand_size):
         order = [(leader + k) % n for k in range(n)]
@@ -92,10 +50,7 @@ def _record(engine: SpadesEngine, f: FinishedHands, i: int) -> dict[str, Any]:
         for seat, c in zip(order, played, strict=True):
             actions.append({"seat": seat, "action": c, "name": lay.describe(c)})
         leader = winner
-    if rules.two_player:
-        extra["pile"] = [cards.card_name(int(c)) for c in f.pile[i]]
-    if rules.bemo:
-        extra["bemo"] = f.bemo[i].tolist()
+    extra.update(game.record_result(engine, f, i))
     return {
         "version": RECORD_VERSION,
         "rules": engine.rules.to_dict(),

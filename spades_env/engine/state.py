@@ -4,6 +4,10 @@ Shapes use B = games, N = players, S = scoring sides, T = hand size, P = the
 two-player draw pile (52 cards, 0 in other games). Cards in a ``uint64`` are bitmasks (see ``spades_env.cards``);
 a card in an int field is a card id, -1 for none. The engine mutates a state in
 place; ``copy()`` gives an independent one.
+
+One layout serves every game: each field's docstring says which game uses it ("Both" unless
+it says otherwise); a field a game does not use stays at its neutral value (0, -1, False,
+given there), which ``engine.check.check_state`` checks through the game's invariants.
 """
 
 from __future__ import annotations
@@ -38,9 +42,10 @@ class GameState:
     """All state of B games; every field's first dimension is the batch."""
 
     hands: np.ndarray
-    """(B, N) uint64: cards each seat still holds."""
+    """(B, N) uint64: cards each seat still holds. Both games."""
     deal: np.ndarray
-    """(B, N) uint64: the hands as dealt at the start of this hand."""
+    """(B, N) uint64: the hands as dealt at the start of this hand (Hearts: updated by the pass once
+    every seat has passed). Both games."""
     phase: np.ndarray
     """(B,) int64: one of the phases above (BLIND, BID, PLAY, OVER, DRAW, EXCHANGE, BEMO, PASS)."""
     to_move: np.ndarray
@@ -65,23 +70,26 @@ class GameState:
     trick_winners: np.ndarray
     """(B, T) int64: winner of each completed trick of this hand, -1 for later tricks."""
     bids: np.ndarray
-    """(B, N) int64: each seat's bid (0 = nil), -1 before the seat has bid."""
+    """(B, N) int64: Spades: each seat's bid (0 = nil), -1 before the seat has bid. Hearts: always -1."""
     blind: np.ndarray
-    """(B, N) bool: the seat declared blind nil."""
+    """(B, N) bool: Spades: the seat declared blind nil. Hearts: always False."""
     looked: np.ndarray
-    """(B, N) bool: the seat has seen its hand (False only while blind nil is still open)."""
+    """(B, N) bool: Spades: the seat has seen its hand (False only while blind nil is still open).
+    Hearts: always True."""
     n_bids: np.ndarray
-    """(B,) int64: bids made this hand."""
+    """(B,) int64: Spades: bids made this hand. Hearts: always 0."""
     spades_broken: np.ndarray
-    """(B,) bool: a spade has been played this hand (Hearts: a heart has, "hearts are broken")."""
+    """(B,) bool: the game's ``broken_suit`` has been played this hand: in Spades a spade (or a
+    joker), in Hearts a heart ("hearts are broken"). Both games; ``broken`` is its game-neutral name
+    (the field keeps this name: the state's layout, the records and the golden files use it)."""
     voids: np.ndarray
     """(B,) int64: bit ``4 * seat + suit`` set when the seat has shown out of the suit this hand."""
     scores: np.ndarray
     """(B, S) int64: match score of each side."""
     bags: np.ndarray
-    """(B, S) int64: accumulated bags of each side."""
+    """(B, S) int64: Spades: accumulated bags of each side (0 without ``bags``). Hearts: always 0."""
     hand_number: np.ndarray
-    """(B,) int64: hands completed in this match."""
+    """(B,) int64: hands completed in this match. Both games (Hearts: it sets the pass direction)."""
     winner: np.ndarray
     """(B,) int64: side that won the match, -1 while it goes on."""
     key: np.ndarray
@@ -93,14 +101,18 @@ class GameState:
     hand_start_bags: np.ndarray
     """(B, S) int64: bags before this hand (for records)."""
     face_up: np.ndarray
-    """(B, N) uint64: ``face_up_deal``: the four cards of each hand dealt face up (visible to
-    all while still held: ``face_up & hands``); 0 otherwise [RULES 6]."""
+    """(B, N) uint64: Spades ``face_up_deal``: the four cards of each hand dealt face up (visible to
+    all while still held: ``face_up & hands``); 0 otherwise, and in Hearts [RULES 6]."""
     bemo: np.ndarray
-    """(B, S) int64: Bemo declared by each side: -1 not yet decided, 0 none, 1 little, 2 big."""
+    """(B, S) int64: Spades ``bemo``: Bemo declared by each side: -1 not yet decided, 0 none, 1 little,
+    2 big; -1 otherwise, and in Hearts [RULES 6]."""
     n_redeals: np.ndarray
-    """(B,) int64: weak-hand redeals in this hand (the deal is a function of key, hand, redeals)."""
+    """(B,) int64: Spades ``misdeal_weak_hand``: redeals in this hand (the deal is a function of key,
+    hand, redeals); 0 otherwise, and in Hearts."""
     pile: np.ndarray
-    """(B, P) int64: two-player draw pile, top card first (card ids) [RULES 4]."""
+    """(B, P) int64: two-player Spades: the draw pile, top card first (card ids) [RULES 4]; P = 0 in
+    every other game (Hearts included). The fields from ``pile`` to ``exchanged_in`` are two-player
+    Spades only: 0 (``shown``: -1) in every other game."""
     pile_pos: np.ndarray
     """(B,) int64: index in ``pile`` of the next card to be shown (P when the draw is over)."""
     shown: np.ndarray
@@ -119,6 +131,13 @@ class GameState:
     points_taken: np.ndarray
     """(B, N) int64: Hearts: points in the tricks each seat has taken this hand (hearts 1, Q of
     spades 13, jack of diamonds -10 under ``jack_of_diamonds``; before any moon) [RULES 7]; 0 otherwise."""
+
+    @property
+    def broken(self) -> np.ndarray:
+        """(B,) bool: the game's ``broken_suit`` has been played this hand (spades in Spades, hearts in
+        Hearts): the field ``spades_broken`` under a game-neutral name (the same array, so writes to
+        ``state.broken[g]`` change the state)."""
+        return self.spades_broken
 
     @property
     def played(self) -> np.ndarray:

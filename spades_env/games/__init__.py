@@ -3,8 +3,10 @@
 
 Each game folder holds its rules for one game, compiled (``phases.py``: every decision but card
 play; ``hand_score.py``: a hand's score and the match end), the batch loops the engine runs
-(``loops.py``), its batch scoring (``scoring.py``), its observation encoder (``observation.py``)
-and its small readable reference engine (``reference.py``, plain Python, for the cross-check).
+(``loops.py``), its batch scoring (``scoring.py``), its observation encoder (``observation.py``),
+its small readable reference engine (``reference.py``, plain Python, for the cross-check), its
+rules class (``rules.py``) and its spec (``spec.py``: a ``GameSpec``, what the game-agnostic engine
+asks the game: its card-play tables, its phases, its invariants, its record fields).
 A game never imports another game; the game-agnostic core (``spades_env.core``) imports no game.
 
 The registry names modules and classes rather than importing them, so that importing it costs
@@ -15,7 +17,10 @@ nothing and creates no import circle (the encoders import the engine, which impo
 from __future__ import annotations
 
 import importlib
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    from spades_env.games.game_spec import GameSpec
 
 
 class Game(NamedTuple):
@@ -29,6 +34,8 @@ class Game(NamedTuple):
     """The observation encoder class."""
     reference: str
     """The readable one-game reference engine class."""
+    spec: str
+    """The game's ``GameSpec`` (``spec.SPEC``): what the engine asks the game."""
 
 
 def _game(name: str, encoder: str, reference: str) -> Game:
@@ -38,6 +45,7 @@ def _game(name: str, encoder: str, reference: str) -> Game:
         scoring=f"{root}.scoring",
         encoder=f"{root}.observation:{encoder}",
         reference=f"{root}.reference:{reference}",
+        spec=f"{root}.spec:SPEC",
     )
 
 
@@ -57,3 +65,8 @@ def part(game: str, name: str) -> Any:
     module, _, attribute = getattr(GAMES[game], name).partition(":")
     loaded = importlib.import_module(module)
     return getattr(loaded, attribute) if attribute else loaded
+
+
+def spec(game: str) -> GameSpec:
+    """The ``GameSpec`` of ``game`` (``part(game, "spec")``)."""
+    return part(game, "spec")

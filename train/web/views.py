@@ -161,7 +161,7 @@ def player_view(table: Table, seat: int, finished: FinishedHands | None) -> dict
         return out
     if s.looked[0, seat]:
         out["hand"] = names(s.hands[0, seat])
-    if rules.face_up_deal:
+    if engine.spec.face_up_deal(rules):
         out["face_up"] = {str(k): names(s.face_up[0, k] & s.hands[0, k]) for k in range(engine.n_players)}
     if rules.two_player:
         if phase == DRAW and int(s.to_move[0]) == seat:
@@ -190,7 +190,7 @@ def frame(table: Table, step: Step | None, finished: FinishedHands | None) -> di
     phase = int(s.phase[0])
     out["hands"] = [names(h) for h in s.hands[0]]
     out["hand_result"] = None
-    if engine.rules.face_up_deal:
+    if engine.spec.face_up_deal(engine.rules):
         out["face_up"] = {str(k): names(s.face_up[0, k] & s.hands[0, k]) for k in range(n)}
     if engine.rules.hearts:
         out["passed"] = [names(p) for p in s.passed[0]]

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from spades_env.cards import CLUBS, DIAMONDS, HEARTS, N_RANKS, SPADES, card_suit
 from spades_env.core import reference_tricks as tricks
 from spades_env.core.reference_tricks import DEAL, OVER, PLAY, TrickGame
-from spades_env.rules import Rules
+from spades_env.rules import BaseRules, Rules
 
 __all__ = ["DEAL", "OVER", "PASS", "PLAY", "HeartsReferenceGame", "card_points", "seat_points"]
 
@@ -89,8 +89,8 @@ class HeartsReferenceGame(TrickGame):
         *,
         hand_number: int = 0,
     ) -> None:
-        if not isinstance(rules, Rules) or rules.game != "hearts":
-            got = f"game {rules.game!r}" if isinstance(rules, Rules) else type(rules).__name__
+        if not isinstance(rules, BaseRules) or rules.game != "hearts":
+            got = f"game {rules.game!r}" if isinstance(rules, BaseRules) else type(rules).__name__
             raise ValueError(f"rules must be a Hearts rule set (game 'hearts'), got {got}")
         self.seat_table(rules, dealer, scores, hand_number)
         self.n_card_ids = self.n_actions = rules.n_card_ids

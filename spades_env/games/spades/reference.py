@@ -35,7 +35,7 @@ from spades_env.core import reference_tricks as tricks
 from spades_env.core.reference_tricks import DEAL, OVER, PLAY, TrickGame
 from spades_env.games.spades.reference_bidding import bid_range, is_weak, may_bid_blind_nil
 from spades_env.games.spades.reference_scoring import match_winner, pay_bags, side_points
-from spades_env.rules import Rules
+from spades_env.rules import BaseRules, Rules
 
 __all__ = ["BEMO", "BID", "BLIND", "DEAL", "DRAW", "EXCHANGE", "OVER", "PLAY", "REDEAL", "SpadesReferenceGame"]
 
@@ -66,8 +66,8 @@ class SpadesReferenceGame(TrickGame):
         face_up: Sequence[Iterable[int]] | None = None,
         hand_number: int = 0,
     ) -> None:
-        if not isinstance(rules, Rules) or rules.game != "spades":
-            got = f"game {rules.game!r}" if isinstance(rules, Rules) else type(rules).__name__
+        if not isinstance(rules, BaseRules) or rules.game != "spades":
+            got = f"game {rules.game!r}" if isinstance(rules, BaseRules) else type(rules).__name__
             raise ValueError(f"rules must be a Spades rule set (game 'spades'), got {got}")
         self.seat_table(rules, dealer, scores, hand_number)
         self.two_player = rules.two_player

@@ -1,0 +1,143 @@
+"""``GameSpec``: what the game-agnostic engine (``spades_env.engine``) asks a game, so that it never
+branches on which game it runs.
+
+Each game folder defines one subclass and its instance ``SPEC`` (``games/<game>/spec.py``, listed in
+the registry ``spades_env.games.GAMES``); ``SpadesEngine.__init__`` reads ``spec(rules.game)`` once.
+The defaults here are those of a game without the feature in question (no trump, no bidding, no
+pass, no blind nil, no bags): a game overrides what it has.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from types import ModuleType
+
+    from spades_env.engine.core import SpadesEngine
+    from spades_env.engine.results import FinishedHands
+    from spades_env.engine.state import GameState
+    from spades_env.rules_base import BaseRules
+
+I64 = np.int64
+
+
+class GameSpec:
+    """One game's answers to the engine's questions (a subclass per game; its instance is ``SPEC``)."""
+
+    name: str = ""
+    """The game's name (``Rules.game``)."""
+    trump: int = -1
+    """The trump suit (-1: none) [RULES 1, 7]."""
+    broken_suit: int = -1
+    """The suit that may not be led until a card of it is played ("broken")."""
+    broken_mask: int = 0
+    """The cards of ``broken_suit`` (jokers included where they count as that suit)."""
+    first_trick_forbidden: int = 0
+    """Cards that may not be played to the first trick while the seat holds another (Hearts' points)."""
+    pass_offsets: tuple[int, int, int, int] = (0, 0, 0, 0)
+    """Seats from passer to receiver (clockwise) by hand number mod 4; 0: no pass."""
+    pass_names: tuple[str, str, str, str] = ("none", "none", "none", "none")
+    """The pass direction of each hand number mod 4, in words."""
+
+    def __reduce__(self) -> str:
+        """Pickled (with an engine) as a reference to its module's ``SPEC``: one spec per game."""
+        return "SPEC"
+
+    def loops(self) -> ModuleType:
+        """The game's compiled batch loops (``games.<game>.loops``)."""
+        from spades_env.games import part
+
+        return part(self.name, "loops")
+
+    # ------------------------------------------------------------ card play
+    def club_leads(self, rules: BaseRules) -> bool:
+        """The holder of the lowest club leads it to the first trick."""
+        return False
+
+    def card_points(self, rules: BaseRules) -> np.ndarray | None:
+        """(n_card_ids,) int64 points of each card taken, or None (tricks, not points, count)."""
+        return None
+
+    def lead_anytime(self, rules: BaseRules) -> bool:
+        """``broken_suit`` may be led before it is broken."""
+        return False
+
+    def face_up_deal(self, rules: BaseRules) -> bool:
+        """Some cards of each hand are dealt face up, seen by all until played (Spades' ``face_up_deal``)."""
+        return False
+
+    # --------------------------------------------------------------- actions
+    def max_bid(self, rules: BaseRules) -> int:
+        """The highest bid action (-1: the game has no bidding, no bid actions)."""
+        return -1
+
+    def blind_nil_allowed(self, engine: SpadesEngine, scores: np.ndarray) -> np.ndarray:
+        """(G, S) bool: may a side's players bid blind nil this hand [RULES 2]."""
+        return np.zeros(scores.shape, bool)
+
+    def bid_range(self, engine: SpadesEngine, state: GameState, g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(G,) int64 lowest and highest legal bid of the player to move in games ``g``."""
+        return np.zeros(len(g), I64), np.full(len(g), engine.hand_size, I64)
+
+    def weak_hand(self, engine: SpadesEngine, state: GameState, g: np.ndarray) -> np.ndarray:
+        """(G,) bool: the player to move in games ``g`` may show a weak hand to force a redeal."""
+        return np.zeros(len(g), bool)
+
+    # ------------------------------------------------------ checks of inputs
+    def max_bags(self, rules: BaseRules) -> int:
+        """The most bags a side may hold at the start of a hand (0: the game counts none)."""
+        return 0
+
+    def mercy_score(self, rules: BaseRules) -> int | None:
+        """The score at or below which a side ends the match (None: no mercy rule)."""
+        return None
+
+    def match_winner(self, rules: BaseRules, scores: np.ndarray, hands_played: np.ndarray) -> np.ndarray:
+        """(G,) int64: the side that has won at these scores after these hands, -1 while it goes on."""
+        raise NotImplementedError
+
+    def match_ends(self, rules: BaseRules) -> list[str]:
+        """What ends a match of these rules, in words (``target_score 500``, ...), for messages."""
+        ends = [f"target_score {rules.target_score}"]
+        if self.mercy_score(rules) is not None:
+            ends.append(f"lose_score {self.mercy_score(rules)}")
+        if rules.max_hands is not None:
+            ends.append(f"max_hands {rules.max_hands}")
+        return ends
+
+    def adjusted_points(
+        self, rules: BaseRules, delta: np.ndarray, bags_added: np.ndarray, bag_penalties: np.ndarray
+    ) -> np.ndarray:
+        """(G, n_sides) float64: a hand's points as tournaments compare them (a game without bags:
+        ``delta`` as it is)."""
+        return np.asarray(delta, np.float64)
+
+    # ---------------------------------------------------------- state checks
+    def reachable_phases(self, rules: BaseRules) -> list[int]:
+        """The phases a game of these rules can be in."""
+        raise NotImplementedError
+
+    def drawing_phases(self, rules: BaseRules) -> tuple[int, ...]:
+        """The phases in which the hands are still being drawn (no deal exists yet)."""
+        return ()
+
+    def check_state(self, engine: SpadesEngine, state: GameState, drawing: np.ndarray) -> None:
+        """The game's own invariants of ``state`` (``engine.check.check_state`` runs the shared ones);
+        raise AssertionError naming the game and the broken invariant."""
+        raise NotImplementedError
+
+    # --------------------------------------------------------------- records
+    def record_decisions(self, engine: SpadesEngine, f: FinishedHands, i: int, add) -> tuple[np.ndarray, dict]:
+        """Add (``add(seat, action)``) the decisions of hand ``i`` before its card play, in order, and
+        return the hands as the record lists them and the record fields that follow ``dealer``."""
+        return f.deal[i], {}
+
+    def record_declarations(self, engine: SpadesEngine, f: FinishedHands, i: int, leader: int, add) -> None:
+        """Add the decisions between the last bid and the first lead (made from ``leader`` on)."""
+
+    def record_result(self, engine: SpadesEngine, f: FinishedHands, i: int) -> dict[str, Any]:
+        """The game's record fields after the tricks (placed before ``hands``)."""
+        return {}

@@ -1,0 +1,175 @@
+"""What the engine asks Spades [RULES 1-6]: spades are trumps and may not be led until broken, the
+bidding (blind nil, ``min_team_bid``, ``mirror``, ``fourteen``), the bags, the two-player draw and the
+variants' decisions in a record (``GameSpec``, read by ``SpadesEngine.__init__`` through the registry).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from spades_env import cards
+from spades_env.engine import bits
+from spades_env.engine.state import BEMO, BID, BLIND, DRAW, EXCHANGE, OVER, PLAY
+from spades_env.games.game_spec import GameSpec
+from spades_env.games.spades.phases import WEAK_HAND_MASK
+
+if TYPE_CHECKING:
+    from spades_env.engine.core import SpadesEngine
+    from spades_env.engine.results import FinishedHands
+    from spades_env.engine.state import GameState
+    from spades_env.games.spades.rules import SpadesRules
+
+I64 = np.int64
+
+
+class SpadesSpec(GameSpec):
+    """Spades: trumps, bids, bags [RULES 1-6]."""
+
+    name = "spades"
+    trump = cards.SPADES
+    broken_suit = cards.SPADES
+    broken_mask = int(cards.TRUMP_MASK)  # the jokers are spades [RULES 6]
+
+    def club_leads(self, rules: SpadesRules) -> bool:
+        """``lowest_club_leads`` [RULES 6]."""
+        return rules.lowest_club_leads
+
+    def lead_anytime(self, rules: SpadesRules) -> bool:
+        """``spades_lead_anytime`` [RULES 1]."""
+        return rules.spades_lead_anytime
+
+    def face_up_deal(self, rules: SpadesRules) -> bool:
+        """``face_up_deal`` [RULES 6]."""
+        return rules.face_up_deal
+
+    def max_bid(self, rules: SpadesRules) -> int:
+        """Bids of 0 (nil) to every trick of the hand [RULES 2]."""
+        return rules.hand_size
+
+    def blind_nil_allowed(self, engine: SpadesEngine, scores: np.ndarray) -> np.ndarray:
+        """(G, S) bool: ``blind_nil``, for a side behind by ``blind_nil_requires_behind_by`` [RULES 2]."""
+        rules = engine.rules
+        if not rules.blind_nil:
+            return np.zeros(scores.shape, bool)
+        behind = rules.blind_nil_requires_behind_by
+        if behind is None:
+            return np.ones(scores.shape, bool)
+        if engine.n_sides == 2:  # the other side's score is the other column
+            return scores <= scores[:, ::-1] - behind
+        others = np.where(np.eye(engine.n_sides, dtype=bool)[None], np.iinfo(I64).min, scores[:, None, :])
+        return scores <= others.max(axis=2) - behind
+
+    def bid_range(self, engine: SpadesEngine, state: GameState, g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(G,) int64 lowest and highest legal bid: ``mirror``, ``fourteen``, ``min_team_bid`` [RULES 2, 6]."""
+        r, n = engine.rules, engine.n_players
+        hi = np.full(len(g), engine.hand_size, I64)
+        if r.mirror:
+            hand = state.hands.reshape(-1)[g * n + state.to_move[g]]
+            spades = bits.popcount(hand & cards.TRUMP_MASK)
+            return spades, spades
+        if not (r.partnership and (r.min_team_bid or r.fourteen)):
+            return np.zeros(len(g), I64), hi
+        partner_bid = state.bids.reshape(-1)[g * n + engine.partner[state.to_move[g]]]
+        if r.fourteen:
+            # Bids of 2 or more; the partner who bids second completes the team's 7.
+            forced = 7 - partner_bid
+            return np.where(partner_bid >= 0, forced, 2), np.where(partner_bid >= 0, forced, 5)
+        return np.where(partner_bid >= 0, np.maximum(0, r.min_team_bid - partner_bid), 0), hi
+
+    def weak_hand(self, engine: SpadesEngine, state: GameState, g: np.ndarray) -> np.ndarray:
+        """(G,) bool: ``misdeal_weak_hand`` and no spade, J, Q or K in the hand [RULES 6]."""
+        if not engine.rules.misdeal_weak_hand:
+            return np.zeros(len(g), bool)
+        hand = state.hands.reshape(-1)[g * engine.n_players + state.to_move[g]]
+        return (hand & WEAK_HAND_MASK) == 0
+
+    def max_bags(self, rules: SpadesRules) -> int:
+        """``bag_limit - 1`` with ``bags``, else 0 [RULES 3]."""
+        return rules.bag_limit - 1 if rules.bags else 0
+
+    def match_winner(self, rules: SpadesRules, scores: np.ndarray, hands_played: np.ndarray) -> np.ndarray:
+        """The highest score once a side reaches the target or the mercy score [RULES 3]."""
+        from spades_env.games.spades.scoring import match_winner
+
+        return match_winner(rules, scores, hands_played)
+
+    def mercy_score(self, rules: SpadesRules) -> int | None:
+        """The resolved ``lose_score`` [RULES 3]."""
+        return rules.mercy_score
+
+    def adjusted_points(
+        self, rules: SpadesRules, delta: np.ndarray, bags_added: np.ndarray, bag_penalties: np.ndarray
+    ) -> np.ndarray:
+        """The bag penalties put back and every bag charged (``scoring.bag_adjusted_points``) [RULES 3]."""
+        from spades_env.games.spades.scoring import bag_adjusted_points
+
+        return bag_adjusted_points(rules, delta, bags_added, bag_penalties)
+
+    def reachable_phases(self, rules: SpadesRules) -> list[int]:
+        """Bidding and play, with blind nil, Bemo and the two-player draw and exchange when on."""
+        reachable = [BID, PLAY, OVER] + [BLIND] * rules.blind_nil + [BEMO] * rules.bemo
+        return reachable + ([DRAW] + [EXCHANGE] * rules.blind_nil if rules.two_player else [])
+
+    def drawing_phases(self, rules: SpadesRules) -> tuple[int, ...]:
+        """Two-player: the hands are drawn from a pile before the bidding [RULES 4]."""
+        return (BLIND, DRAW, EXCHANGE) if rules.two_player else ()
+
+    def check_state(self, engine: SpadesEngine, state: GameState, drawing: np.ndarray) -> None:
+        """Bidding, Bemo, bags, face-up cards and the two-player pile (``spades.invariants``)."""
+        from spades_env.games.spades import invariants
+
+        invariants.check_spades(engine, state, drawing)
+
+    def record_decisions(self, engine: SpadesEngine, f: FinishedHands, i: int, add) -> tuple[np.ndarray, dict]:
+        """Blind-nil choices and bids; in two-player the 26 draws and the exchanges before the bids [RULES 2, 4]."""
+        lay, n = engine.layout, engine.n_players
+        dealer = int(f.dealer[i])
+        order = [(dealer + k) % n for k in range(1, n + 1)]
+        blind_open = engine._blind_nil_allowed(f.start_scores[i : i + 1])[0][engine.side_of_seat]
+        if engine.rules.two_player:
+            for seat in order:
+                if blind_open[seat]:
+                    add(seat, lay.blind_nil if f.blind[i, seat] else lay.look)
+            for k in range(len(f.pile[i]) // 2):
+                seat = order[1] if k % 2 == 0 else order[0]
+                second = int(f.pile[i, 2 * k + 1])
+                add(seat, lay.keep if (int(f.discards[i, seat]) >> second) & 1 else lay.discard)
+            for seat in order:
+                if f.blind[i, seat]:
+                    given = cards.mask_to_cards(int(f.exchanged_out[i, seat]))
+                    for c in given:
+                        add(seat, c)
+                    if len(given) < 3:
+                        add(seat, lay.exchange_done)
+            for seat in order:
+                if not f.blind[i, seat]:
+                    add(seat, lay.bid_action(int(f.bids[i, seat])))
+        else:
+            for seat in order:
+                if blind_open[seat]:
+                    add(seat, lay.blind_nil if f.blind[i, seat] else lay.look)
+                if not f.blind[i, seat]:
+                    add(seat, lay.bid_action(int(f.bids[i, seat])))
+        return f.deal[i], {}
+
+    def record_declarations(self, engine: SpadesEngine, f: FinishedHands, i: int, leader: int, add) -> None:
+        """The sides' Bemo declarations, from the leader on [RULES 6]."""
+        if engine.rules.bemo:
+            lay, n = engine.layout, engine.n_players
+            for k in range(engine.n_sides):
+                seat = (leader + k) % n
+                add(seat, lay.no_bemo + int(f.bemo[i, engine.side_of_seat[seat]]))
+
+    def record_result(self, engine: SpadesEngine, f: FinishedHands, i: int) -> dict[str, Any]:
+        """The two-player pile and the Bemo declarations."""
+        extra: dict[str, Any] = {}
+        if engine.rules.two_player:
+            extra["pile"] = [cards.card_name(int(c)) for c in f.pile[i]]
+        if engine.rules.bemo:
+            extra["bemo"] = f.bemo[i].tolist()
+        return extra
+
+
+SPEC = SpadesSpec()
