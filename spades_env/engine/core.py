@@ -352,21 +352,16 @@ class SpadesEngine(HandCycle):
         game's ``loops.step``, which also deals a weak-hand redeal); the hands that ended are
         scored and the next ones dealt in one more (``loops.end_hands``).
         """
-        b = state.batch_size
-        actions = inputs.action_array(actions, b)
+        b = len(state.phase)
+        if not (type(actions) is np.ndarray and actions.dtype == I64 and actions.shape == (b,)):
+            actions = inputs.action_array(actions, b)  # checked, as int64
         if not actions.flags.c_contiguous:
             actions = np.ascontiguousarray(actions)
         status = self._status(b)
         bad, n_ended = self._step(actions, validate, status, *self._rule_args, *state_arrays(state))
         if bad >= 0:
             self._raise_illegal(state, bad, int(actions[bad]))
-        result = StepResult(
-            hand_done=np.zeros(b, bool),
-            match_done=np.zeros(b, bool),
-            score_delta=np.zeros((b, self.n_sides), I64),
-            finished=[],
-            winner=np.full(b, -1, I64),
-        )
+        result = StepResult(batch_size=b, n_sides=self.n_sides)
         if n_ended:
             self._finish_hands(state, np.flatnonzero(status == HAND_ENDED), result, auto_reset)
         return result
