@@ -94,7 +94,7 @@ class HandCycle:
             seats = self._cells(g, self.n_players, state.batch_size)  # flat (game, seat) cells
             state.hands.reshape(-1)[seats] = deals
             state.deal.reshape(-1)[seats] = deals
-        self._loops.begin_hands(g, seeded, *self._rule_args, *state_arrays(state))
+        self._loops.begin_hands(g, seeded, self._rules, *state_arrays(state))
 
     def _cells(self, g: np.ndarray, width: int, b: int) -> np.ndarray:
         """(G, width) flat indices of rows ``g`` of a C-contiguous (b, width...) array.
@@ -141,7 +141,7 @@ class HandCycle:
             g,
             auto_reset,
             self._hand_end_tables,
-            self._rule_args[0],
+            self._params,
             self._unbroken_lead,
             tuple(record[name] for name in self._loops.RECORD),
             *state_arrays(state),

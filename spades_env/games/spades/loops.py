@@ -3,8 +3,9 @@
 Each loop runs the game's one-game rules (``games.spades.phases``) and the core's card play
 (``core.state_arrays``) over the games, dispatching on each game's phase. The engine
 (``engine.core.SpadesEngine``) picks these loops for a Spades rule set once, in ``__init__``,
-and passes the state's arrays (``core.state_arrays.state_arrays``), the rule set's ``params``
-and its card-play tables (``core.trick_play.TrickTables``, in order) as plain arguments.
+and passes the rule set's ``params`` and card-play tables (``core.trick_play.TrickTables``) packed
+in one array (``core.packed.pack_rules``), and the state's arrays (``core.state_arrays.state_arrays``),
+or, at small batches, one table of them (``core.packed.state_table``: ``step_packed``).
 
 Numba's cache keys a compiled function on its own file only: after editing a function these
 loops call in another file (``games.spades.phases``, ``core.state_arrays``, ``core.trick_play``),
@@ -17,6 +18,7 @@ import numpy as np
 from numba import njit, prange
 
 from spades_env import cards
+from spades_env.core import packed
 from spades_env.core import state_arrays as sa
 from spades_env.core.card_bits import kth_card, popcount, write_bits
 from spades_env.engine.state import OVER, PLAY
@@ -79,13 +81,14 @@ GOES_ON, HAND_ENDED, REDEAL = sa.GOES_ON, sa.HAND_ENDED, sa.REDEAL
 CHUNK = 256
 
 
-# The loops over games ``lo`` .. ``hi`` - 1. ``tables``: ``TrickTables``' fields in order;
-# ``state``: the state's arrays (``core.state_arrays.FIELDS``). Card play, the usual decision,
-# is dispatched here; the game's other phases are its ``phases`` functions.
+# The loops over games ``lo`` .. ``hi`` - 1. ``p``: the rule set's parameters; ``t``: its
+# ``TrickTables``; ``s``: the state's arrays (``StateArrays``, or ``DecisionArrays`` for the draw
+# and the mask), all without reference counts (``core.state_arrays.borrow``, ``core.packed``).
+# Card play, the usual decision, is dispatched here; the game's other phases are its ``phases``
+# functions.
 @njit(cache=True)
-def check_games(lo, hi, actions, p, tables, state):
+def check_games(lo, hi, actions, p, t, s):
     """The first game of ``lo`` .. ``hi`` - 1 whose action is not legal (or whose match is over), else -1."""
-    s, t = sa.borrow(state), sa.borrow_tables(tables)
     for g in range(lo, hi):
         phase = s.phase[g]
         if phase == PLAY:
@@ -97,11 +100,10 @@ def check_games(lo, hi, actions, p, tables, state):
 
 
 @njit(cache=True)
-def apply_games(lo, hi, actions, status, p, tables, state):
+def apply_games(lo, hi, actions, status, p, t, s):
     """Apply ``actions[g]`` in games ``lo`` .. ``hi`` - 1 (not where the match is over); ``status[g]``:
     GOES_ON, HAND_ENDED or REDEAL. The cards first, in one loop (card play never changes a
     game's phase), then the other decisions."""
-    s, t = sa.borrow(state), sa.borrow_tables(tables)
     status[lo:hi] = GOES_ON
     sa.play_cards(s, t, lo, hi, actions, PLAY, status)  # sets HAND_ENDED (1, True)
     for g in range(lo, hi):
@@ -113,10 +115,9 @@ def apply_games(lo, hi, actions, status, p, tables, state):
 
 
 @njit(cache=True)
-def draw_games(lo, hi, u, out, p, tables, state):
+def draw_games(lo, hi, u, out, p, t, s):
     """``out[g]``: legal action k of game g in id order, k = floor(u[g] * their number); 0 where
     the match is over."""
-    s, t = sa.borrow_decision(state), sa.borrow_tables(tables)
     for g in range(lo, hi):
         phase = s.phase[g]
         if phase == PLAY:
@@ -129,9 +130,8 @@ def draw_games(lo, hi, u, out, p, tables, state):
 
 
 @njit(cache=True)
-def mask_games(lo, hi, games, out, p, tables, state):
+def mask_games(lo, hi, games, out, p, t, s):
     """``out[i]``: the legal actions of the player to move in game ``games[i]``, i in ``lo`` .. ``hi`` - 1."""
-    s, t = sa.borrow_decision(state), sa.borrow_tables(tables)
     for i in range(lo, hi):
         g = games[i]
         row = out[i]
@@ -151,14 +151,8 @@ def _count(status, what):
     return n
 
 
-# The engine's calls: one game at a time, or ``_threads`` over chunks of games in parallel
-# (``prange``), with the same results. Each takes its own arguments, then the rule set's
-# parameters ``p``, its card-play tables and the state's arrays (``random_actions`` and
-# ``legal_action_mask``: only ``core.state_arrays.DECISION_FIELDS``).
 @njit(cache=True)
-def step(
-    actions, validate, status, p, card_bit, suit_of, power, preferred, forbidden, points, broken, lead_after, *state
-):  # fmt: skip
+def step_games(actions, validate, status, p, t, s):
     """Apply ``actions[g]`` in every game g (games whose match is over are left alone).
 
     Returns ``(bad, n_ended)``: with ``validate``, ``bad`` is the first game whose action is not
@@ -167,88 +161,109 @@ def step(
     was played (``n_ended`` of them, to be scored by ``end_hands``), REDEAL for the games where a
     weak hand was shown and the new deal was dealt [RULES 6].
     """
-    tables = (card_bit, suit_of, power, preferred, forbidden, points, broken, lead_after)
     b = len(actions)
     if validate:
-        bad = check_games(0, b, actions, p, tables, state)
+        bad = check_games(0, b, actions, p, t, s)
         if bad >= 0:
             return bad, 0
-    apply_games(0, b, actions, status, p, tables, state)
+    apply_games(0, b, actions, status, p, t, s)
     return -1, _count(status, HAND_ENDED)
 
 
+# The engine's calls: one game at a time, or ``_threads`` over chunks of games in parallel
+# (``prange``), with the same results. Each takes its own arguments, then the rule set's
+# parameters and card-play tables in one array (``core.packed.pack_rules``), then the state:
+# its arrays (``random_actions`` and ``legal_action_mask``: only ``core.state_arrays.DECISION_FIELDS``),
+# or, ``step_packed``, its ``core.packed.state_table``.
+@njit(cache=True)
+def step(actions, validate, status, rules, *state):
+    """``step_games`` on the state's arrays."""
+    p, t = packed.unpack_rules(rules)
+    return step_games(actions, validate, status, p, t, sa.borrow(state))
+
+
+@njit(cache=True)
+def step_packed(actions, validate, status, rules, table):
+    """``step_games`` on the state of a ``core.packed.state_table``."""
+    p, t = packed.unpack_rules(rules)
+    return step_games(actions, validate, status, p, t, packed.unpack_state(table))
+
+
 @njit(cache=True, parallel=True)
-def step_threads(
-    actions, validate, status, p, card_bit, suit_of, power, preferred, forbidden, points, broken, lead_after, *state
-):  # fmt: skip
-    """``step`` over chunks of ``CHUNK`` games in parallel."""
-    tables = (card_bit, suit_of, power, preferred, forbidden, points, broken, lead_after)
+def step_threads(actions, validate, status, rules, *state):
+    """``step_games`` over chunks of ``CHUNK`` games in parallel."""
     b = len(actions)
     n_chunks = (b + CHUNK - 1) // CHUNK
     if validate:
         bad = np.empty(n_chunks, np.int64)
         for c in prange(n_chunks):
-            bad[c] = check_games(c * CHUNK, min(b, (c + 1) * CHUNK), actions, p, tables, state)
+            bad[c] = _check_chunk(c * CHUNK, min(b, (c + 1) * CHUNK), actions, rules, state)
         for c in range(n_chunks):
             if bad[c] >= 0:
                 return bad[c], 0
     for c in prange(n_chunks):
-        apply_games(c * CHUNK, min(b, (c + 1) * CHUNK), actions, status, p, tables, state)
+        _apply_chunk(c * CHUNK, min(b, (c + 1) * CHUNK), actions, status, rules, state)
     return -1, _count(status, HAND_ENDED)
 
 
+# A parallel loop's body takes the rules and the state as they came (Numba's ``prange`` does not
+# carry the bundles made outside it) and bundles them itself.
 @njit(cache=True)
-def random_actions(u, p, card_bit, suit_of, power, preferred, forbidden, points, broken, lead_after, *state):
+def _check_chunk(lo, hi, actions, rules, state):
+    p, t = packed.unpack_rules(rules)
+    return check_games(lo, hi, actions, p, t, sa.borrow(state))
+
+
+@njit(cache=True)
+def _apply_chunk(lo, hi, actions, status, rules, state):
+    p, t = packed.unpack_rules(rules)
+    apply_games(lo, hi, actions, status, p, t, sa.borrow(state))
+
+
+@njit(cache=True)
+def _draw_chunk(lo, hi, u, out, rules, state):
+    p, t = packed.unpack_rules(rules)
+    draw_games(lo, hi, u, out, p, t, sa.borrow_decision(state))
+
+
+@njit(cache=True)
+def _mask_chunk(lo, hi, games, out, rules, state):
+    p, t = packed.unpack_rules(rules)
+    mask_games(lo, hi, games, out, p, t, sa.borrow_decision(state))
+
+
+@njit(cache=True)
+def random_actions(u, rules, *state):
     """(B,) int64: ``draw_games`` of every game, from ``u`` (B,) floats in [0, 1)."""
+    p, t = packed.unpack_rules(rules)
     out = np.empty(len(u), np.int64)
-    draw_games(
-        0,
-        len(u),
-        u,
-        out,
-        p,
-        (card_bit, suit_of, power, preferred, forbidden, points, broken, lead_after),
-        state,
-    )
+    draw_games(0, len(u), u, out, p, t, sa.borrow_decision(state))
     return out
 
 
 @njit(cache=True, parallel=True)
-def random_actions_threads(u, p, card_bit, suit_of, power, preferred, forbidden, points, broken, lead_after, *state):
+def random_actions_threads(u, rules, *state):
     """``random_actions`` over chunks of games in parallel."""
-    tables = (card_bit, suit_of, power, preferred, forbidden, points, broken, lead_after)
     b = len(u)
     out = np.empty(b, np.int64)
     for c in prange((b + CHUNK - 1) // CHUNK):
-        draw_games(c * CHUNK, min(b, (c + 1) * CHUNK), u, out, p, tables, state)
+        _draw_chunk(c * CHUNK, min(b, (c + 1) * CHUNK), u, out, rules, state)
     return out
 
 
 @njit(cache=True)
-def legal_action_mask(
-    games, out, p, card_bit, suit_of, power, preferred, forbidden, points, broken, lead_after, *state
-):
+def legal_action_mask(games, out, rules, *state):
     """Write the legal actions of the player to move in game ``games[i]`` into ``out[i]`` (bool)."""
-    mask_games(
-        0,
-        len(games),
-        games,
-        out,
-        p,
-        (card_bit, suit_of, power, preferred, forbidden, points, broken, lead_after),
-        state,
-    )
+    p, t = packed.unpack_rules(rules)
+    mask_games(0, len(games), games, out, p, t, sa.borrow_decision(state))
 
 
 @njit(cache=True, parallel=True)
-def legal_action_mask_threads(
-    games, out, p, card_bit, suit_of, power, preferred, forbidden, points, broken, lead_after, *state
-):
+def legal_action_mask_threads(games, out, rules, *state):
     """``legal_action_mask`` over chunks of games in parallel."""
-    tables = (card_bit, suit_of, power, preferred, forbidden, points, broken, lead_after)
     n = len(games)
     for c in prange((n + CHUNK - 1) // CHUNK):
-        mask_games(c * CHUNK, min(n, (c + 1) * CHUNK), games, out, p, tables, state)
+        _mask_chunk(c * CHUNK, min(n, (c + 1) * CHUNK), games, out, rules, state)
 
 
 @njit(cache=True, inline="always")
@@ -261,11 +276,12 @@ def start_hand(s, p, g, seeded, unbroken_lead):
 
 
 @njit(cache=True)
-def begin_hands(games, seeded, p, card_bit, suit_of, power, preferred, forbidden, points, broken, lead_after, *state):
+def begin_hands(games, seeded, rules, *state):
     """``start_hand`` of each of ``games`` (a new match's first hand)."""
+    p, t = packed.unpack_rules(rules)
     s = sa.borrow(state)
     for g in games:
-        start_hand(s, p, g, seeded, lead_after[0])
+        start_hand(s, p, g, seeded, t.lead_after[0])
 
 
 @njit(cache=True)
