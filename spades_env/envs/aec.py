@@ -385,7 +385,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self._action[0] = a
         result = self.engine.step(state, self._action, validate=False)
         self._mask_fresh = False
-        if result.hand_done.item():
+        if result.finished:  # (B = 1: a hand ended; most steps read no result array, none is made)
             if before is not None and not result.match_done[0]:
                 self._view = hand_end_view(self.engine, before, result.finished, self._action)
             self._end_hand(agent, result.score_delta[0].tolist(), state.winner.item(), state.to_move.item())
