@@ -155,8 +155,10 @@ class SpadesEngine(HandCycle):
         self._loops = loops
         self._params = loops.params(r, self.layout)
         self._rules = packed.pack_rules(self._params, self.trick_tables)
-        self._hand_end_tables = loops.hand_end_tables(r)
-        """The rule set's scoring tables, as the game's compiled ``loops.end_hands`` takes them."""
+        self._hand_end_tables = tuple(loops.hand_end_tables(r))
+        """The rule set's scoring tables, as the game's compiled ``loops.end_hands`` takes them: a plain
+        tuple (Numba types one in C; a NamedTuple's fields in Python, about 3 µs a call)."""
+        self._record_layout = self._record_fields()
         one = self.threads == 1
         self._step = loops.step if one else _on_threads(loops.step_threads, self.threads)
         self._step_packed = loops.step_packed if one else None
@@ -167,8 +169,8 @@ class SpadesEngine(HandCycle):
 
     #: What ``_bind_loops`` sets: compiled functions, a module, derived tables and the packed state
     #: (addresses of this process's arrays), rebuilt rather than pickled.
-    _BOUND = ("_loops", "_params", "_rules", "_hand_end_tables", "_step", "_step_packed", "_random", "_mask",
-              "_packed_state")  # fmt: skip
+    _BOUND = ("_loops", "_params", "_rules", "_hand_end_tables", "_record_layout", "_step", "_step_packed",
+              "_random", "_mask", "_packed_state")  # fmt: skip
 
     def __getstate__(self) -> dict:
         """An engine pickles (and deep-copies) as its rules and tables; the compiled loops are
@@ -376,7 +378,7 @@ class SpadesEngine(HandCycle):
             self._raise_illegal(state, bad, int(actions[bad]))
         result = StepResult(batch_size=b, n_sides=self.n_sides)
         if n_ended:
-            self._finish_hands(state, np.flatnonzero(status == HAND_ENDED), result, auto_reset)
+            self._finish_hands(state, np.flatnonzero(status == HAND_ENDED), result, auto_reset, table)
         return result
 
     def _state_table(self, state: GameState) -> np.ndarray | None:

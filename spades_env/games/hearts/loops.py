@@ -254,11 +254,24 @@ def begin_hands(games, seeded, rules, *state):
 
 
 @njit(cache=True)
-def end_hands(games, auto_reset, t, p, unbroken_lead, record, *state):
+def end_hands(games, auto_reset, tables, p, unbroken_lead, record, *state):
+    """``finish_games`` on the state's arrays (``tables``: the ``hand_score.HeartsTables`` as a plain tuple)."""
+    t = hand_score.HeartsTables(*tables)
+    finish_games(games, auto_reset, t, p, unbroken_lead, record, sa.borrow(state))
+
+
+@njit(cache=True)
+def end_hands_packed(games, auto_reset, tables, p, unbroken_lead, record, table):
+    """``finish_games`` on the state of a ``core.packed.state_table``."""
+    t = hand_score.HeartsTables(*tables)
+    finish_games(games, auto_reset, t, p, unbroken_lead, record, packed.unpack_state(table))
+
+
+@njit(cache=True)
+def finish_games(games, auto_reset, t, p, unbroken_lead, record, s):
     """Score the hand that ended in each of ``games`` (``hand_score.finish_hand``, ``t`` its
     ``HeartsTables``), keep it in row o of the ``record`` arrays (``RECORD``, o: its place in
     ``games``), and start the next hand, the next match (``auto_reset``) or leave the match OVER."""
-    s = sa.borrow(state)
     (winner, deal, dealer, history, bids, blind, tricks_won, trick_winners, start_scores, start_bags, bemo,
      hand_number, key, delta, scores, bags, taken, points_of, moon, seat_delta, passed,
      points_taken) = record  # fmt: skip
