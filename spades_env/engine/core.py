@@ -338,7 +338,10 @@ class SpadesEngine(HandCycle):
         single ``rng.random(B)`` (action k of a game's legal actions in id order, k = floor(u *
         count)), drawn in one compiled call without building the mask.
         """
-        return self._random(rng.random(len(state.phase)), self._rules, *decision_arrays(state))
+        b = len(state.phase)
+        out = np.empty(b, I64)
+        self._random(rng.random(b), out, self._rules, *decision_arrays(state))
+        return out
 
     def current_player(self, state: GameState) -> np.ndarray:
         """(B,) int64: seat to move, -1 where the match is over."""

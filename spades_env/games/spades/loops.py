@@ -233,22 +233,19 @@ def _mask_chunk(lo, hi, games, out, rules, state):
 
 
 @njit(cache=True)
-def random_actions(u, rules, *state):
-    """(B,) int64: ``draw_games`` of every game, from ``u`` (B,) floats in [0, 1)."""
+def random_actions(u, out, rules, *state):
+    """``out`` (B,) int64: ``draw_games`` of every game, from ``u`` (B,) floats in [0, 1) (the caller
+    allocates ``out``: NumPy makes an array faster than a Numba return boxes one)."""
     p, t = packed.unpack_rules(rules)
-    out = np.empty(len(u), np.int64)
     draw_games(0, len(u), u, out, p, t, sa.borrow_decision(state))
-    return out
 
 
 @njit(cache=True, parallel=True)
-def random_actions_threads(u, rules, *state):
+def random_actions_threads(u, out, rules, *state):
     """``random_actions`` over chunks of games in parallel."""
     b = len(u)
-    out = np.empty(b, np.int64)
     for c in prange((b + CHUNK - 1) // CHUNK):
         _draw_chunk(c * CHUNK, min(b, (c + 1) * CHUNK), u, out, rules, state)
-    return out
 
 
 @njit(cache=True)
