@@ -27,9 +27,8 @@ def _unpacked(table, addresses, shapes, itemsizes):
 
 @njit(cache=True)
 def _rules_back(rules):
-    p, t = packed.unpack_rules(rules)
-    return (p.copy(), t.card_bit.copy(), t.suit_of.copy(), t.power.copy(), t.preferred.copy(),
-            t.first_trick_forbidden, t.points.copy(), t.broken_suit, t.lead_after.copy())  # fmt: skip
+    p, t = packed.unpack_rules(rules)  # t: the TrickTables fields, in order
+    return p.copy(), t[0].copy(), t[1].copy(), t[2].copy(), t[3].copy(), t[4], t[5].copy(), t[6], t[7].copy()
 
 
 def _played(engine, seed, b=6, steps=40):

@@ -6,16 +6,18 @@ engine passes instead:
 
 - ``state_table(arrays)``: a (5 + 38,) int64 table of the batch's dimensions (B, N seats, S sides,
   T tricks, P the two-player pile) and the data address of each array (``FIELDS`` order), which
-  ``unpack_state`` turns back into the ``StateArrays`` of the same memory inside compiled code.
+  ``unpack_state`` turns back into a tuple of views of the same memory inside compiled code.
   Only arrays that are C-contiguous, aligned, writeable and of their field's dtype and shape
   (``FIELD_LAYOUT``) are packed; the table is valid only while those very arrays are alive and
   are the state's fields (the engine keeps them with the table and compares them by identity
   before each use, ``engine.core``).
 - ``pack_rules(p, tables)``: the game's int64 parameters ``p`` and its ``trick_play.TrickTables``
-  in one array, which ``unpack_rules`` views back as ``(p, TrickTables)`` of the same types.
+  in one array, which ``unpack_rules`` views back as ``(p, tables)`` of the same types.
 
-The views made inside compiled code carry no reference count (as ``state_arrays.borrow``'s), so
-the same compiled rules run on either and are compiled once.
+The views made inside compiled code carry no reference count and have the types of the arrays
+passed one by one, so the same compiled rules run on either and are compiled once. They are plain
+tuples, which the games' loops bundle inside each loop (``state_arrays.borrow``): a bundle passed
+from one compiled function to another made the large-batch step about 1.5x slower.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from numba import carray, literal_unroll, njit, types
 from numba.extending import intrinsic
 
 from spades_env.core import trick_play
-from spades_env.core.state_arrays import FIELDS, N_FIELDS, StateArrays, borrowed
+from spades_env.core.state_arrays import FIELDS, N_FIELDS, borrowed
 
 _U, _I, _B = np.dtype(np.uint64), np.dtype(np.int64), np.dtype(np.bool_)
 #: Each ``GameState`` field's dtype and its dimensions after the batch (N seats, S sides, T tricks,
@@ -98,11 +100,12 @@ def _at(table, k, dtype, shape):
 
 @njit(cache=True)
 def unpack_state(table):
-    """The ``StateArrays`` a ``state_table`` describes (views of the state's own memory; valid while
-    the call that made them runs)."""
+    """The state arrays a ``state_table`` describes, as a plain tuple in ``FIELDS`` order (views of
+    the state's own memory, of the types the arrays passed one by one have, so that the same
+    compiled rules take either; valid while the call that made them runs)."""
     b, n, s, t, p = table[0], table[1], table[2], table[3], table[4]
     u, i, f = np.uint64, np.int64, np.bool_
-    return StateArrays(
+    return (
         _at(table, 0, u, (b, n)),  # hands
         _at(table, 1, u, (b, n)),  # deal
         _at(table, 2, i, (b,)),  # phase
@@ -169,8 +172,9 @@ def pack_rules(p: np.ndarray, tables: trick_play.TrickTables) -> np.ndarray:
 
 @njit(cache=True)
 def unpack_rules(rules):
-    """``(p, TrickTables)`` of a ``pack_rules`` array: views without a reference count, of the
-    types the separate arrays have (valid while the call that made them runs)."""
+    """``(p, tables)`` of a ``pack_rules`` array, ``tables`` the ``TrickTables`` fields as a plain
+    tuple: views without a reference count, of the types the separate arrays have (valid while
+    the call that made them runs)."""
     r = borrowed(rules)
     n_p, c, rows, cols, n_preferred, n_points = r[0], r[1], r[2], r[3], r[4], r[5]
     o = 6
@@ -187,5 +191,4 @@ def unpack_rules(rules):
     forbidden = np.uint64(r[o])
     points = r[o + 1 : o + 1 + n_points]
     o += 1 + n_points
-    tables = trick_play.TrickTables(card_bit, suit_of, power, preferred, forbidden, points, r[o], r[o + 1 : o + 3])
-    return p, tables
+    return p, (card_bit, suit_of, power, preferred, forbidden, points, r[o], r[o + 1 : o + 3])

@@ -5,7 +5,7 @@ in ``FIELDS`` order: a Numba call costs about 0.07 µs an array, a tuple of them
 more) and bundle them into a ``StateArrays`` inside the compiled code (``borrow``); a rule of
 one game then reads ``s.hands[g, seat]``. ``FIELDS`` is ``GameState``'s fields in order
 (tested). At small batches the engine's ``step`` passes one table of the arrays' addresses
-instead, which ``core.packed.unpack_state`` turns into the same ``StateArrays``. The core never
+instead, whose views (``core.packed.unpack_state``) the same ``borrow`` bundles. The core never
 imports a game: the games' compiled loops call these pieces.
 
 Numba counts the references of every array passed to a function, atomically, at each call:
@@ -192,6 +192,22 @@ def borrow_decision(state):
         borrowed(state[5]),
         borrowed(state[6]),
         borrowed(state[7]),
+    )
+
+
+@njit(cache=True)
+def borrow_tables(tables):
+    """``TrickTables`` of borrowed views of ``tables`` (its fields in order)."""
+    card_bit, suit_of, power, preferred, first_trick_forbidden, points, broken_suit, lead_after = tables
+    return trick_play.TrickTables(
+        borrowed(card_bit),
+        borrowed(suit_of),
+        borrowed(power),
+        borrowed(preferred),
+        first_trick_forbidden,
+        borrowed(points),
+        broken_suit,
+        borrowed(lead_after),
     )
 
 

@@ -81,14 +81,16 @@ GOES_ON, HAND_ENDED, REDEAL = sa.GOES_ON, sa.HAND_ENDED, sa.REDEAL
 CHUNK = 256
 
 
-# The loops over games ``lo`` .. ``hi`` - 1. ``p``: the rule set's parameters; ``t``: its
-# ``TrickTables``; ``s``: the state's arrays (``StateArrays``, or ``DecisionArrays`` for the draw
-# and the mask), all without reference counts (``core.state_arrays.borrow``, ``core.packed``).
-# Card play, the usual decision, is dispatched here; the game's other phases are its ``phases``
-# functions.
+# The loops over games ``lo`` .. ``hi`` - 1. ``tables``: ``TrickTables``' fields in order;
+# ``state``: the state's arrays (``core.state_arrays.FIELDS``), the arrays passed or their views
+# (``core.packed.unpack_state``), of the same types: each loop is compiled once. Each bundles
+# them itself (``borrow``): a bundle passed from one compiled call to another made the large
+# batches about 1.5x slower. Card play, the usual decision, is dispatched here; the game's other
+# phases are its ``phases`` functions.
 @njit(cache=True)
-def check_games(lo, hi, actions, p, t, s):
+def check_games(lo, hi, actions, p, tables, state):
     """The first game of ``lo`` .. ``hi`` - 1 whose action is not legal (or whose match is over), else -1."""
+    s, t = sa.borrow(state), sa.borrow_tables(tables)
     for g in range(lo, hi):
         phase = s.phase[g]
         if phase == PLAY:
@@ -100,10 +102,11 @@ def check_games(lo, hi, actions, p, t, s):
 
 
 @njit(cache=True)
-def apply_games(lo, hi, actions, status, p, t, s):
+def apply_games(lo, hi, actions, status, p, tables, state):
     """Apply ``actions[g]`` in games ``lo`` .. ``hi`` - 1 (not where the match is over); ``status[g]``:
     GOES_ON, HAND_ENDED or REDEAL. The cards first, in one loop (card play never changes a
     game's phase), then the other decisions."""
+    s, t = sa.borrow(state), sa.borrow_tables(tables)
     status[lo:hi] = GOES_ON
     sa.play_cards(s, t, lo, hi, actions, PLAY, status)  # sets HAND_ENDED (1, True)
     for g in range(lo, hi):
@@ -115,9 +118,10 @@ def apply_games(lo, hi, actions, status, p, t, s):
 
 
 @njit(cache=True)
-def draw_games(lo, hi, u, out, p, t, s):
+def draw_games(lo, hi, u, out, p, tables, state):
     """``out[g]``: legal action k of game g in id order, k = floor(u[g] * their number); 0 where
     the match is over."""
+    s, t = sa.borrow_decision(state), sa.borrow_tables(tables)
     for g in range(lo, hi):
         phase = s.phase[g]
         if phase == PLAY:
@@ -130,8 +134,9 @@ def draw_games(lo, hi, u, out, p, t, s):
 
 
 @njit(cache=True)
-def mask_games(lo, hi, games, out, p, t, s):
+def mask_games(lo, hi, games, out, p, tables, state):
     """``out[i]``: the legal actions of the player to move in game ``games[i]``, i in ``lo`` .. ``hi`` - 1."""
+    s, t = sa.borrow_decision(state), sa.borrow_tables(tables)
     for i in range(lo, hi):
         g = games[i]
         row = out[i]
@@ -152,7 +157,7 @@ def _count(status, what):
 
 
 @njit(cache=True)
-def step_games(actions, validate, status, p, t, s):
+def step_games(actions, validate, status, p, tables, state):
     """Apply ``actions[g]`` in every game g (games whose match is over are left alone).
 
     Returns ``(bad, n_ended)``: with ``validate``, ``bad`` is the first game whose action is not
@@ -163,10 +168,10 @@ def step_games(actions, validate, status, p, t, s):
     """
     b = len(actions)
     if validate:
-        bad = check_games(0, b, actions, p, t, s)
+        bad = check_games(0, b, actions, p, tables, state)
         if bad >= 0:
             return bad, 0
-    apply_games(0, b, actions, status, p, t, s)
+    apply_games(0, b, actions, status, p, tables, state)
     return -1, _count(status, HAND_ENDED)
 
 
@@ -178,15 +183,15 @@ def step_games(actions, validate, status, p, t, s):
 @njit(cache=True)
 def step(actions, validate, status, rules, *state):
     """``step_games`` on the state's arrays."""
-    p, t = packed.unpack_rules(rules)
-    return step_games(actions, validate, status, p, t, sa.borrow(state))
+    p, tables = packed.unpack_rules(rules)
+    return step_games(actions, validate, status, p, tables, state)
 
 
 @njit(cache=True)
 def step_packed(actions, validate, status, rules, table):
     """``step_games`` on the state of a ``core.packed.state_table``."""
-    p, t = packed.unpack_rules(rules)
-    return step_games(actions, validate, status, p, t, packed.unpack_state(table))
+    p, tables = packed.unpack_rules(rules)
+    return step_games(actions, validate, status, p, tables, packed.unpack_state(table))
 
 
 @njit(cache=True, parallel=True)
@@ -210,34 +215,34 @@ def step_threads(actions, validate, status, rules, *state):
 # carry the bundles made outside it) and bundles them itself.
 @njit(cache=True)
 def _check_chunk(lo, hi, actions, rules, state):
-    p, t = packed.unpack_rules(rules)
-    return check_games(lo, hi, actions, p, t, sa.borrow(state))
+    p, tables = packed.unpack_rules(rules)
+    return check_games(lo, hi, actions, p, tables, state)
 
 
 @njit(cache=True)
 def _apply_chunk(lo, hi, actions, status, rules, state):
-    p, t = packed.unpack_rules(rules)
-    apply_games(lo, hi, actions, status, p, t, sa.borrow(state))
+    p, tables = packed.unpack_rules(rules)
+    apply_games(lo, hi, actions, status, p, tables, state)
 
 
 @njit(cache=True)
 def _draw_chunk(lo, hi, u, out, rules, state):
-    p, t = packed.unpack_rules(rules)
-    draw_games(lo, hi, u, out, p, t, sa.borrow_decision(state))
+    p, tables = packed.unpack_rules(rules)
+    draw_games(lo, hi, u, out, p, tables, state)
 
 
 @njit(cache=True)
 def _mask_chunk(lo, hi, games, out, rules, state):
-    p, t = packed.unpack_rules(rules)
-    mask_games(lo, hi, games, out, p, t, sa.borrow_decision(state))
+    p, tables = packed.unpack_rules(rules)
+    mask_games(lo, hi, games, out, p, tables, state)
 
 
 @njit(cache=True)
 def random_actions(u, out, rules, *state):
     """``out`` (B,) int64: ``draw_games`` of every game, from ``u`` (B,) floats in [0, 1) (the caller
     allocates ``out``: NumPy makes an array faster than a Numba return boxes one)."""
-    p, t = packed.unpack_rules(rules)
-    draw_games(0, len(u), u, out, p, t, sa.borrow_decision(state))
+    p, tables = packed.unpack_rules(rules)
+    draw_games(0, len(u), u, out, p, tables, state)
 
 
 @njit(cache=True, parallel=True)
@@ -251,8 +256,8 @@ def random_actions_threads(u, out, rules, *state):
 @njit(cache=True)
 def legal_action_mask(games, out, rules, *state):
     """Write the legal actions of the player to move in game ``games[i]`` into ``out[i]`` (bool)."""
-    p, t = packed.unpack_rules(rules)
-    mask_games(0, len(games), games, out, p, t, sa.borrow_decision(state))
+    p, tables = packed.unpack_rules(rules)
+    mask_games(0, len(games), games, out, p, tables, state)
 
 
 @njit(cache=True, parallel=True)
@@ -275,17 +280,17 @@ def start_hand(s, p, g, seeded, unbroken_lead):
 @njit(cache=True)
 def begin_hands(games, seeded, rules, *state):
     """``start_hand`` of each of ``games`` (a new match's first hand)."""
-    p, t = packed.unpack_rules(rules)
+    p, tables = packed.unpack_rules(rules)
     s = sa.borrow(state)
     for g in games:
-        start_hand(s, p, g, seeded, t.lead_after[0])
+        start_hand(s, p, g, seeded, tables[7][0])  # lead_after[0]
 
 
 @njit(cache=True)
 def end_hands(games, auto_reset, tables, p, unbroken_lead, record, *state):
     """``finish_games`` on the state's arrays (``tables``: the ``hand_score.ScoreTables`` as a plain tuple)."""
     t = hand_score.ScoreTables(*tables)
-    finish_games(games, auto_reset, t, p, unbroken_lead, record, sa.borrow(state))
+    finish_games(games, auto_reset, t, p, unbroken_lead, record, state)
 
 
 @njit(cache=True)
@@ -296,10 +301,11 @@ def end_hands_packed(games, auto_reset, tables, p, unbroken_lead, record, table)
 
 
 @njit(cache=True)
-def finish_games(games, auto_reset, t, p, unbroken_lead, record, s):
+def finish_games(games, auto_reset, t, p, unbroken_lead, record, state):
     """Score the hand that ended in each of ``games`` (``hand_score.finish_hand``, ``t`` its
     ``ScoreTables``), keep it in row o of the ``record`` arrays (``RECORD``, o: its place in
     ``games``), and start the next hand, the next match (``auto_reset``) or leave the match OVER."""
+    s = sa.borrow(state)
     (winner, deal, dealer, history, bids, blind, tricks_won, trick_winners, start_scores, start_bags, bemo,
      hand_number, key, delta, scores, bags, made, bags_added, bag_penalties, boston, pile, discards,
      exchanged_out) = record  # fmt: skip
