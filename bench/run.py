@@ -81,17 +81,27 @@ def engine_card_plays(rules: str, batch: int, seconds: float, seed: int = 0, thr
     engine = SpadesEngine(rules, threads=max(threads, 1))
     rng = np.random.default_rng(seed)
     state = engine.reset(np.arange(batch))
+    plays_now = play_counter(state.phase)
 
     def body() -> int:
         plays = 0
         for _ in range(64):
-            plays += int(np.count_nonzero(state.phase == PLAY))
+            plays += plays_now()
             engine.step(state, engine.random_actions(state, rng), auto_reset=True)
         return plays
 
     if threads:
         return on_cores(THREAD_CORES, lambda: timed(seconds, body, clock=time.perf_counter))
     return timed(seconds, body)
+
+
+def play_counter(phase: np.ndarray) -> Callable[[], int]:
+    """How many games of ``phase`` (a state's (B,) phases, stepped in place) are playing a card now,
+    the cheapest way: one element's test for one game (a count over the batch costs about 1 µs,
+    a few percent of a B = 1 decision), else a count."""
+    if len(phase) == 1:
+        return lambda: int(phase[0] == PLAY)
+    return lambda: int(np.count_nonzero(phase == PLAY))
 
 
 def openspiel_decisions(seconds: float, observe: bool = False, seed: int = 0, game: str = "spades") -> float | None:

@@ -140,3 +140,21 @@ def test_openspiel_alternatives_measure_every_way(capsys):
         rates = figures[name]
         assert len(rates) == (8 if name == "spades" else 7) and min(rates.values()) > 0
         assert "openspiel_driver.play_random (the bench)" in rates
+
+
+@pytest.mark.parametrize("batch", [1, 5])
+def test_the_engine_rows_count_the_card_plays_of_the_state_as_it_is_stepped(batch):
+    from bench.run import play_counter
+    from spades_env import SpadesEngine
+    from spades_env.engine import PLAY
+
+    engine = SpadesEngine("partnership")
+    state = engine.reset(np.arange(batch))
+    count = play_counter(state.phase)
+    rng = np.random.default_rng(0)
+    seen = set()
+    for _ in range(30):
+        assert count() == int(np.count_nonzero(state.phase == PLAY))
+        seen.add(count())
+        engine.step(state, engine.random_actions(state, rng), auto_reset=True)
+    assert 0 in seen and max(seen) == batch  # bids (no play) and plays both counted

@@ -4,7 +4,9 @@ The compiled rules take the ``GameState`` arrays as separate arguments (``state_
 in ``FIELDS`` order: a Numba call costs about 0.07 µs an array, a tuple of them several times
 more) and bundle them into a ``StateArrays`` inside the compiled code (``borrow``); a rule of
 one game then reads ``s.hands[g, seat]``. ``FIELDS`` is ``GameState``'s fields in order
-(tested). The core never imports a game: the games' compiled loops call these pieces.
+(tested). At small batches the engine's ``step`` passes one table of the arrays' addresses
+instead, whose views (``core.packed.unpack_state``) the same ``borrow`` bundles. The core never
+imports a game: the games' compiled loops call these pieces.
 
 Numba counts the references of every array passed to a function, atomically, at each call:
 for a bundle of 38 arrays that is ~0.5 µs a call, ten times a game's rule. ``borrow`` bundles

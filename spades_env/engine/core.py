@@ -21,12 +21,14 @@ hand; ``engine.check``, ``engine.inputs`` and ``engine.records`` ask it too.
 
 from __future__ import annotations
 
+from operator import is_
+
 import numba
 import numpy as np
 
 from spades_env import cards
-from spades_env.core import trick_play
-from spades_env.core.state_arrays import HAND_ENDED, decision_arrays, state_arrays
+from spades_env.core import packed, trick_play
+from spades_env.core.state_arrays import HAND_ENDED, N_FIELDS, decision_arrays, state_arrays
 from spades_env.engine import dealing, inputs
 from spades_env.engine.actions import ActionLayout
 from spades_env.engine.hand_cycle import HandCycle
@@ -143,20 +145,29 @@ class SpadesEngine(HandCycle):
 
     def _bind_loops(self) -> None:
         """Pick the game's compiled loops (step, random_actions, legal_action_mask, end_hands) and
-        what they take after their own arguments: the rule set's parameters and tables."""
+        what they take after their own arguments: the rule set's parameters and tables, packed in
+        one array (``core.packed.pack_rules``)."""
         r = self.rules
         loops = GAME_LOOPS[r.game]
         self._loops = loops
-        self._rule_args = (loops.params(r, self.layout), *self.trick_tables)
-        self._hand_end_tables = loops.hand_end_tables(r)
-        """The rule set's scoring tables, as the game's compiled ``loops.end_hands`` takes them."""
+        self._params = loops.params(r, self.layout)
+        self._rules = packed.pack_rules(self._params, self.trick_tables)
+        self._hand_end_tables = tuple(loops.hand_end_tables(r))
+        """The rule set's scoring tables, as the game's compiled ``loops.end_hands`` takes them: a plain
+        tuple (Numba types one in C; a NamedTuple's fields in Python, about 3 µs a call)."""
+        self._record_layout = self._record_fields()
         one = self.threads == 1
         self._step = loops.step if one else _on_threads(loops.step_threads, self.threads)
+        self._step_packed = loops.step_packed if one else None
         self._random = loops.random_actions if one else _on_threads(loops.random_actions_threads, self.threads)
         self._mask = loops.legal_action_mask if one else _on_threads(loops.legal_action_mask_threads, self.threads)
+        self._packed_state: tuple[tuple[np.ndarray, ...], np.ndarray | None] | None = None
+        """The arrays of the last state stepped and their ``core.packed.state_table`` (None: not packable)."""
 
-    #: What ``_bind_loops`` sets: compiled functions and a module, rebuilt rather than pickled.
-    _BOUND = ("_loops", "_rule_args", "_hand_end_tables", "_step", "_random", "_mask")
+    #: What ``_bind_loops`` sets: compiled functions, a module, derived tables and the packed state
+    #: (addresses of this process's arrays), rebuilt rather than pickled.
+    _BOUND = ("_loops", "_params", "_rules", "_hand_end_tables", "_record_layout", "_step", "_step_packed",
+              "_random", "_mask", "_packed_state")  # fmt: skip
 
     def __getstate__(self) -> dict:
         """An engine pickles (and deep-copies) as its rules and tables; the compiled loops are
@@ -291,7 +302,7 @@ class SpadesEngine(HandCycle):
         elif not (isinstance(out, np.ndarray) and out.shape == shape and out.dtype == bool):
             got = f"{out.dtype} {out.shape}" if isinstance(out, np.ndarray) else type(out).__name__
             raise inputs.EngineInputError(f"out must be a bool array of shape {shape}, got {got}")
-        self._mask(g, out, *self._rule_args, *decision_arrays(state))
+        self._mask(g, out, self._rules, *decision_arrays(state))
         return out
 
     def random_actions(self, state: GameState, rng: np.random.Generator) -> np.ndarray:
@@ -301,7 +312,10 @@ class SpadesEngine(HandCycle):
         single ``rng.random(B)`` (action k of a game's legal actions in id order, k = floor(u *
         count)), drawn in one compiled call without building the mask.
         """
-        return self._random(rng.random(state.batch_size), *self._rule_args, *decision_arrays(state))
+        b = len(state.phase)
+        out = np.empty(b, I64)
+        self._random(rng.random(b), out, self._rules, *decision_arrays(state))
+        return out
 
     def current_player(self, state: GameState) -> np.ndarray:
         """(B,) int64: seat to move, -1 where the match is over."""
@@ -326,24 +340,37 @@ class SpadesEngine(HandCycle):
         game's ``loops.step``, which also deals a weak-hand redeal); the hands that ended are
         scored and the next ones dealt in one more (``loops.end_hands``).
         """
-        b = state.batch_size
-        actions = inputs.action_array(actions, b)
+        b = len(state.phase)
+        if not (type(actions) is np.ndarray and actions.dtype == I64 and actions.shape == (b,)):
+            actions = inputs.action_array(actions, b)  # checked, as int64
         if not actions.flags.c_contiguous:
             actions = np.ascontiguousarray(actions)
         status = self._status(b)
-        bad, n_ended = self._step(actions, validate, status, *self._rule_args, *state_arrays(state))
+        table = self._state_table(state) if self._step_packed is not None else None
+        if table is not None:
+            bad, n_ended = self._step_packed(actions, validate, status, self._rules, table)
+        else:
+            bad, n_ended = self._step(actions, validate, status, self._rules, *state_arrays(state))
         if bad >= 0:
             self._raise_illegal(state, bad, int(actions[bad]))
-        result = StepResult(
-            hand_done=np.zeros(b, bool),
-            match_done=np.zeros(b, bool),
-            score_delta=np.zeros((b, self.n_sides), I64),
-            finished=[],
-            winner=np.full(b, -1, I64),
-        )
+        result = StepResult(batch_size=b, n_sides=self.n_sides)
         if n_ended:
-            self._finish_hands(state, np.flatnonzero(status == HAND_ENDED), result, auto_reset)
+            self._finish_hands(state, np.flatnonzero(status == HAND_ENDED), result, auto_reset, table)
         return result
+
+    def _state_table(self, state: GameState) -> np.ndarray | None:
+        """The ``core.packed.state_table`` of ``state``'s arrays (None if they cannot be packed), kept
+        for the last state stepped: it is used again while the state's fields are those very arrays
+        (compared by identity, in field order; the kept arrays stay alive with it), so that a field
+        assigned a new array is never stepped through the old one's address."""
+        kept = self._packed_state
+        fields = vars(state).values()
+        if kept is not None and len(fields) == N_FIELDS and all(map(is_, kept[0], fields)):
+            return kept[1]
+        arrays = state_arrays(state)
+        table = packed.state_table(arrays)
+        self._packed_state = (arrays, table)
+        return table
 
     def _status(self, b: int) -> np.ndarray:
         """The (b,) int8 buffer the compiled ``step`` writes each game's outcome into (kept per batch

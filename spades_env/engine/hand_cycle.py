@@ -94,7 +94,7 @@ class HandCycle:
             seats = self._cells(g, self.n_players, state.batch_size)  # flat (game, seat) cells
             state.hands.reshape(-1)[seats] = deals
             state.deal.reshape(-1)[seats] = deals
-        self._loops.begin_hands(g, seeded, *self._rule_args, *state_arrays(state))
+        self._loops.begin_hands(g, seeded, self._rules, *state_arrays(state))
 
     def _cells(self, g: np.ndarray, width: int, b: int) -> np.ndarray:
         """(G, width) flat indices of rows ``g`` of a C-contiguous (b, width...) array.
@@ -120,38 +120,49 @@ class HandCycle:
             rows.flags.writeable = False
         return rows
 
+    def _record_fields(self) -> tuple[tuple[str, tuple[int, ...], type, bool], ...]:
+        """What ``_record`` allocates: each array's name, dimensions after the G games, dtype, and
+        whether it is zeros (a ``FinishedHands`` field of a variant these rules lack) rather than
+        filled by the game's ``loops.end_hands`` (its ``RECORD``)."""
+        dims = {"N": self.n_players, "S": self.n_sides, "T": self.hand_size, "P": self.pile_size}
+        filled = self._loops.RECORD
+        names = (*filled, *(name for name in _FINISHED_FIELDS if name not in filled))
+        return tuple(
+            (name, tuple(dims[x] for x in RECORD_SHAPES[name][0]), RECORD_SHAPES[name][1], name not in filled)
+            for name in names
+        )
+
     def _record(self, n: int) -> dict[str, np.ndarray]:
         """The arrays the game's ``loops.end_hands`` fills for ``n`` finished hands (its ``RECORD``),
         and zeros for the ``FinishedHands`` fields of variants these rules lack."""
-        dims = {"N": self.n_players, "S": self.n_sides, "T": self.hand_size, "P": self.pile_size}
-        record = {}
-        for name in self._loops.RECORD:
-            letters, dtype = RECORD_SHAPES[name]
-            record[name] = np.empty((n, *(dims[x] for x in letters)), dtype)
-        for name in _FINISHED_FIELDS:
-            if name not in record:
-                letters, dtype = RECORD_SHAPES[name]
-                record[name] = np.zeros((n, *(dims[x] for x in letters)), dtype)
-        return record
+        empty, zeros = np.empty, np.zeros
+        return {name: (zeros if zero else empty)((n, *dims), dtype) for name, dims, dtype, zero in self._record_layout}
 
-    def _finish_hands(self, state: GameState, g: np.ndarray, result: StepResult, auto_reset: bool) -> None:
-        """Score the hands that ended in games ``g``, record them in ``result`` and start what follows."""
+    def _finish_hands(
+        self, state: GameState, g: np.ndarray, result: StepResult, auto_reset: bool, table: np.ndarray | None = None
+    ) -> None:
+        """Score the hands that ended in games ``g``, record them in ``result`` and start what follows
+        (``table``: the state's ``core.packed.state_table``, if the step ran on it)."""
         record = self._record(len(g))
-        self._loops.end_hands(
-            g,
-            auto_reset,
-            self._hand_end_tables,
-            self._rule_args[0],
-            self._unbroken_lead,
-            tuple(record[name] for name in self._loops.RECORD),
-            *state_arrays(state),
-        )
-        winner = record["winner"]
-        result.hand_done[g] = True
-        result.score_delta[g] = record["delta"]
-        result.match_done[g] = winner >= 0
-        result.winner[g] = winner
-        result.finished.append(FinishedHands(games=g, **{name: record[name] for name in _FINISHED_FIELDS}))
+        loops = self._loops
+        args = (g, auto_reset, self._hand_end_tables, self._params, self._unbroken_lead)
+        filled = tuple(record[name] for name in loops.RECORD)
+        if table is not None:
+            loops.end_hands_packed(*args, filled, table)
+        else:
+            loops.end_hands(*args, filled, *state_arrays(state))
+        winner, delta = record["winner"], record["delta"]
+        if len(g) == len(state.phase):  # every game's hand ended (always at B = 1): g is 0 .. B - 1
+            result.hand_done = np.ones(len(g), bool)
+            result.score_delta = delta.copy()
+            result.match_done = winner >= 0
+            result.winner = winner.copy()
+        else:
+            result.hand_done[g] = True
+            result.score_delta[g] = delta
+            result.match_done[g] = winner >= 0
+            result.winner[g] = winner
+        result.finished.append(FinishedHands(g, *[record[name] for name in _FINISHED_FIELDS]))
 
 
 #: Each record array's dimensions after the G finished games (N seats, S sides, T tricks, P the

@@ -80,18 +80,84 @@ class FinishedHands:
         return (self.bids == 0) & (self.tricks_won > 0)
 
 
-@dataclass
 class StepResult:
-    """What one ``step`` did, per game."""
+    """What one ``step`` did, per game.
 
-    hand_done: np.ndarray
-    """(B,) bool: a hand was scored in this step."""
-    match_done: np.ndarray
-    """(B,) bool: the match ended in this step."""
-    score_delta: np.ndarray
-    """(B, S) int64: points each side scored in this step (non-zero only at hand ends)."""
-    finished: list[FinishedHands]
-    """Details of the hands finished in this step (empty most steps)."""
-    winner: np.ndarray
-    """(B,) int64: the side that won a match ending in this step, else -1 (kept when
-    ``auto_reset`` starts the next match at once)."""
+    The per-game arrays are made when first read (or written): most steps end no hand, and
+    then they are the zeros (and -1) of no event, which a caller that reads only ``finished``
+    (empty) never pays for. Each result owns its arrays; reading one twice gives the same array.
+    ``finished``: the details of the hands finished in this step (``FinishedHands``; empty most steps).
+    """
+
+    __slots__ = ("_b", "_n_sides", "_hand_done", "_match_done", "_score_delta", "_winner", "finished")
+
+    def __init__(
+        self,
+        hand_done: np.ndarray | None = None,
+        match_done: np.ndarray | None = None,
+        score_delta: np.ndarray | None = None,
+        finished: list[FinishedHands] | None = None,
+        winner: np.ndarray | None = None,
+        *,
+        batch_size: int | None = None,
+        n_sides: int | None = None,
+    ) -> None:
+        """The given arrays, or (None) the no-event ones for ``batch_size`` games of ``n_sides`` sides."""
+        if batch_size is None:
+            batch_size = len(hand_done if hand_done is not None else winner)
+        if n_sides is None and score_delta is not None:
+            n_sides = score_delta.shape[1]
+        self._b, self._n_sides = batch_size, n_sides
+        self._hand_done, self._match_done, self._score_delta, self._winner = hand_done, match_done, score_delta, winner
+        self.finished: list[FinishedHands] = [] if finished is None else finished
+
+    @property
+    def hand_done(self) -> np.ndarray:
+        """(B,) bool: a hand was scored in this step."""
+        if self._hand_done is None:
+            self._hand_done = np.zeros(self._b, bool)
+        return self._hand_done
+
+    @hand_done.setter
+    def hand_done(self, value: np.ndarray) -> None:
+        self._hand_done = value
+
+    @property
+    def match_done(self) -> np.ndarray:
+        """(B,) bool: the match ended in this step."""
+        if self._match_done is None:
+            self._match_done = np.zeros(self._b, bool)
+        return self._match_done
+
+    @match_done.setter
+    def match_done(self, value: np.ndarray) -> None:
+        self._match_done = value
+
+    @property
+    def score_delta(self) -> np.ndarray:
+        """(B, S) int64: points each side scored in this step (non-zero only at hand ends)."""
+        if self._score_delta is None:
+            self._score_delta = np.zeros((self._b, self._n_sides), np.int64)
+        return self._score_delta
+
+    @score_delta.setter
+    def score_delta(self, value: np.ndarray) -> None:
+        self._score_delta = value
+
+    @property
+    def winner(self) -> np.ndarray:
+        """(B,) int64: the side that won a match ending in this step, else -1 (kept when
+        ``auto_reset`` starts the next match at once)."""
+        if self._winner is None:
+            self._winner = np.full(self._b, -1, np.int64)
+        return self._winner
+
+    @winner.setter
+    def winner(self, value: np.ndarray) -> None:
+        self._winner = value
+
+    def __repr__(self) -> str:
+        return (
+            f"StepResult(hand_done={self.hand_done!r}, match_done={self.match_done!r}, "
+            f"score_delta={self.score_delta!r}, finished={self.finished!r}, winner={self.winner!r})"
+        )

@@ -270,6 +270,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self._scale = (0.01 if reward == "scaled" else 1.0) * (-1.0 if self.rules.hearts else 1.0)
         self._zero_mask = np.zeros(n_actions, np.int8)
         self._n_actions = n_actions
+        self._obs_size = self.encoder.size
         self._hand_episodes = episode == "hand"
         self._game = np.zeros(1, np.int64)
         self._seats = [np.array([seat], np.int64) for seat in range(n)]  # ``encode``'s seat argument
@@ -349,7 +350,11 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self.agent_name_mapping[agent]
-        obs = self.encoder.encode(self._view, self._game, self._seats[seat])[0]
+        # The encoder's own writer into a fresh row (``encode`` without its checks of the games,
+        # seats and buffer, which hold for the env's one game and its seats).
+        obs = np.empty((1, self._obs_size), np.float32)
+        self.encoder._write(self._view, self._game, self._seats[seat], obs)
+        obs = obs[0]
         if agent == self.agent_selection and self._live and not self.terminations[agent]:
             mask = self._legal().copy()
         else:
@@ -385,7 +390,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self._action[0] = a
         result = self.engine.step(state, self._action, validate=False)
         self._mask_fresh = False
-        if result.hand_done.item():
+        if result.finished:  # (B = 1: a hand ended; most steps read no result array, none is made)
             if before is not None and not result.match_done[0]:
                 self._view = hand_end_view(self.engine, before, result.finished, self._action)
             self._end_hand(agent, result.score_delta[0].tolist(), state.winner.item(), state.to_move.item())

@@ -3,8 +3,9 @@
 Each loop runs the game's one-game rules (``games.spades.phases``) and the core's card play
 (``core.state_arrays``) over the games, dispatching on each game's phase. The engine
 (``engine.core.SpadesEngine``) picks these loops for a Spades rule set once, in ``__init__``,
-and passes the state's arrays (``core.state_arrays.state_arrays``), the rule set's ``params``
-and its card-play tables (``core.trick_play.TrickTables``, in order) as plain arguments.
+and passes the rule set's ``params`` and card-play tables (``core.trick_play.TrickTables``) packed
+in one array (``core.packed.pack_rules``), and the state's arrays (``core.state_arrays.state_arrays``),
+or, at small batches, one table of them (``core.packed.state_table``: ``step_packed``).
 
 Numba's cache keys a compiled function on its own file only: after editing a function these
 loops call in another file (``games.spades.phases``, ``core.state_arrays``, ``core.trick_play``),
@@ -17,6 +18,7 @@ import numpy as np
 from numba import njit, prange
 
 from spades_env import cards
+from spades_env.core import packed
 from spades_env.core import state_arrays as sa
 from spades_env.core.card_bits import kth_card, popcount, write_bits
 from spades_env.engine.state import OVER, PLAY
@@ -80,8 +82,11 @@ CHUNK = 256
 
 
 # The loops over games ``lo`` .. ``hi`` - 1. ``tables``: ``TrickTables``' fields in order;
-# ``state``: the state's arrays (``core.state_arrays.FIELDS``). Card play, the usual decision,
-# is dispatched here; the game's other phases are its ``phases`` functions.
+# ``state``: the state's arrays (``core.state_arrays.FIELDS``), the arrays passed or their views
+# (``core.packed.unpack_state``), of the same types: each loop is compiled once. Each bundles
+# them itself (``borrow``): a bundle passed from one compiled call to another made the large
+# batches about 1.5x slower. Card play, the usual decision, is dispatched here; the game's other
+# phases are its ``phases`` functions.
 @njit(cache=True)
 def check_games(lo, hi, actions, p, tables, state):
     """The first game of ``lo`` .. ``hi`` - 1 whose action is not legal (or whose match is over), else -1."""
@@ -151,14 +156,8 @@ def _count(status, what):
     return n
 
 
-# The engine's calls: one game at a time, or ``_threads`` over chunks of games in parallel
-# (``prange``), with the same results. Each takes its own arguments, then the rule set's
-# parameters ``p``, its card-play tables and the state's arrays (``random_actions`` and
-# ``legal_action_mask``: only ``core.state_arrays.DECISION_FIELDS``).
 @njit(cache=True)
-def step(
-    actions, validate, status, p, card_bit, suit_of, power, preferred, forbidden, points, broken, lead_after, *state
-):  # fmt: skip
+def step_games(actions, validate, status, p, tables, state):
     """Apply ``actions[g]`` in every game g (games whose match is over are left alone).
 
     Returns ``(bad, n_ended)``: with ``validate``, ``bad`` is the first game whose action is not
@@ -167,7 +166,6 @@ def step(
     was played (``n_ended`` of them, to be scored by ``end_hands``), REDEAL for the games where a
     weak hand was shown and the new deal was dealt [RULES 6].
     """
-    tables = (card_bit, suit_of, power, preferred, forbidden, points, broken, lead_after)
     b = len(actions)
     if validate:
         bad = check_games(0, b, actions, p, tables, state)
@@ -177,78 +175,97 @@ def step(
     return -1, _count(status, HAND_ENDED)
 
 
+# The engine's calls: one game at a time, or ``_threads`` over chunks of games in parallel
+# (``prange``), with the same results. Each takes its own arguments, then the rule set's
+# parameters and card-play tables in one array (``core.packed.pack_rules``), then the state:
+# its arrays (``random_actions`` and ``legal_action_mask``: only ``core.state_arrays.DECISION_FIELDS``),
+# or, ``step_packed``, its ``core.packed.state_table``.
+@njit(cache=True)
+def step(actions, validate, status, rules, *state):
+    """``step_games`` on the state's arrays."""
+    p, tables = packed.unpack_rules(rules)
+    return step_games(actions, validate, status, p, tables, state)
+
+
+@njit(cache=True)
+def step_packed(actions, validate, status, rules, table):
+    """``step_games`` on the state of a ``core.packed.state_table``."""
+    p, tables = packed.unpack_rules(rules)
+    return step_games(actions, validate, status, p, tables, packed.unpack_state(table))
+
+
 @njit(cache=True, parallel=True)
-def step_threads(
-    actions, validate, status, p, card_bit, suit_of, power, preferred, forbidden, points, broken, lead_after, *state
-):  # fmt: skip
-    """``step`` over chunks of ``CHUNK`` games in parallel."""
-    tables = (card_bit, suit_of, power, preferred, forbidden, points, broken, lead_after)
+def step_threads(actions, validate, status, rules, *state):
+    """``step_games`` over chunks of ``CHUNK`` games in parallel."""
     b = len(actions)
     n_chunks = (b + CHUNK - 1) // CHUNK
     if validate:
         bad = np.empty(n_chunks, np.int64)
         for c in prange(n_chunks):
-            bad[c] = check_games(c * CHUNK, min(b, (c + 1) * CHUNK), actions, p, tables, state)
+            bad[c] = _check_chunk(c * CHUNK, min(b, (c + 1) * CHUNK), actions, rules, state)
         for c in range(n_chunks):
             if bad[c] >= 0:
                 return bad[c], 0
     for c in prange(n_chunks):
-        apply_games(c * CHUNK, min(b, (c + 1) * CHUNK), actions, status, p, tables, state)
+        _apply_chunk(c * CHUNK, min(b, (c + 1) * CHUNK), actions, status, rules, state)
     return -1, _count(status, HAND_ENDED)
 
 
+# A parallel loop's body takes the rules and the state as they came (Numba's ``prange`` does not
+# carry the bundles made outside it) and bundles them itself.
 @njit(cache=True)
-def random_actions(u, p, card_bit, suit_of, power, preferred, forbidden, points, broken, lead_after, *state):
-    """(B,) int64: ``draw_games`` of every game, from ``u`` (B,) floats in [0, 1)."""
-    out = np.empty(len(u), np.int64)
-    draw_games(
-        0,
-        len(u),
-        u,
-        out,
-        p,
-        (card_bit, suit_of, power, preferred, forbidden, points, broken, lead_after),
-        state,
-    )
-    return out
+def _check_chunk(lo, hi, actions, rules, state):
+    p, tables = packed.unpack_rules(rules)
+    return check_games(lo, hi, actions, p, tables, state)
+
+
+@njit(cache=True)
+def _apply_chunk(lo, hi, actions, status, rules, state):
+    p, tables = packed.unpack_rules(rules)
+    apply_games(lo, hi, actions, status, p, tables, state)
+
+
+@njit(cache=True)
+def _draw_chunk(lo, hi, u, out, rules, state):
+    p, tables = packed.unpack_rules(rules)
+    draw_games(lo, hi, u, out, p, tables, state)
+
+
+@njit(cache=True)
+def _mask_chunk(lo, hi, games, out, rules, state):
+    p, tables = packed.unpack_rules(rules)
+    mask_games(lo, hi, games, out, p, tables, state)
+
+
+@njit(cache=True)
+def random_actions(u, out, rules, *state):
+    """``out`` (B,) int64: ``draw_games`` of every game, from ``u`` (B,) floats in [0, 1) (the caller
+    allocates ``out``: NumPy makes an array faster than a Numba return boxes one)."""
+    p, tables = packed.unpack_rules(rules)
+    draw_games(0, len(u), u, out, p, tables, state)
 
 
 @njit(cache=True, parallel=True)
-def random_actions_threads(u, p, card_bit, suit_of, power, preferred, forbidden, points, broken, lead_after, *state):
+def random_actions_threads(u, out, rules, *state):
     """``random_actions`` over chunks of games in parallel."""
-    tables = (card_bit, suit_of, power, preferred, forbidden, points, broken, lead_after)
     b = len(u)
-    out = np.empty(b, np.int64)
     for c in prange((b + CHUNK - 1) // CHUNK):
-        draw_games(c * CHUNK, min(b, (c + 1) * CHUNK), u, out, p, tables, state)
-    return out
+        _draw_chunk(c * CHUNK, min(b, (c + 1) * CHUNK), u, out, rules, state)
 
 
 @njit(cache=True)
-def legal_action_mask(
-    games, out, p, card_bit, suit_of, power, preferred, forbidden, points, broken, lead_after, *state
-):
+def legal_action_mask(games, out, rules, *state):
     """Write the legal actions of the player to move in game ``games[i]`` into ``out[i]`` (bool)."""
-    mask_games(
-        0,
-        len(games),
-        games,
-        out,
-        p,
-        (card_bit, suit_of, power, preferred, forbidden, points, broken, lead_after),
-        state,
-    )
+    p, tables = packed.unpack_rules(rules)
+    mask_games(0, len(games), games, out, p, tables, state)
 
 
 @njit(cache=True, parallel=True)
-def legal_action_mask_threads(
-    games, out, p, card_bit, suit_of, power, preferred, forbidden, points, broken, lead_after, *state
-):
+def legal_action_mask_threads(games, out, rules, *state):
     """``legal_action_mask`` over chunks of games in parallel."""
-    tables = (card_bit, suit_of, power, preferred, forbidden, points, broken, lead_after)
     n = len(games)
     for c in prange((n + CHUNK - 1) // CHUNK):
-        mask_games(c * CHUNK, min(n, (c + 1) * CHUNK), games, out, p, tables, state)
+        _mask_chunk(c * CHUNK, min(n, (c + 1) * CHUNK), games, out, rules, state)
 
 
 @njit(cache=True, inline="always")
@@ -261,15 +278,30 @@ def start_hand(s, p, g, seeded, unbroken_lead):
 
 
 @njit(cache=True)
-def begin_hands(games, seeded, p, card_bit, suit_of, power, preferred, forbidden, points, broken, lead_after, *state):
+def begin_hands(games, seeded, rules, *state):
     """``start_hand`` of each of ``games`` (a new match's first hand)."""
+    p, tables = packed.unpack_rules(rules)
     s = sa.borrow(state)
     for g in games:
-        start_hand(s, p, g, seeded, lead_after[0])
+        start_hand(s, p, g, seeded, tables[7][0])  # lead_after[0]
 
 
 @njit(cache=True)
-def end_hands(games, auto_reset, t, p, unbroken_lead, record, *state):
+def end_hands(games, auto_reset, tables, p, unbroken_lead, record, *state):
+    """``finish_games`` on the state's arrays (``tables``: the ``hand_score.ScoreTables`` as a plain tuple)."""
+    t = hand_score.ScoreTables(*tables)
+    finish_games(games, auto_reset, t, p, unbroken_lead, record, state)
+
+
+@njit(cache=True)
+def end_hands_packed(games, auto_reset, tables, p, unbroken_lead, record, table):
+    """``finish_games`` on the state of a ``core.packed.state_table``."""
+    t = hand_score.ScoreTables(*tables)
+    finish_games(games, auto_reset, t, p, unbroken_lead, record, packed.unpack_state(table))
+
+
+@njit(cache=True)
+def finish_games(games, auto_reset, t, p, unbroken_lead, record, state):
     """Score the hand that ended in each of ``games`` (``hand_score.finish_hand``, ``t`` its
     ``ScoreTables``), keep it in row o of the ``record`` arrays (``RECORD``, o: its place in
     ``games``), and start the next hand, the next match (``auto_reset``) or leave the match OVER."""

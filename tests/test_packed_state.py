@@ -1,0 +1,126 @@
+"""``core.packed``: a state's arrays as one table of addresses, a rule set's tables as one array,
+and the engine's use of them (the same games as the arrays passed one by one)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from numba import literal_unroll, njit
+
+from spades_env.core import packed
+from spades_env.core.state_arrays import FIELDS, N_FIELDS, state_arrays
+from spades_env.engine import SpadesEngine
+from spades_env.rules import list_presets
+
+
+@njit(cache=True)
+def _unpacked(table, addresses, shapes, itemsizes):
+    """The address, shape and item size of each array ``unpack_state`` makes of ``table``."""
+    k = 0
+    for a in literal_unroll(packed.unpack_state(table)):
+        addresses[k] = a.ctypes.data
+        itemsizes[k] = a.itemsize
+        for j in range(a.ndim):
+            shapes[k, j] = a.shape[j]
+        k += 1
+
+
+@njit(cache=True)
+def _rules_back(rules):
+    p, t = packed.unpack_rules(rules)  # t: the TrickTables fields, in order
+    return p.copy(), t[0].copy(), t[1].copy(), t[2].copy(), t[3].copy(), t[4], t[5].copy(), t[6], t[7].copy()
+
+
+def _played(engine, seed, b=6, steps=40):
+    state = engine.reset(np.arange(seed, seed + b))
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        engine.step(state, engine.random_actions(state, rng), auto_reset=True)
+    return state
+
+
+@pytest.mark.parametrize("preset", list_presets())
+def test_the_table_unpacks_to_the_state_own_arrays(preset):
+    engine = SpadesEngine(preset)
+    state = _played(engine, 3)
+    arrays = state_arrays(state)
+    table = packed.state_table(arrays)
+    assert table is not None and table.dtype == np.int64 and table.shape == (packed.HEADER + N_FIELDS,)
+    addresses, itemsizes = np.zeros(N_FIELDS, np.int64), np.zeros(N_FIELDS, np.int64)
+    shapes = np.full((N_FIELDS, 3), -1, np.int64)
+    _unpacked(table, addresses, shapes, itemsizes)
+    for k, (name, a) in enumerate(zip(FIELDS, arrays, strict=True)):
+        assert addresses[k] == a.ctypes.data, name
+        assert tuple(shapes[k, : a.ndim]) == a.shape and (shapes[k, a.ndim :] == -1).all(), name
+        assert itemsizes[k] == a.itemsize and a.dtype == packed.FIELD_LAYOUT[name][0], name
+
+
+@pytest.mark.parametrize("preset", ["partnership", "two-player", "hearts", "jokers"])
+def test_packed_rules_unpack_to_the_parameters_and_tables(preset):
+    engine = SpadesEngine(preset)
+    back = _rules_back(engine._rules)
+    t = engine.trick_tables
+    want = (engine._params, t.card_bit, t.suit_of, t.power, t.preferred, t.first_trick_forbidden, t.points,
+            t.broken_suit, t.lead_after)  # fmt: skip
+    for got, expected in zip(back, want, strict=True):
+        if isinstance(expected, np.ndarray):  # (scalars come back as Python ints)
+            assert got.dtype == expected.dtype and got.shape == expected.shape
+        np.testing.assert_array_equal(got, expected)
+
+
+BREAKS = {
+    "int32 field": lambda s: setattr(s, "scores", s.scores.astype(np.int32)),
+    "strided field": lambda s: setattr(s, "history", np.asfortranarray(s.history)),
+    "read-only field": lambda s: s.bids.setflags(write=False),
+    "narrow field": lambda s: setattr(s, "bids", s.bids[:, :3].copy()),
+    "list field": lambda s: setattr(s, "phase", s.phase.tolist()),
+}
+
+
+@pytest.mark.parametrize("name", list(BREAKS))
+def test_arrays_that_cannot_be_viewed_from_an_address_are_not_packed(name):
+    engine = SpadesEngine("partnership")
+    state = engine.reset([1, 2])
+    assert packed.state_table(state_arrays(state)) is not None
+    BREAKS[name](state)
+    assert packed.state_table(state_arrays(state)) is None
+    assert engine._state_table(state) is None
+
+
+def test_a_field_assigned_a_new_array_is_stepped_there_not_at_the_old_address():
+    engine = SpadesEngine("partnership")
+    state = engine.reset([5, 6])
+    rng = np.random.default_rng(5)
+    engine.step(state, engine.random_actions(state, rng))
+    old_table = engine._state_table(state)
+    assert engine._state_table(state) is old_table  # kept while the fields are the same arrays
+    old_phase, old_to_move = state.phase, state.to_move
+    state.to_move = old_to_move.copy()
+    state.phase = old_phase.copy()
+    kept = old_to_move.copy()
+    twin = state.copy()
+    actions = engine.random_actions(state, rng)
+    engine.step(state, actions)
+    SpadesEngine("partnership").step(twin, actions)
+    assert engine._state_table(state) is not old_table
+    np.testing.assert_array_equal(old_to_move, kept)  # the replaced array is left alone
+    for name in FIELDS:
+        np.testing.assert_array_equal(getattr(state, name), getattr(twin, name), err_msg=name)
+
+
+@pytest.mark.parametrize("preset", list_presets())
+def test_the_packed_step_plays_the_games_the_arrays_play(preset):
+    fast, plain = SpadesEngine(preset), SpadesEngine(preset)
+    plain._step_packed = None  # every step through the arrays, one argument each
+    for seed in (0, 7):
+        a, b = fast.reset(np.arange(seed, seed + 4)), plain.reset(np.arange(seed, seed + 4))
+        rng_a, rng_b = np.random.default_rng(seed), np.random.default_rng(seed)
+        for _ in range(120):
+            ra = fast.step(a, fast.random_actions(a, rng_a), auto_reset=True)
+            rb = plain.step(b, plain.random_actions(b, rng_b), auto_reset=True)
+            for name in ("hand_done", "match_done", "score_delta", "winner"):
+                np.testing.assert_array_equal(getattr(ra, name), getattr(rb, name))
+            assert len(ra.finished) == len(rb.finished)
+        for name in FIELDS:
+            np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=f"{preset} {name}")
+    assert fast._packed_state is not None and fast._packed_state[1] is not None
