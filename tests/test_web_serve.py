@@ -55,4 +55,4 @@ def test_the_web_extra_and_the_static_files_are_packaged():
     assert all(f'"{name}==' in web for name in ("fastapi", "uvicorn", "httpx2"))
     assert 'train = ["web/static/*", "web/API.md"]' in pyproject
     makefile = (ROOT / "Makefile").read_text()
-    assert "serve:\n\t$(VENV)/bin/spades serve\n" in makefile and ",web]'" in makefile
+    assert "serve:\n\t$(VENV)/bin/spades serve\n" in makefile and ",web" in makefile

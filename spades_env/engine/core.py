@@ -158,7 +158,8 @@ class SpadesEngine(HandCycle):
         self._record_layout = self._record_fields()
         one = self.threads == 1
         self._step = loops.step if one else _on_threads(loops.step_threads, self.threads)
-        self._step_packed = loops.step_packed if one else None
+        # The address table needs compiled code (NUMBA_DISABLE_JIT runs the loops as Python: the arrays then).
+        self._step_packed = loops.step_packed if one and not numba.config.DISABLE_JIT else None
         self._random = loops.random_actions if one else _on_threads(loops.random_actions_threads, self.threads)
         self._mask = loops.legal_action_mask if one else _on_threads(loops.legal_action_mask_threads, self.threads)
         self._packed_state: tuple[tuple[np.ndarray, ...], np.ndarray | None] | None = None
