@@ -21,6 +21,12 @@ settings.register_profile("explore", derandomize=False)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 
 
+def pytest_collection_modifyitems(config, items):
+    """The ``slow`` tests (a wheel built and played in a fresh venv, the RLlib snippet, ...) run first, so
+    that under ``pytest -n 2`` they overlap the many short tests instead of finishing alone at the end."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)  # stable: the rest keep their order
+
+
 def hand(text: str) -> list[int]:
     """Card ids from space-separated names, e.g. ``"AS 10H 2C"``."""
     return [parse_card(t) for t in text.split()]
