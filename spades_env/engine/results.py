@@ -80,6 +80,26 @@ class FinishedHands:
         return (self.bids == 0) & (self.tricks_won > 0)
 
 
+class _NoEventArray:
+    """A ``StepResult`` array kept in the slot ``slot``: made by ``make(result)`` (the no-event value) when
+    first read and still None, else the array given or assigned."""
+
+    def __init__(self, slot: str, make, doc: str) -> None:
+        self.slot, self.make, self.__doc__ = slot, make, doc
+
+    def __get__(self, result, owner=None):
+        if result is None:
+            return self
+        value = getattr(result, self.slot)
+        if value is None:
+            value = self.make(result)
+            setattr(result, self.slot, value)
+        return value
+
+    def __set__(self, result, value) -> None:
+        setattr(result, self.slot, value)
+
+
 class StepResult:
     """What one ``step`` did, per game.
 
@@ -111,50 +131,23 @@ class StepResult:
         self._hand_done, self._match_done, self._score_delta, self._winner = hand_done, match_done, score_delta, winner
         self.finished: list[FinishedHands] = [] if finished is None else finished
 
-    @property
-    def hand_done(self) -> np.ndarray:
-        """(B,) bool: a hand was scored in this step."""
-        if self._hand_done is None:
-            self._hand_done = np.zeros(self._b, bool)
-        return self._hand_done
-
-    @hand_done.setter
-    def hand_done(self, value: np.ndarray) -> None:
-        self._hand_done = value
-
-    @property
-    def match_done(self) -> np.ndarray:
-        """(B,) bool: the match ended in this step."""
-        if self._match_done is None:
-            self._match_done = np.zeros(self._b, bool)
-        return self._match_done
-
-    @match_done.setter
-    def match_done(self, value: np.ndarray) -> None:
-        self._match_done = value
-
-    @property
-    def score_delta(self) -> np.ndarray:
-        """(B, S) int64: points each side scored in this step (non-zero only at hand ends)."""
-        if self._score_delta is None:
-            self._score_delta = np.zeros((self._b, self._n_sides), np.int64)
-        return self._score_delta
-
-    @score_delta.setter
-    def score_delta(self, value: np.ndarray) -> None:
-        self._score_delta = value
-
-    @property
-    def winner(self) -> np.ndarray:
-        """(B,) int64: the side that won a match ending in this step, else -1 (kept when
-        ``auto_reset`` starts the next match at once)."""
-        if self._winner is None:
-            self._winner = np.full(self._b, -1, np.int64)
-        return self._winner
-
-    @winner.setter
-    def winner(self, value: np.ndarray) -> None:
-        self._winner = value
+    hand_done = _NoEventArray(
+        "_hand_done", lambda r: np.zeros(r._b, bool), "(B,) bool: a hand was scored in this step."
+    )
+    match_done = _NoEventArray(
+        "_match_done", lambda r: np.zeros(r._b, bool), "(B,) bool: the match ended in this step."
+    )
+    score_delta = _NoEventArray(
+        "_score_delta",
+        lambda r: np.zeros((r._b, r._n_sides), np.int64),
+        "(B, S) int64: points each side scored in this step (non-zero only at hand ends).",
+    )
+    winner = _NoEventArray(
+        "_winner",
+        lambda r: np.full(r._b, -1, np.int64),
+        "(B,) int64: the side that won a match ending in this step, else -1 (kept when ``auto_reset`` starts the "
+        "next match at once).",
+    )
 
     def __repr__(self) -> str:
         return (
