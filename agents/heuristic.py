@@ -41,6 +41,7 @@ Card play, in order of priority:
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from agents import heuristic_spades_config as cfg
@@ -48,6 +49,7 @@ from agents import heuristic_spades_kernel as kernel
 from agents.base import Agent, DecisionContext
 from agents.hearts_heuristic import HeartsHeuristicAgent
 from agents.heuristic_lanes import ACE
+from agents.heuristic_turns import HeuristicTurns
 from spades_env import cards
 from spades_env.engine import SpadesEngine
 
@@ -95,6 +97,12 @@ class HeuristicAgent(Agent):
         if context.engine.rules.hearts:
             return self._hearts.act(observations, masks, context)
         return self._decide(context, masks)
+
+    def compiled_turns(self, engine: SpadesEngine) -> HeuristicTurns | None:
+        """This bot's turns in one game of ``engine``, one compiled call each (``agents.heuristic_turns``):
+        what a single-seat env (``spades_env.envs.gym_env``) runs between its learner's moves, the same
+        decisions as ``act``. None where compiled code is off (``NUMBA_DISABLE_JIT``)."""
+        return None if numba.config.DISABLE_JIT else HeuristicTurns(self, engine)
 
     def _decide(self, ctx: DecisionContext, masks: np.ndarray) -> np.ndarray:
         """(B,) int64: every decision of the batch, whatever its phase, in one compiled call."""
