@@ -190,6 +190,36 @@ def aec_steps(seconds: float, seed: int = 0, rules: str = "partnership") -> floa
     return timed(seconds, body)
 
 
+def gym_heuristic_steps(seconds: float, seed: int = 0, rules: str = "partnership") -> float | None:
+    """Learner steps/s of the Gymnasium env (``SpadesGymEnv``, one game) against heuristic opponents.
+
+    Hand episodes (the default), seedless resets after the first (as a training loop runs it);
+    the learner's policy is the AEC row's cheapest uniform random legal pick (the indices of the
+    observation's ``action_mask`` and one Python ``random.random()``). The opponents' moves,
+    the resets and the hands' ends are in the time; only the learner's steps are counted.
+    """
+    try:
+        from agents import HeuristicAgent
+        from spades_env.envs import SpadesGymEnv
+    except ImportError:
+        return None
+    env = SpadesGymEnv(rules=rules, opponents=HeuristicAgent())
+    rand = random.Random(seed).random
+    holder = {"obs": env.reset(seed=seed)[0]}
+
+    def body() -> int:
+        obs = holder["obs"]
+        for _ in range(200):
+            legal = obs["action_mask"].nonzero()[0]
+            obs, _, terminated, _, _ = env.step(int(legal[int(rand() * len(legal))]))
+            if terminated:
+                obs = env.reset()[0]
+        holder["obs"] = obs
+        return 200
+
+    return timed(seconds, body)
+
+
 def heuristic_hands(seconds: float) -> float | None:
     """Duplicate heuristic-vs-heuristic hands/s (``train.tournament.benchmark_heuristic``: wall clock,
     on the one core the bench is pinned to)."""
@@ -271,6 +301,11 @@ def rows(batches: list[int]) -> list[Row]:
     table.append(
         Row("PettingZoo AEC env, hearts", "1", "steps/s", lambda t: aec_steps(t, rules="hearts"), HEARTS, aec_how)
     )
+    # Its baseline: the raw engine stepping random legal actions one game at a time (when measured).
+    engine_one = "engine, random legal play [B=1]"
+    gym_base, gym_how = (engine_one, "x the engine B=1 row; ") if 1 in batches else (SPIEL, "")
+    gym_how += "hand episodes, learner: random.random() on mask.nonzero()"
+    table.append(Row("Gymnasium env, heuristic opponents", "1", "steps/s", gym_heuristic_steps, gym_base, gym_how))
     return table
 
 
