@@ -98,6 +98,15 @@ class HeuristicAgent(Agent):
             return self._hearts.act(observations, masks, context)
         return self._decide(context, masks)
 
+    def decision_key(self) -> tuple | None:
+        """Equal keys, equal decisions: the bot is deterministic, so two of this class with the same options
+        play every position alike (``train.tournament_play.decision_groups`` lets one decide for both).
+        None for a subclass (it may have options of its own)."""
+        if type(self) is not HeuristicAgent:
+            return None
+        options = (self.nil_threshold, self.bid_bias, self.set_opponents, self.redeal_threshold, self.bemo_threshold)
+        return (HeuristicAgent, *options, self.two_player_bonus)
+
     def compiled_turns(self, engine: SpadesEngine) -> HeuristicTurns | None:
         """This bot's turns in one game of ``engine``, one compiled call each (``agents.heuristic_turns``):
         what a single-seat env (``spades_env.envs.gym_env``) runs between its learner's moves, the same
