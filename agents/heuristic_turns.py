@@ -133,7 +133,7 @@ class HeuristicTurns:
         engine = self.engine
         if state.batch_size != 1:
             raise ValueError(f"state must hold one game (B = 1), got B = {state.batch_size}")
-        table = engine._state_table(state)
+        table = engine._state_table(state)  # the engine's own, kept while the state's fields are its arrays
         if table is None:
             raise ValueError("state's arrays must be C-contiguous, aligned and writeable, of their fields' dtypes")
         common = (first, seats, self._row, self._action, self._status, engine._rules, table, engine.hand_size)

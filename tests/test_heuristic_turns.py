@@ -104,3 +104,12 @@ def test_play_stops_before_the_last_card_and_returns_it():
     assert turns.play(state, -1, np.arange(3) != seat) == (-1, 0)  # the seat to move is not the bot's
     with pytest.raises(ValueError, match="one game"):
         turns.play(engine.reset([1, 2]), -1, every_seat)
+
+
+def test_a_state_the_engine_cannot_pack_is_played_through_the_aec_env(monkeypatch):
+    fast = SpadesGymEnv(rules="partnership", opponents=HeuristicAgent())
+    slow = _python_loop(SpadesGymEnv(rules="partnership", opponents=HeuristicAgent()))
+    monkeypatch.setattr(fast.game.engine, "_state_table", lambda state: None)  # as for a strided array
+    with pytest.raises(ValueError, match="C-contiguous"):
+        fast._turns.play(fast.game.engine.reset(1), -1, fast._turn_seats)
+    _assert_same(_episode(fast, 4, 4), _episode(slow, 4, 4))

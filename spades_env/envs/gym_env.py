@@ -26,10 +26,11 @@ episode="hand", reward="points")``
   ``MaskablePPO`` finds it by name); ``reset(options=...)`` takes the AEC env's keys.
 - Compiled opponents: an opponent with ``compiled_turns(engine)`` (``agents.HeuristicAgent``)
   plays all its seats' moves between two learner moves, and the learner's own move, in one
-  compiled call (its ``play(state, first, seats, moved)``, see ``agents.heuristic_turns``)
-  instead of one Python round trip per decision; an action that ends a hand, an action that
-  is not a legal int, and the other opponents' moves go through the AEC env as before. The
-  games are the same move for move (``tests/test_env_golden.py``, ``tests/test_heuristic_turns.py``).
+  compiled call (its ``play(state, first, seats) -> (pending, moved)``, see
+  ``agents.heuristic_turns``) instead of one Python round trip per decision; an action that
+  ends a hand, an action that is not a legal int, the other opponents' moves and a state the
+  engine cannot pack go through the AEC env as before. The games are the same move for move
+  (``tests/test_env_golden.py``, ``tests/test_heuristic_turns.py``).
 """
 
 from __future__ import annotations
@@ -139,12 +140,12 @@ class SpadesGymEnv(gymnasium.Env):
         game = self.game
         if game.terminations[self.learner]:
             raise RuntimeError("the episode is over: call reset()")
-        if self._turns is not None and self._is_legal_int(action):
-            pending = self._run_turns(int(action))  # the learner's move, then the compiled opponents'
-            if pending >= 0:
-                game.step(pending)  # it ends the hand: scored (and shown) by the AEC env
-        else:
+        # The learner's move, then the compiled opponents', in one call (None: not run).
+        pending = self._run_turns(int(action)) if self._turns is not None and self._is_legal_int(action) else None
+        if pending is None:
             game.step(action)  # an illegal action (or one outside the action space): see ``illegal``
+        elif pending >= 0:
+            game.step(pending)  # it ends the hand: scored (and shown) by the AEC env
         reward = self._play_opponents()
         terminated = bool(game.terminations[self.learner])
         obs = game.observe(self.learner)
@@ -167,29 +168,34 @@ class SpadesGymEnv(gymnasium.Env):
             seat = game.agent_name_mapping[game.agent_selection]
             if compiled is not None and compiled[seat]:
                 pending = self._run_turns(-1)
-                if pending >= 0:
-                    game.step(pending)
-                continue
+                if pending is not None:
+                    if pending >= 0:
+                        game.step(pending)
+                    continue
             game.step(self._opponent_action(seat))
         return game.collect_reward(self.learner)
 
     def _is_legal_int(self, action: Any) -> bool:
-        """``action`` is an int (or NumPy integer) the learner may play now and that does not end the hand
-        (what the compiled turns apply; every other action goes through the AEC env's ``step``)."""
+        """``action`` is an int (or NumPy integer) the learner may play now (what the compiled turns take;
+        every other action goes through the AEC env's ``step``, which refuses or penalises it)."""
         if not (type(action) is int or isinstance(action, np.integer)):
             return False
         mask = self.game.legal_mask()
         return 0 <= action < len(mask) and bool(mask[action])
 
-    def _run_turns(self, first: int) -> int:
+    def _run_turns(self, first: int) -> int | None:
         """``first`` (a legal action of the seat to move, -1: none), then the compiled opponents' moves
         (``self._turns.play``) on the AEC env's game; the AEC env is then told what a ``step`` of each
         would have set (the seat to move, all-zero rewards, the movers' cumulative rewards collected).
         Returns the action left pending, which ends the hand (the caller steps it through the AEC env),
-        or -1."""
+        -1 if none, or None if nothing was played: the state's arrays cannot be packed (a state assigned
+        to ``game.game_state`` with arrays the engine steps one by one)."""
         game = self.game
         state = game.game_state
-        pending, moved = self._turns.play(state, first, self._turn_seats)
+        try:
+            pending, moved = self._turns.play(state, first, self._turn_seats)
+        except ValueError:  # refused before any move: the AEC env plays this turn
+            return None
         if moved:
             game.game_state = state  # the legal mask is out of date
             game.agent_selection = game.possible_agents[state.to_move.item()]
