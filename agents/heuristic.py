@@ -41,6 +41,7 @@ Card play, in order of priority:
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from agents import heuristic_spades_config as cfg
@@ -48,6 +49,7 @@ from agents import heuristic_spades_kernel as kernel
 from agents.base import Agent, DecisionContext
 from agents.hearts_heuristic import HeartsHeuristicAgent
 from agents.heuristic_lanes import ACE
+from agents.heuristic_turns import HeuristicTurns
 from spades_env import cards
 from spades_env.engine import SpadesEngine
 
@@ -95,6 +97,21 @@ class HeuristicAgent(Agent):
         if context.engine.rules.hearts:
             return self._hearts.act(observations, masks, context)
         return self._decide(context, masks)
+
+    def decision_key(self) -> tuple | None:
+        """Equal keys, equal decisions: the bot is deterministic, so two of this class with the same options
+        play every position alike (``train.tournament_play.decision_groups`` lets one decide for both).
+        None for a subclass (it may have options of its own)."""
+        if type(self) is not HeuristicAgent:
+            return None
+        options = (self.nil_threshold, self.bid_bias, self.set_opponents, self.redeal_threshold, self.bemo_threshold)
+        return (HeuristicAgent, *options, self.two_player_bonus)
+
+    def compiled_turns(self, engine: SpadesEngine) -> HeuristicTurns | None:
+        """This bot's turns in one game of ``engine``, one compiled call each (``agents.heuristic_turns``):
+        what a single-seat env (``spades_env.envs.gym_env``) runs between its learner's moves, the same
+        decisions as ``act``. None where compiled code is off (``NUMBA_DISABLE_JIT``)."""
+        return None if numba.config.DISABLE_JIT else HeuristicTurns(self, engine)
 
     def _decide(self, ctx: DecisionContext, masks: np.ndarray) -> np.ndarray:
         """(B,) int64: every decision of the batch, whatever its phase, in one compiled call."""

@@ -24,6 +24,7 @@ from agents.heuristic_lanes import (
     lanes_of_flags,
     lowest,
     mask_of_flags,
+    only_card,
     played_cards,
 )
 from spades_env.engine.state import PASS, PLAY
@@ -173,8 +174,12 @@ def decide(phase, hands, deal, trick, n_in_trick, led_suit, passed, points_taken
         if phase[g] == PASS:
             out[k] = pass_choice(hands[g, seat], passed[g, seat], masks[k])
         elif phase[g] == PLAY:
-            out[k] = play_choice(hands[g], deal[g], trick[g], n_in_trick[g], led_suit[g], points_taken[g], seat,
-                                 masks[k], side_of_seat, partnership, points)  # fmt: skip
+            forced = only_card(masks[k], N_CARDS)  # one legal card: what every legal choice plays
+            if forced >= 0:
+                out[k] = forced
+            else:
+                out[k] = play_choice(hands[g], deal[g], trick[g], n_in_trick[g], led_suit[g], points_taken[g],
+                                     seat, masks[k], side_of_seat, partnership, points)  # fmt: skip
         else:
             for a in range(masks.shape[1]):
                 if masks[k, a]:

@@ -62,6 +62,15 @@ def mask_of_flags(flags, n_card_ids):
 
 
 @njit(cache=True)
+def only_card(flags, n_card_ids):
+    """The card id when exactly one of the first ``n_card_ids`` flags is set (a forced card), else -1."""
+    mask = mask_of_flags(flags, n_card_ids)
+    if mask == 0 or mask & (mask - np.uint64(1)) != 0:
+        return -1
+    return np.int64(trailing_zeros(mask))
+
+
+@njit(cache=True)
 def lanes_of_flags(flags, n_card_ids):
     """The four suit lanes of the first ``n_card_ids`` flags of a bool row (a legal-action mask)."""
     return lanes_of(mask_of_flags(flags, n_card_ids))

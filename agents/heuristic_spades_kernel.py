@@ -12,7 +12,20 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from agents.heuristic_lanes import ACE, JACK, KING, NEG, QUEEN, SPADES, count, highest, lanes_of, rank_of, suit_of
+from agents.heuristic_lanes import (
+    ACE,
+    JACK,
+    KING,
+    NEG,
+    QUEEN,
+    SPADES,
+    count,
+    highest,
+    lanes_of,
+    only_card,
+    rank_of,
+    suit_of,
+)
 from agents.heuristic_spades_config import (
     C_AVERAGE,
     C_BAG_LIMIT,
@@ -207,7 +220,10 @@ def decide(phase, hands, deal, trick, n_in_trick, led_suit, n_tricks, tricks_won
         p = phase[g]
         my_side = side_of_seat[seat]
         partner_bid = bids[g, partner[seat]] if config[C_PARTNERSHIP] else -1
-        if p == PLAY:
+        forced = only_card(masks[k], config[C_CARD_IDS]) if p == PLAY else -1
+        if forced >= 0:  # one legal card: what every legal choice plays (no rules to run)
+            out[k] = forced
+        elif p == PLAY:
             out[k] = play_choice(hands[g], deal[g], trick[g], n_in_trick[g], led_suit[g], n_tricks[g], tricks_won[g],
                                  bids[g], blind[g], voids[g], bags[g, my_side], discards[g, seat], seat, masks[k],
                                  side_of_seat, partner, deck, config)  # fmt: skip

@@ -190,18 +190,50 @@ def aec_steps(seconds: float, seed: int = 0, rules: str = "partnership") -> floa
     return timed(seconds, body)
 
 
-def heuristic_hands(seconds: float) -> float | None:
-    """Duplicate heuristic-vs-heuristic hands/s (``train.tournament.benchmark_heuristic``: wall clock,
-    on the one core the bench is pinned to)."""
+def gym_heuristic_steps(seconds: float, seed: int = 0, rules: str = "partnership") -> float | None:
+    """Learner steps/s of the Gymnasium env (``SpadesGymEnv``, one game) against heuristic opponents.
+
+    Hand episodes (the default), seedless resets after the first (as a training loop runs it);
+    the learner's policy is the AEC row's cheapest uniform random legal pick (the indices of the
+    observation's ``action_mask`` and one Python ``random.random()``). The opponents' moves,
+    the resets and the hands' ends are in the time; only the learner's steps are counted.
+    """
+    try:
+        from agents import HeuristicAgent
+        from spades_env.envs import SpadesGymEnv
+    except ImportError:
+        return None
+    env = SpadesGymEnv(rules=rules, opponents=HeuristicAgent())
+    rand = random.Random(seed).random
+    holder = {"obs": env.reset(seed=seed)[0]}
+
+    def body() -> int:
+        obs = holder["obs"]
+        for _ in range(200):
+            legal = obs["action_mask"].nonzero()[0]
+            obs, _, terminated, _, _ = env.step(int(legal[int(rand() * len(legal))]))
+            if terminated:
+                obs = env.reset()[0]
+        holder["obs"] = obs
+        return 200
+
+    return timed(seconds, body)
+
+
+def heuristic_hands(seconds: float, hands: int = 4096) -> float | None:
+    """Duplicate heuristic-vs-heuristic hands/s (``train.tournament.benchmark_heuristic``: engine plus
+    bots, hand mode, one batch of ``hands`` games, no log or report), by this process's CPU time like
+    every one-core row (the function's own figure is by the wall clock)."""
     try:
         from train.tournament import benchmark_heuristic
     except ImportError:
         return None
-    start = time.perf_counter()
-    rate = benchmark_heuristic(hands=4096)
-    if time.perf_counter() - start < seconds:
-        rate = benchmark_heuristic(hands=8192)
-    return rate
+
+    def body() -> int:
+        benchmark_heuristic(hands=hands)
+        return hands
+
+    return timed(seconds, body)
 
 
 class Row(NamedTuple):
@@ -271,6 +303,13 @@ def rows(batches: list[int]) -> list[Row]:
     table.append(
         Row("PettingZoo AEC env, hearts", "1", "steps/s", lambda t: aec_steps(t, rules="hearts"), HEARTS, aec_how)
     )
+    # Its baseline: the raw engine stepping random legal actions one game at a time (when measured).
+    engine_one = "engine, random legal play [B=1]"
+    gym_base, gym_how = (engine_one, "x the engine B=1 row; ") if 1 in batches else (SPIEL, "")
+    gym_how += "hand episodes, learner: random.random() on mask.nonzero()"
+    table.append(Row("Gymnasium env, heuristic opponents", "1", "steps/s", gym_heuristic_steps, gym_base, gym_how))
+    tournament_how = "benchmark_heuristic(hands=4096): one batch of 4096 games"
+    table.append(Row("heuristic duplicate tournament", "-", "hands/s", heuristic_hands, None, tournament_how))
     return table
 
 
@@ -306,10 +345,6 @@ def main(argv: list[str] | None = None) -> dict:
         text = f"{rate:14,.0f}" if rate is not None else f"{'n/a':>14s}"
         print(f"{row.name:44s} {row.batch:>6s} {text}  {row.unit:14s} {ratio}  {row.how}")
         figures[row.key] = rate
-    tournament = heuristic_hands(args.seconds)
-    text = f"{tournament:14,.0f}" if tournament is not None else f"{'n/a':>14s}"
-    print(f"{'heuristic duplicate tournament':44s} {'-':>6s} {text}  {'hands/s':14s} {'-':>11s}  benchmark_heuristic")
-    figures["heuristic duplicate tournament [B=-]"] = tournament
     if args.json:
         with open(args.json, "w") as f:
             json.dump(figures, f, indent=2)

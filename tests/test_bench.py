@@ -47,6 +47,8 @@ def test_bench_runs_every_row(tmp_path, capsys):
         "VectorSpades, hearts [B=4096]",
         "PettingZoo AEC env [B=1]",
         "PettingZoo AEC env, hearts [B=1]",
+        "Gymnasium env, heuristic opponents [B=1]",
+        "heuristic duplicate tournament [B=-]",
     )
     for name in names:
         assert figures[name] > 0, name

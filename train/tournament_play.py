@@ -65,6 +65,25 @@ class Observer:
         return self._encoder.encode(state, games, seats)
 
 
+def decision_groups(agents: list[Agent]) -> list[tuple[Agent, list[int]]]:
+    """The agents as groups that decide alike, each (the agent that acts for the group, the indices of its
+    agents): agents with equal ``decision_key()`` (not None) make the same decision in every position
+    (deterministic bots with the same options, e.g. two ``HeuristicAgent``), so one call decides for all
+    their seats; every other agent is a group of its own."""
+    groups: list[tuple[Agent, list[int]]] = []
+    by_key: dict = {}
+    for k, agent in enumerate(agents):
+        key_of = getattr(agent, "decision_key", None)
+        key = key_of() if callable(key_of) else None
+        if key is not None and key in by_key:
+            groups[by_key[key]][1].append(k)
+            continue
+        if key is not None:
+            by_key[key] = len(groups)
+        groups.append((agent, [k]))
+    return groups
+
+
 def play_games(
     engine: SpadesEngine,
     seeds: np.ndarray,
@@ -85,6 +104,7 @@ def play_games(
     """
     for agent in agents:
         agent.check_supports(engine)
+    deciders = decision_groups(agents)
     g_all = len(seeds)
     state = engine.reset(seeds)
     tally = GameTally(g_all, engine.n_sides)
@@ -94,20 +114,33 @@ def play_games(
     # The batch keeps its size to the end (no take/put of shrinking subsets): bots see
     # only the live games, finished ones are stepped with a legal filler action (hand
     # mode) or skipped by the engine (a finished match), and their results ignored.
+    group_of_agent = np.empty(len(agents), dtype=np.int64)
+    for i, (_, members) in enumerate(deciders):
+        group_of_agent[members] = i
+    group_of_seat = group_of_agent[seat_agents]  # (G, N): the decision group playing each seat
+    every_game = np.arange(g_all)
     while active.any():
         live = np.flatnonzero(active)
+        all_live = len(live) == g_all
         masks = engine.legal_action_mask(state)
-        actions = np.argmax(masks, axis=1)
+        actions = np.zeros(g_all, dtype=np.int64)
+        if not all_live:  # a legal filler for the finished games (hand mode), whose results are ignored
+            done_games = np.flatnonzero(~active)
+            actions[done_games] = np.argmax(masks[done_games], axis=1)
         seats = state.to_move[live]
-        owner = seat_agents[live, seats]
-        for k, agent in enumerate(agents):
-            sel = np.flatnonzero(owner == k)
-            if len(sel) == 0:
-                continue
-            games, who = live[sel], seats[sel]
+        owner = group_of_seat[live, seats] if len(deciders) > 1 else None
+        for k, (agent, _) in enumerate(deciders):
+            if owner is None:  # one group decides every live game
+                games, who, rows = live, seats, masks if all_live else masks[live]
+            else:
+                sel = np.flatnonzero(owner == k)
+                if len(sel) == 0:
+                    continue
+                games, who = live[sel], seats[sel]
+                rows = masks[games]
             ctx = DecisionContext(engine, state, games, who)
-            actions[games] = agent.act(observe(agent, state, games, who), masks[games], ctx)
-        ok = masks[live, actions[live]]
+            actions[games] = agent.act(observe(agent, state, games, who), rows, ctx)
+        ok = masks[every_game, actions] if all_live else masks[live, actions[live]]
         if not ok.all():  # let the engine name the illegal action and the legal ones
             bad = live[~ok][:1]
             engine.step(state.take(bad), actions[bad])
@@ -116,12 +149,13 @@ def play_games(
             continue
         for f in result.finished:
             keep = active[f.games]
-            if keep.any():
-                sub = FinishedHands(**{k: getattr(f, k)[keep] for k in f.__dataclass_fields__})
-                tally.add(engine, f.games[keep], sub)
-                if hand_records is not None:
-                    for g, rec in zip(f.games[keep].tolist(), records.hand_records(engine, sub), strict=True):
-                        hand_records[g].append(rec)
+            if not keep.any():
+                continue
+            sub = f if keep.all() else FinishedHands(**{k: getattr(f, k)[keep] for k in f.__dataclass_fields__})
+            tally.add(engine, sub.games, sub)
+            if hand_records is not None:
+                for g, rec in zip(sub.games.tolist(), records.hand_records(engine, sub), strict=True):
+                    hand_records[g].append(rec)
         done_now = (result.match_done if mode == "match" else result.hand_done) & active
         done = np.flatnonzero(done_now)
         winners[done] = state.winner[done]

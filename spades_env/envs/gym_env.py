@@ -24,6 +24,13 @@ episode="hand", reward="points")``
   An action outside the action space (a float, a string, an int out of range) is illegal.
 - ``action_masks()``: the (A,) bool legal actions of the learner (sb3-contrib's
   ``MaskablePPO`` finds it by name); ``reset(options=...)`` takes the AEC env's keys.
+- Compiled opponents: an opponent with ``compiled_turns(engine)`` (``agents.HeuristicAgent``)
+  plays all its seats' moves between two learner moves, and the learner's own move, in one
+  compiled call (its ``play(state, first, seats) -> (pending, moved)``, see
+  ``agents.heuristic_turns``) instead of one Python round trip per decision; an action that
+  ends a hand, an action that is not a legal int, the other opponents' moves and a state the
+  engine cannot pack go through the AEC env as before. The games are the same move for move
+  (``tests/test_env_golden.py``, ``tests/test_heuristic_turns.py``).
 """
 
 from __future__ import annotations
@@ -77,6 +84,9 @@ class SpadesGymEnv(gymnasium.Env):
         self.seat = int(seat)
         self.learner = self.game.possible_agents[self.seat]
         self.opponents = self._opponents(opponents, n)
+        self._turns, self._turn_seats = self._compiled_turns()
+        # The agents of the seats whose bits are set in k (what ``_turns.play`` says moved), by k.
+        self._movers = [[a for s, a in enumerate(self.game.possible_agents) if k >> s & 1] for k in range(1 << n)]
         self.observation_space = self.game.observation_space(self.learner)
         self.action_space = self.game.action_space(self.learner)
         self._rng = np.random.default_rng()
@@ -99,6 +109,17 @@ class SpadesGymEnv(gymnasium.Env):
                 raise TypeError(f"opponent for seat {s} must have act(observations, masks, context) or be callable")
         return [table.get(s) if s != self.seat else None for s in range(n)]
 
+    def _compiled_turns(self) -> tuple[Any, np.ndarray | None]:
+        """The compiled turns (``compiled_turns(engine)``) of the first opponent that offers them, and
+        the (N,) bool seats that opponent plays; (None, None) if none does."""
+        for opp in self.opponents:
+            make = getattr(opp, "compiled_turns", None)
+            if opp is not None and hasattr(opp, "act") and callable(make):
+                turns = make(self.game.engine)
+                if turns is not None:
+                    return turns, np.array([o is opp for o in self.opponents])
+        return None, None
+
     @property
     def rules(self) -> Rules:
         return self.game.rules
@@ -119,7 +140,12 @@ class SpadesGymEnv(gymnasium.Env):
         game = self.game
         if game.terminations[self.learner]:
             raise RuntimeError("the episode is over: call reset()")
-        game.step(action)  # an illegal action (or one outside the action space): see ``illegal``
+        # The learner's move, then the compiled opponents', in one call (None: not run).
+        pending = self._run_turns(int(action)) if self._turns is not None and self._is_legal_int(action) else None
+        if pending is None:
+            game.step(action)  # an illegal action (or one outside the action space): see ``illegal``
+        elif pending >= 0:
+            game.step(pending)  # it ends the hand: scored (and shown) by the AEC env
         reward = self._play_opponents()
         terminated = bool(game.terminations[self.learner])
         obs = game.observe(self.learner)
@@ -137,11 +163,47 @@ class SpadesGymEnv(gymnasium.Env):
     def _play_opponents(self) -> float:
         """Let the bots move until the learner is to move or the episode is over; the learner's reward."""
         game = self.game
+        compiled = self._turn_seats
         while not game.terminations[self.learner] and game.agent_selection != self.learner:
-            name = game.agent_selection
-            seat = game.agent_name_mapping[name]
+            seat = game.agent_name_mapping[game.agent_selection]
+            if compiled is not None and compiled[seat]:
+                pending = self._run_turns(-1)
+                if pending is not None:
+                    if pending >= 0:
+                        game.step(pending)
+                    continue
             game.step(self._opponent_action(seat))
         return game.collect_reward(self.learner)
+
+    def _is_legal_int(self, action: Any) -> bool:
+        """``action`` is an int (or NumPy integer) the learner may play now (what the compiled turns take;
+        every other action goes through the AEC env's ``step``, which refuses or penalises it)."""
+        if not (type(action) is int or isinstance(action, np.integer)):
+            return False
+        mask = self.game.legal_mask()
+        return 0 <= action < len(mask) and bool(mask[action])
+
+    def _run_turns(self, first: int) -> int | None:
+        """``first`` (a legal action of the seat to move, -1: none), then the compiled opponents' moves
+        (``self._turns.play``) on the AEC env's game; the AEC env is then told what a ``step`` of each
+        would have set (the seat to move, all-zero rewards, the movers' cumulative rewards collected).
+        Returns the action left pending, which ends the hand (the caller steps it through the AEC env),
+        -1 if none, or None if nothing was played: the state's arrays cannot be packed (a state assigned
+        to ``game.game_state`` with arrays the engine steps one by one)."""
+        game = self.game
+        state = game.game_state
+        try:
+            pending, moved = self._turns.play(state, first, self._turn_seats)
+        except ValueError:  # refused before any move: the AEC env plays this turn
+            return None
+        if moved:
+            game.game_state = state  # the legal mask is out of date
+            game.agent_selection = game.possible_agents[state.to_move.item()]
+            game.rewards = dict.fromkeys(game.agents, 0.0)
+            cumulative = game._cumulative_rewards
+            for agent in self._movers[moved]:
+                cumulative[agent] = 0.0
+        return pending
 
     def _opponent_action(self, seat: int) -> int:
         game = self.game
