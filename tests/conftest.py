@@ -21,6 +21,32 @@ settings.register_profile("explore", derandomize=False)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 
 
+def pytest_configure(config):
+    """Under ``pytest -n N`` (``make test``), the xdist controller first compiles the Numba kernels into
+    the cache in two parallel processes (``tests/warm_compile.py``: why and how), so that the workers
+    do not compile the same kernels at once. ``SPADES_TEST_WARMUP=0`` skips it; a failure only warns
+    (the tests then compile what they need themselves)."""
+    numprocesses = getattr(config.option, "numprocesses", None)
+    if hasattr(config, "workerinput") or not numprocesses or os.environ.get("SPADES_TEST_WARMUP") == "0":
+        return
+    import subprocess
+    import sys
+    import tempfile
+    import time
+    from pathlib import Path
+
+    script = Path(__file__).with_name("warm_compile.py")
+    start = time.monotonic()
+    pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.STDOUT}
+    with tempfile.TemporaryDirectory() as markers:
+        procs = [subprocess.Popen([sys.executable, str(script), part, markers], **pipes) for part in ("a", "b")]
+        outputs = [(proc.communicate()[0], proc.returncode) for proc in procs]
+    for text, code in outputs:
+        if code:
+            print(f"warm_compile.py failed (tests compile for themselves): {text.decode()[-2000:]}", file=sys.stderr)
+    print(f"Numba kernels compiled or loaded in {time.monotonic() - start:.0f} s (tests/warm_compile.py)")
+
+
 def pytest_collection_modifyitems(config, items):
     """The ``slow`` tests (a wheel built and played in a fresh venv, the RLlib snippet, ...) run first, so
     that under ``pytest -n 2`` they overlap the many short tests instead of finishing alone at the end."""
