@@ -55,7 +55,7 @@ def test_a_temperature_that_is_not_positive_is_refused(temperature):
 @pytest.fixture(scope="module")
 def positions():
     stream = PositionStream("partnership", num_envs=4, seed=3)
-    return stream.collect(20, heuristic_behaviour(HeuristicAgent()), reward_scale=0.01)
+    return stream.collect(64, heuristic_behaviour(HeuristicAgent()), reward_scale=0.01)  # a hand is 60 here
 
 
 def spec(**changes):
@@ -70,11 +70,18 @@ def assert_same_labels(a: Labels, b: Labels):
 
 def test_heuristic_positions_are_the_behaviour_cloning_examples(positions):
     """The same games, decisions and hand returns as HeuristicStream (one rule for ``ret``)."""
-    batch = HeuristicStream("partnership", num_envs=4, seed=3).collect(20, reward_scale=0.01)
+    batch = HeuristicStream("partnership", num_envs=4, seed=3).collect(64, reward_scale=0.01)
     for key in ("obs", "mask", "seat", "ret", "has_ret"):
         np.testing.assert_array_equal(getattr(positions, key), batch[key], err_msg=key)
     np.testing.assert_array_equal(positions.behaviour_probs.argmax(axis=1), batch["action"])
-    assert positions.state.batch_size == len(positions) == 80
+    assert positions.state.batch_size == len(positions) == 256
+    assert positions.has_ret.any() and not positions.has_ret.all() and (positions.ret[positions.has_ret] != 0).any()
+    # Each position's game is the one its seat decided in: the seat to move, its legal actions.
+    from spades_env.engine import SpadesEngine
+
+    engine = SpadesEngine("partnership")
+    np.testing.assert_array_equal(engine.current_player(positions.state), positions.seat)
+    np.testing.assert_array_equal(engine.legal_action_mask(positions.state), positions.mask)
 
 
 def test_labels_are_legal_distributions_and_the_teacher_values_card_play(positions):
