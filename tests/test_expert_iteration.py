@@ -11,7 +11,7 @@ torch = pytest.importorskip("torch")
 
 from agents.neural import NeuralAgent, SpadesPolicy  # noqa: E402
 from train.checkpoint import export_slim, load_checkpoint  # noqa: E402
-from train.expert_iteration import distillation_loss, train  # noqa: E402
+from train.expert_iteration import distillation_loss, teacher_agreement, train  # noqa: E402
 from train.expert_iteration_config import ExpertIterationConfig, trainer_for  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,6 +48,24 @@ def test_the_distillation_loss_goes_down_on_a_fixed_batch():
     assert value[-1] < 0.7 * value[0]
 
 
+def test_teacher_agreement_counts_ties_between_best_cards_separately():
+    policy = SpadesPolicy(obs_dim=3, n_actions=5, n_card_actions=4, hidden=8, depth=1)
+    with torch.no_grad():
+        policy.card_head.weight.zero_()
+        policy.card_head.bias.copy_(torch.tensor([0.0, 5.0, 0.0, 0.0]))  # always card 1 when legal
+    target = np.array([[0, 0.5, 0.5, 0, 0], [0, 0.2, 0.8, 0, 0], [0, 1, 0, 0, 0]], np.float32)
+    data = {
+        "obs": np.zeros((3, 3), np.float32),
+        "mask": np.array([[1, 1, 1, 0, 0]] * 3, bool),
+        "target": target,
+        "teacher_action": np.array([2, 2, 1]),  # row 0: a tie the heuristic broke toward card 2
+        "valued": np.array([True, True, False]),
+    }
+    stats = teacher_agreement(policy, data, torch.device("cpu"))
+    assert stats["agreement/teacher"] == 0.0 and stats["agreement/teacher_best"] == 0.5
+    assert stats["agreement/all"] == pytest.approx(1 / 3) and stats["agreement/valued_fraction"] == pytest.approx(2 / 3)
+
+
 @pytest.fixture(scope="module")
 def full_run(tmp_path_factory):
     return train(smoke_config(tmp_path_factory.mktemp("full")), quiet=True)
@@ -82,7 +100,8 @@ def test_a_smoke_run_writes_a_playable_checkpoint_with_its_curves(full_run):
     events = EventAccumulator(str(full_run.parent.parent))
     events.Reload()
     tags = set(events.Tags()["scalars"])
-    expected = {"losses/cross_entropy", "losses/value_loss", "agreement/teacher", "time/collect_s", "time/label_s"}
+    expected = {"losses/cross_entropy", "losses/value_loss", "agreement/teacher", "agreement/teacher_best"}
+    expected |= {"time/collect_s", "time/label_s"}
     assert expected | {"time/update_s", "eval/diff", "eval/diff_ci95"} <= tags
     assert len(events.Scalars("agreement/teacher")) == 3 and len(events.Scalars("eval/diff")) == 2
     agent = NeuralAgent.from_checkpoint(full_run)

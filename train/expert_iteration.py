@@ -76,16 +76,22 @@ def distillation_loss(
 @torch.no_grad()
 def teacher_agreement(policy: SpadesPolicy, data: dict[str, np.ndarray], device: torch.device) -> dict[str, float]:
     """How often the greedy policy plays the teacher's choice: on the decisions the teacher valued
-    (``agreement/teacher``) and on every decision (``agreement/all``)."""
+    (``agreement/teacher``: argmax equality, where a tie between equally valued cards counts only the
+    heuristic's pick), there with one of the teacher's best-valued actions (``agreement/teacher_best``:
+    ties count, the target's largest probability) and on every decision (``agreement/all``)."""
     hits = []
     for lo in range(0, len(data["obs"]), 8192):
         obs = torch.as_tensor(data["obs"][lo : lo + 8192], device=device)
         mask = torch.as_tensor(data["mask"][lo : lo + 8192], device=device)
         hits.append(MaskedCategorical(policy(obs)[0], mask).mode().cpu().numpy())
-    hit = np.concatenate(hits) == data["teacher_action"] if hits else np.zeros(0, bool)
+    mode = np.concatenate(hits) if hits else np.zeros(0, np.int64)
+    hit = mode == data["teacher_action"]
+    target = data["target"]
+    best = target[np.arange(len(mode)), mode] >= target.max(axis=1, initial=0.0)
     valued = data["valued"]
     return {
         "agreement/teacher": float(hit[valued].mean()) if valued.any() else float("nan"),
+        "agreement/teacher_best": float(best[valued].mean()) if valued.any() else float("nan"),
         "agreement/all": float(hit.mean()) if len(hit) else float("nan"),
         "agreement/valued_fraction": float(valued.mean()) if len(valued) else float("nan"),
     }
@@ -335,7 +341,8 @@ def train(
         if not quiet:
             print(
                 f"round {rnd + 1}/{config.rounds} positions {global_step} "
-                f"agree {scalars['agreement/teacher']:.3f} ce {scalars['losses/cross_entropy']:.3f} "
+                f"agree {scalars['agreement/teacher']:.3f} best {scalars['agreement/teacher_best']:.3f} "
+                f"ce {scalars['losses/cross_entropy']:.3f} "
                 f"v {scalars['losses/value_loss']:.3f} collect {t1 - t0:.0f}s label {t2 - t1:.0f}s "
                 f"update {t3 - t2:.0f}s",
                 flush=True,
