@@ -39,6 +39,15 @@ def test_distillation_target_is_a_softmax_over_the_valued_legal_actions_only():
     np.testing.assert_array_equal(target[1], [1, 0, 0, 0])
     np.testing.assert_allclose(target[2], [0, 0.5, 0.5, 0])
     assert valued.tolist() == [True, False, True] and target.dtype == np.float32
+    # Ties with the preferred action (the heuristic's) give it their mass; other ties stay split.
+    preferred, _ = distillation_target(values, fallback, temperature=5.0, prefer=np.array([3, 0, 2]))
+    np.testing.assert_allclose(preferred[0], target[0], rtol=1e-6)  # nothing ties with card 3
+    np.testing.assert_array_equal(preferred[1], [1, 0, 0, 0])  # unvalued: the fallback, untouched
+    np.testing.assert_allclose(preferred[2], [0, 0, 1, 0])
+    four = np.array([[1.0, 1.0, 1.0, 0.0]])
+    split, _ = distillation_target(four, fallback[:1], temperature=1.0, prefer=np.array([3]))
+    np.testing.assert_allclose(split[0, :3], split[0, 0])
+    np.testing.assert_allclose(split.sum(), 1, rtol=1e-6)
     # A low temperature gives the argmax; huge values stay finite.
     sharp, _ = distillation_target(values * 1e6, fallback, temperature=0.01)
     np.testing.assert_array_equal(sharp[0], [0, 1, 0, 0])
@@ -95,6 +104,10 @@ def test_labels_are_legal_distributions_and_the_teacher_values_card_play(positio
     np.testing.assert_array_equal(labels.valued, several & ~is_bid)
     heuristic = positions.behaviour_probs.argmax(axis=1)
     np.testing.assert_array_equal(labels.target[~labels.valued].argmax(axis=1), heuristic[~labels.valued])
+    # Where the teacher keeps the heuristic's card (its ties go there), the target's largest mass is on it.
+    kept = labels.valued & (labels.action == heuristic)
+    rows = np.flatnonzero(kept)
+    assert (labels.target[rows, heuristic[rows]] >= labels.target[rows].max(axis=1) - 1e-6).all()
 
 
 def test_labelling_is_deterministic_and_depends_on_the_seed(positions):
@@ -131,3 +144,21 @@ def test_a_shard_off_a_chunk_boundary_and_a_teacher_without_values_are_refused(p
         label_positions(positions.rows(0, 4), spec(teacher="heuristic"))
     with pytest.raises(ValueError, match="unvalued"):
         spec(unvalued="nobody")
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("ray")  # with tests/test_ray.py: one pytest-xdist worker, one Ray at a time
+def test_labels_from_ray_tasks_equal_the_labels_of_one_process(positions):
+    import ray
+
+    from train.ray_shards import RayOptions
+
+    started = not ray.is_initialized()
+    if started:
+        ray.init(address="local", num_cpus=2, include_dashboard=False)
+    try:
+        on_ray = label_positions(positions, spec(), RayOptions(workers=2))
+    finally:
+        if started:
+            ray.shutdown()
+    assert_same_labels(on_ray, label_positions(positions, spec()))

@@ -24,6 +24,7 @@ the round's fresh positions, before training on them), ``time/*`` (collect, labe
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import random
 import time
@@ -261,97 +262,106 @@ def train(
             best["diff"] = result["diff"]
             checkpoint(done, "best.pt")
 
-    if ckpt is None and config.eval_initial:
-        run_eval(0)
-    stop = config.rounds if stop_at is None else min(stop_at, config.rounds)
-    last_path = checkpoint(0) if stop == 0 or start_round >= stop else ckpt_dir / "latest.pt"
-    for rnd in range(start_round, stop):
-        if config.anneal_lr:
-            optimizer.param_groups[0]["lr"] = config.learning_rate * (1.0 - rnd / max(1, config.rounds))
+    ray = None
+    session = contextlib.ExitStack()
+    if config.label_workers:
+        from train.ray_shards import RayOptions, ray_session
 
-        # ---- collect
-        t0 = time.perf_counter()
-        policy.eval()
-        if rnd < config.heuristic_rounds:
-            behaviour = heuristic_behaviour(heuristic)
-        else:
-            behaviour = learner_behaviour(policy, rngs["behaviour"], dev)
-        positions = stream.collect(config.num_steps, behaviour, config.reward_scale)
-        global_step += len(positions)
+        ray = RayOptions(address=config.label_ray, workers=config.label_workers)
+        session.enter_context(ray_session(ray))  # one Ray for the whole run
 
-        # ---- label
-        t1 = time.perf_counter()
-        spec = LabelSpec(
-            rules=rules,
-            teacher=config.teacher,
-            seed=(config.seed, rnd),
-            temperature=config.temperature,
-            chunk=config.label_chunk,
-            unvalued=config.unvalued,
-        )
-        labels = label_positions(positions, spec)
-        fresh = {
-            "obs": positions.obs,
-            "mask": positions.mask,
-            "target": labels.target,
-            "ret": positions.ret,
-            "has_ret": positions.has_ret,
-            "valued": labels.valued,
-            "teacher_action": labels.action,
-        }
-        t2 = time.perf_counter()
-        scalars = teacher_agreement(policy, fresh, dev)
-        replay = [*replay, fresh][-config.replay_rounds :]
+    with session:  # Ray (if any) is shut down however the run ends
+        if ckpt is None and config.eval_initial:
+            run_eval(0)
+        stop = config.rounds if stop_at is None else min(stop_at, config.rounds)
+        last_path = checkpoint(0) if stop == 0 or start_round >= stop else ckpt_dir / "latest.pt"
+        for rnd in range(start_round, stop):
+            if config.anneal_lr:
+                optimizer.param_groups[0]["lr"] = config.learning_rate * (1.0 - rnd / max(1, config.rounds))
 
-        # ---- train on the replay
-        data = {k: torch.as_tensor(np.concatenate([part[k] for part in replay]), device=dev) for k in TRAIN_KEYS}
-        has_ret = data["has_ret"].float()
-        policy.train()
-        sums: dict[str, list[float]] = {}
-        m = len(has_ret)
-        for _ in range(config.epochs):
-            order = rngs["minibatches"].permutation(m)
-            for lo in range(0, m, config.minibatch):
-                mb = torch.as_tensor(order[lo : lo + config.minibatch], device=dev)
-                loss, stats = distillation_loss(
-                    policy, data["obs"][mb], data["mask"][mb], data["target"][mb], data["ret"][mb], has_ret[mb],
-                    config.vf_coef,
-                )  # fmt: skip
-                optimizer.zero_grad()
-                loss.backward()
-                torch.nn.utils.clip_grad_norm_(policy.parameters(), config.max_grad_norm)
-                optimizer.step()
-                for k, v in stats.items():
-                    sums.setdefault(k, []).append(v)
-        policy.eval()
-        t3 = time.perf_counter()
+            # ---- collect
+            t0 = time.perf_counter()
+            policy.eval()
+            if rnd < config.heuristic_rounds:
+                behaviour = heuristic_behaviour(heuristic)
+            else:
+                behaviour = learner_behaviour(policy, rngs["behaviour"], dev)
+            positions = stream.collect(config.num_steps, behaviour, config.reward_scale)
+            global_step += len(positions)
 
-        # ---- logging
-        scalars |= {f"losses/{k}": float(np.mean(v)) for k, v in sums.items()}
-        scalars |= {
-            "time/collect_s": t1 - t0,
-            "time/label_s": t2 - t1,
-            "time/update_s": t3 - t2,
-            "charts/labels_per_s": len(positions) / max(t2 - t1, 1e-9),
-            "charts/learning_rate": optimizer.param_groups[0]["lr"],
-            "charts/trained_positions": float(m),
-        }
-        for key, value in scalars.items():
-            writer.add_scalar(key, value, global_step)
-        if not quiet:
-            print(
-                f"round {rnd + 1}/{config.rounds} positions {global_step} "
-                f"agree {scalars['agreement/teacher']:.3f} best {scalars['agreement/teacher_best']:.3f} "
-                f"ce {scalars['losses/cross_entropy']:.3f} "
-                f"v {scalars['losses/value_loss']:.3f} collect {t1 - t0:.0f}s label {t2 - t1:.0f}s "
-                f"update {t3 - t2:.0f}s",
-                flush=True,
+            # ---- label
+            t1 = time.perf_counter()
+            spec = LabelSpec(
+                rules=rules,
+                teacher=config.teacher,
+                seed=(config.seed, rnd),
+                temperature=config.temperature,
+                chunk=config.label_chunk,
+                unvalued=config.unvalued,
             )
+            labels = label_positions(positions, spec, ray)
+            fresh = {
+                "obs": positions.obs,
+                "mask": positions.mask,
+                "target": labels.target,
+                "ret": positions.ret,
+                "has_ret": positions.has_ret,
+                "valued": labels.valued,
+                "teacher_action": labels.action,
+            }
+            t2 = time.perf_counter()
+            scalars = teacher_agreement(policy, fresh, dev)
+            replay = [*replay, fresh][-config.replay_rounds :]
 
-        done = rnd + 1
-        if (config.eval_every and done % config.eval_every == 0) or (done == config.rounds and config.eval_final):
-            run_eval(done)
-        if done % config.checkpoint_every == 0 or done == stop:
-            last_path = checkpoint(done)
+            # ---- train on the replay
+            data = {k: torch.as_tensor(np.concatenate([part[k] for part in replay]), device=dev) for k in TRAIN_KEYS}
+            has_ret = data["has_ret"].float()
+            policy.train()
+            sums: dict[str, list[float]] = {}
+            m = len(has_ret)
+            for _ in range(config.epochs):
+                order = rngs["minibatches"].permutation(m)
+                for lo in range(0, m, config.minibatch):
+                    mb = torch.as_tensor(order[lo : lo + config.minibatch], device=dev)
+                    loss, stats = distillation_loss(
+                        policy, data["obs"][mb], data["mask"][mb], data["target"][mb], data["ret"][mb], has_ret[mb],
+                        config.vf_coef,
+                    )  # fmt: skip
+                    optimizer.zero_grad()
+                    loss.backward()
+                    torch.nn.utils.clip_grad_norm_(policy.parameters(), config.max_grad_norm)
+                    optimizer.step()
+                    for k, v in stats.items():
+                        sums.setdefault(k, []).append(v)
+            policy.eval()
+            t3 = time.perf_counter()
+
+            # ---- logging
+            scalars |= {f"losses/{k}": float(np.mean(v)) for k, v in sums.items()}
+            scalars |= {
+                "time/collect_s": t1 - t0,
+                "time/label_s": t2 - t1,
+                "time/update_s": t3 - t2,
+                "charts/labels_per_s": len(positions) / max(t2 - t1, 1e-9),
+                "charts/learning_rate": optimizer.param_groups[0]["lr"],
+                "charts/trained_positions": float(m),
+            }
+            for key, value in scalars.items():
+                writer.add_scalar(key, value, global_step)
+            if not quiet:
+                print(
+                    f"round {rnd + 1}/{config.rounds} positions {global_step} "
+                    f"agree {scalars['agreement/teacher']:.3f} best {scalars['agreement/teacher_best']:.3f} "
+                    f"ce {scalars['losses/cross_entropy']:.3f} "
+                    f"v {scalars['losses/value_loss']:.3f} collect {t1 - t0:.0f}s label {t2 - t1:.0f}s "
+                    f"update {t3 - t2:.0f}s",
+                    flush=True,
+                )
+
+            done = rnd + 1
+            if (config.eval_every and done % config.eval_every == 0) or (done == config.rounds and config.eval_final):
+                run_eval(done)
+            if done % config.checkpoint_every == 0 or done == stop:
+                last_path = checkpoint(done)
     writer.close()
     return last_path

@@ -55,6 +55,13 @@ class ExpertIterationConfig:
     label_chunk: int = 256
     """Positions per teacher call; chunk k of round r is searched with the seed ``(seed, r, k)``."""
 
+    label_workers: int = 0
+    """0: label in this process; N: as Ray tasks on N workers (``label_ray``), one shard of whole chunks
+    each; the labels, and so the run, are the same either way."""
+    label_ray: str = "local"
+    """With ``label_workers``: ``local`` (a Ray started on this machine with N CPUs) or a cluster address
+    (``host:port``, ``ray://host:port``, ``auto``), as ``spades tournament --ray``."""
+
     replay_rounds: int = 1
     """Train on the labelled positions of the last this many rounds (1: the current round only)."""
     epochs: int = 2
@@ -108,6 +115,7 @@ class ExpertIterationConfig:
             "num_steps": self.num_steps >= 1,
             "heuristic_rounds": self.heuristic_rounds >= 0,
             "label_chunk": self.label_chunk >= 1,
+            "label_workers": self.label_workers >= 0,
             "replay_rounds": self.replay_rounds >= 1,
             "epochs": self.epochs >= 1,
             "minibatch": self.minibatch >= 1,

@@ -12,7 +12,8 @@ training the network on what a stronger *teacher* (``SearchAgent.action_values``
   seat's side (``ret``: its points times ``reward_scale``, as ``train.imitation.HeuristicStream``
   credits them; decisions of a hand unfinished at the end of the round have ``has_ret`` False).
 - ``label_positions``: the teacher's values of every decision and the distillation
-  target ``distillation_target`` makes of them.
+  target ``distillation_target`` makes of them (softmax of the values; the cards valued exactly
+  as the heuristic's card give their mass to it, as the teacher's ties go to the heuristic).
 
 Labelling is the expensive part, so it is written to be split: positions are labelled in
 chunks of ``chunk`` rows, and chunk k (counted from the start of the round's positions) is
@@ -148,13 +149,18 @@ def concat_states(states: Sequence[GameState]) -> GameState:
 # ------------------------------------------------------------------ labels
 
 
-def distillation_target(values: np.ndarray, fallback: np.ndarray, temperature: float) -> tuple[np.ndarray, np.ndarray]:
+def distillation_target(
+    values: np.ndarray, fallback: np.ndarray, temperature: float, prefer: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """(target (G, A) float32, valued (G,) bool) from the teacher's ``values`` (``SearchAgent.action_values``).
 
     A row with at least one finite value gets ``softmax(values / temperature)`` over its finite
     values (NaN: a legal action the teacher did not value, and -inf: an illegal one, get 0);
     a row with none (one legal card, the Hearts pass, bids the teacher leaves to the heuristic)
     gets its ``fallback`` row ((G, A) probabilities, e.g. the heuristic's one-hot).
+    ``prefer`` ((G,) actions, e.g. the heuristic's): the mass of the actions valued exactly as the
+    preferred one goes to it, as the teacher's own ``choose`` breaks ties toward the heuristic
+    (equal values are mostly equivalent cards, e.g. two low cards that lose the trick either way).
     """
     if not temperature > 0:
         raise ValueError(f"temperature must be a positive number of points, got {temperature!r}")
@@ -164,6 +170,12 @@ def distillation_target(values: np.ndarray, fallback: np.ndarray, temperature: f
     top = np.where(valued, z.max(axis=1, initial=-np.inf, where=finite), 0.0)
     e = np.where(finite, np.exp(z - top[:, None]), 0.0)
     soft = e / np.maximum(e.sum(axis=1, keepdims=True), 1e-300)
+    if prefer is not None:
+        rows = np.arange(len(values))
+        tied = finite & (values == values[rows, prefer][:, None])
+        mass = np.where(tied, soft, 0.0).sum(axis=1)
+        soft = np.where(tied, 0.0, soft)
+        soft[rows, prefer] += mass
     target = np.where(valued[:, None], soft, fallback)
     return target.astype(np.float32), valued
 
@@ -248,7 +260,7 @@ def label_shard(shard: LabelShard) -> Labels:
         default = heuristic.act(rows.obs, rows.mask, ctx)
         onehot = np.eye(rows.mask.shape[1], dtype=np.float32)[default]
         fallback = onehot if spec.unvalued == "teacher" else rows.behaviour_probs
-        target, valued = distillation_target(values, fallback, spec.temperature)
+        target, valued = distillation_target(values, fallback, spec.temperature, prefer=default)
         parts.append(Labels(target, valued, choose(values, default).astype(np.int64)))
     if not parts:
         n_actions = pos.mask.shape[1]
@@ -263,6 +275,16 @@ def shards(positions: Positions, spec: LabelSpec, n_shards: int) -> list[LabelSh
     return [LabelShard(positions.rows(lo, lo + per), lo, spec) for lo in range(0, len(positions), per)]
 
 
-def label_positions(positions: Positions, spec: LabelSpec) -> Labels:
-    """Label every position in this process (the same labels as any split into ``shards``)."""
-    return label_shard(LabelShard(positions, 0, spec))
+def label_positions(positions: Positions, spec: LabelSpec, ray=None) -> Labels:
+    """Label every position: in this process, or with ``ray`` (a ``train.ray_shards.RayOptions``) as Ray tasks,
+    one shard of whole chunks per worker; either way the same labels (the shards are pure functions)."""
+    if ray is None:
+        return label_shard(LabelShard(positions, 0, spec))
+    import os
+
+    from train.ray_shards import run_shards
+
+    parts = shards(positions, spec, ray.workers or os.cpu_count() or 1)
+    done: dict[int, Labels] = {}
+    run_shards(label_shard, parts, ray, lambda shard, labels: done.__setitem__(shard.first, labels))
+    return Labels.concat([done[first] for first in sorted(done)])
