@@ -144,6 +144,16 @@ def test_a_shard_off_a_chunk_boundary_and_a_teacher_without_values_are_refused(p
         label_positions(positions.rows(0, 4), spec(teacher="heuristic"))
     with pytest.raises(ValueError, match="unvalued"):
         spec(unvalued="nobody")
+    with pytest.raises(ValueError, match="anchor"):
+        spec(anchor=1.0)
+
+
+def test_the_anchor_mixes_the_behaviour_policy_into_the_valued_targets(positions):
+    plain, anchored = label_positions(positions, spec()), label_positions(positions, spec(anchor=0.25))
+    v = plain.valued
+    np.testing.assert_allclose(anchored.target[v], 0.75 * plain.target[v] + 0.25 * positions.behaviour_probs[v])
+    np.testing.assert_array_equal(anchored.target[~v], plain.target[~v])
+    np.testing.assert_array_equal(anchored.action, plain.action)
 
 
 @pytest.mark.slow

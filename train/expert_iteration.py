@@ -296,6 +296,7 @@ def train(
                 teacher=config.teacher,
                 seed=(config.seed, rnd),
                 temperature=config.temperature,
+                anchor=config.anchor,
                 chunk=config.label_chunk,
                 unvalued=config.unvalued,
             )

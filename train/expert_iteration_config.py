@@ -49,6 +49,9 @@ class ExpertIterationConfig:
     """Bot spec of the teacher; its ``action_values`` label every position (``agents.search``)."""
     temperature: float = 5.0
     """Distillation target: softmax(values / temperature) over the valued legal actions (points)."""
+    anchor: float = 0.0
+    """Share of the behaviour policy's own probabilities in the target of valued decisions (a trust
+    region against a noisy teacher: ``train.labelling.LabelSpec.anchor``; 0: the teacher alone)."""
     unvalued: str = "teacher"
     """Target where the teacher gives no values (one legal card, bids without ``bid_samples``):
     ``teacher`` (its choice there, the heuristic's action) or ``behaviour`` (the behaviour policy's own)."""
@@ -110,6 +113,7 @@ class ExpertIterationConfig:
             "device": self.device == "cpu" or self.device.startswith("cuda"),
             "unvalued": self.unvalued in ("teacher", "behaviour"),
             "temperature": self.temperature > 0,
+            "anchor": 0.0 <= self.anchor < 1.0,
             "rounds": self.rounds >= 0,
             "num_envs": self.num_envs >= 1,
             "num_steps": self.num_steps >= 1,

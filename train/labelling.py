@@ -194,6 +194,10 @@ class LabelSpec:
     """Softmax temperature of the distillation target, in points (the teacher's values are points)."""
     chunk: int = 256
     """Rows per teacher call (and per seed)."""
+    anchor: float = 0.0
+    """Weight of the behaviour policy's own probabilities in the target of the valued decisions:
+    ``(1 - anchor) * softmax + anchor * behaviour_probs``. A noisy teacher then moves the learner's
+    choice only where it disagrees strongly (a trust region; 0: the teacher alone)."""
     unvalued: str = "teacher"
     """Target of the decisions the teacher does not value: ``teacher`` (its choice there, the heuristic's
     action, one-hot) or ``behaviour`` (the behaviour policy's own probabilities: keeps e.g. learned bids)."""
@@ -205,6 +209,8 @@ class LabelSpec:
             raise ValueError(f"label chunk must be a positive integer, got {self.chunk!r}")
         if not self.temperature > 0:
             raise ValueError(f"temperature must be a positive number of points, got {self.temperature!r}")
+        if not 0.0 <= self.anchor < 1.0:
+            raise ValueError(f"anchor must be in [0, 1) (the behaviour policy's share), got {self.anchor!r}")
 
 
 @dataclass
@@ -261,6 +267,9 @@ def label_shard(shard: LabelShard) -> Labels:
         onehot = np.eye(rows.mask.shape[1], dtype=np.float32)[default]
         fallback = onehot if spec.unvalued == "teacher" else rows.behaviour_probs
         target, valued = distillation_target(values, fallback, spec.temperature, prefer=default)
+        if spec.anchor:
+            mixed = (1.0 - spec.anchor) * target + spec.anchor * rows.behaviour_probs
+            target = np.where(valued[:, None], mixed, target).astype(np.float32)
         parts.append(Labels(target, valued, choose(values, default).astype(np.int64)))
     if not parts:
         n_actions = pos.mask.shape[1]
