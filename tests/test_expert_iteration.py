@@ -53,11 +53,11 @@ def test_teacher_agreement_counts_ties_between_best_cards_separately():
     with torch.no_grad():
         policy.card_head.weight.zero_()
         policy.card_head.bias.copy_(torch.tensor([0.0, 5.0, 0.0, 0.0]))  # always card 1 when legal
-    target = np.array([[0, 0.5, 0.5, 0, 0], [0, 0.2, 0.8, 0, 0], [0, 1, 0, 0, 0]], np.float32)
+    best = np.array([[0, 1, 1, 0, 0], [0, 0, 1, 0, 0], [0, 0, 0, 0, 0]], bool)
     data = {
         "obs": np.zeros((3, 3), np.float32),
         "mask": np.array([[1, 1, 1, 0, 0]] * 3, bool),
-        "target": target,
+        "teacher_best": best,
         "teacher_action": np.array([2, 2, 1]),  # row 0: a tie the heuristic broke toward card 2
         "valued": np.array([True, True, False]),
     }

@@ -53,7 +53,7 @@ from train.ppo_core import MaskedCategorical
 #: Keys of a full checkpoint beyond ``REQUIRED_KEYS``: the run state that resuming needs.
 RUN_KEYS = ("optimizer", "rng", "update", "run_name", "env", "next_obs", "next_mask", "next_seat", "replay")
 #: The arrays a labelled position trains on (one dict of them per round in the replay).
-TRAIN_KEYS = ("obs", "mask", "target", "ret", "has_ret", "valued", "teacher_action")
+TRAIN_KEYS = ("obs", "mask", "target", "ret", "has_ret", "valued", "teacher_action", "teacher_best")
 
 
 def distillation_loss(
@@ -79,7 +79,7 @@ def teacher_agreement(policy: SpadesPolicy, data: dict[str, np.ndarray], device:
     """How often the greedy policy plays the teacher's choice: on the decisions the teacher valued
     (``agreement/teacher``: argmax equality, where a tie between equally valued cards counts only the
     heuristic's pick), there with one of the teacher's best-valued actions (``agreement/teacher_best``:
-    ties count, the target's largest probability) and on every decision (``agreement/all``)."""
+    ties count) and on every decision (``agreement/all``)."""
     hits = []
     for lo in range(0, len(data["obs"]), 8192):
         obs = torch.as_tensor(data["obs"][lo : lo + 8192], device=device)
@@ -87,8 +87,7 @@ def teacher_agreement(policy: SpadesPolicy, data: dict[str, np.ndarray], device:
         hits.append(MaskedCategorical(policy(obs)[0], mask).mode().cpu().numpy())
     mode = np.concatenate(hits) if hits else np.zeros(0, np.int64)
     hit = mode == data["teacher_action"]
-    target = data["target"]
-    best = target[np.arange(len(mode)), mode] >= target.max(axis=1, initial=0.0)
+    best = data["teacher_best"][np.arange(len(mode)), mode]
     valued = data["valued"]
     return {
         "agreement/teacher": float(hit[valued].mean()) if valued.any() else float("nan"),
@@ -309,6 +308,7 @@ def train(
                 "has_ret": positions.has_ret,
                 "valued": labels.valued,
                 "teacher_action": labels.action,
+                "teacher_best": labels.best,
             }
             t2 = time.perf_counter()
             scalars = teacher_agreement(policy, fresh, dev)

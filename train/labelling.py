@@ -223,6 +223,8 @@ class Labels:
     """(M,) bool: the teacher valued the decision (its target is the softmax of its values)."""
     action: np.ndarray
     """(M,) int64: the teacher's choice (``agents.search.choose``: argmax, ties and unvalued rows to the heuristic)."""
+    best: np.ndarray
+    """(M, A) bool: the actions of the teacher's largest value (several where values tie; none where unvalued)."""
 
     @staticmethod
     def concat(parts: Sequence[Labels]) -> Labels:
@@ -270,10 +272,13 @@ def label_shard(shard: LabelShard) -> Labels:
         if spec.anchor:
             mixed = (1.0 - spec.anchor) * target + spec.anchor * rows.behaviour_probs
             target = np.where(valued[:, None], mixed, target).astype(np.float32)
-        parts.append(Labels(target, valued, choose(values, default).astype(np.int64)))
+        finite = np.isfinite(values)
+        best = finite & (values == np.max(values, axis=1, initial=-np.inf, where=finite, keepdims=True))
+        parts.append(Labels(target, valued, choose(values, default).astype(np.int64), best))
     if not parts:
         n_actions = pos.mask.shape[1]
-        return Labels(np.zeros((0, n_actions), np.float32), np.zeros(0, bool), np.zeros(0, np.int64))
+        none = np.zeros((0, n_actions), bool)
+        return Labels(np.zeros((0, n_actions), np.float32), np.zeros(0, bool), np.zeros(0, np.int64), none)
     return Labels.concat(parts)
 
 
