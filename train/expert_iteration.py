@@ -51,7 +51,18 @@ from train.labelling import LabelSpec, PositionStream, heuristic_behaviour, labe
 from train.ppo_core import MaskedCategorical
 
 #: Keys of a full checkpoint beyond ``REQUIRED_KEYS``: the run state that resuming needs.
-RUN_KEYS = ("optimizer", "rng", "update", "run_name", "env", "next_obs", "next_mask", "next_seat", "replay")
+RUN_KEYS = (
+    "optimizer",
+    "rng",
+    "update",
+    "run_name",
+    "env",
+    "next_obs",
+    "next_mask",
+    "next_seat",
+    "replay",
+    "reference",
+)
 #: The arrays a labelled position trains on (one dict of them per round in the replay).
 TRAIN_KEYS = ("obs", "mask", "target", "ret", "has_ret", "valued", "teacher_action", "teacher_best")
 
@@ -105,6 +116,18 @@ def learner_behaviour(policy: SpadesPolicy, rng: np.random.Generator, device: to
         logits, _ = policy(torch.as_tensor(obs, device=device))
         dist = MaskedCategorical(logits, torch.as_tensor(mask, device=device))
         return dist.sample(rng), dist.probs.float().cpu().numpy()
+
+    return act
+
+
+def with_reference_probs(behaviour, reference: SpadesPolicy, device: torch.device):
+    """``behaviour``'s actions with ``reference``'s probabilities (what the targets anchor to)."""
+
+    @torch.no_grad()
+    def act(obs: np.ndarray, mask: np.ndarray, ctx) -> tuple[np.ndarray, np.ndarray]:
+        action, _ = behaviour(obs, mask, ctx)
+        logits, _ = reference(torch.as_tensor(obs, device=device))
+        return action, MaskedCategorical(logits, torch.as_tensor(mask, device=device)).probs.float().cpu().numpy()
 
     return act
 
@@ -197,6 +220,11 @@ def train(
     engine = stream.env.engine
     policy = SpadesPolicy.for_engine(engine, stream.obs.shape[1], hidden=config.hidden, depth=config.depth).to(dev)
     optimizer = torch.optim.Adam(policy.parameters(), lr=config.learning_rate, eps=1e-5)
+    # The network the targets anchor to with ``anchor_to: initial``: the one the run starts from, frozen
+    # (built before the RNG states are restored: building a network draws from torch's RNG).
+    reference = None
+    if config.anchor_to == "initial":
+        reference = SpadesPolicy(**policy.hyperparameters()).to(dev).eval()
     replay: list[dict[str, np.ndarray]] = []
     global_step, start_round = 0, 0
     best = {"diff": -float("inf")}
@@ -217,6 +245,8 @@ def train(
             raise ValueError(f"{config.init_from}: network {init['model_hparams']} != {policy.hyperparameters()}")
         policy.load_state_dict(init["model"])
     heuristic = HeuristicAgent(seed=config.seed)
+    if reference is not None:
+        reference.load_state_dict(ckpt["reference"] if ckpt is not None else policy.state_dict())
 
     writer = SummaryWriter(str(run_path), purge_step=global_step + 1 if ckpt else None)
     if ckpt is None:
@@ -244,6 +274,9 @@ def train(
                 "next_seat": array_to_tensor(stream.seat),
                 "replay": [{k: array_to_tensor(v) for k, v in part.items()} for part in replay],
                 "best_diff": best["diff"],
+                "reference": None
+                if reference is None
+                else {k: v.detach().cpu() for k, v in reference.state_dict().items()},
             },
         )
 
@@ -285,6 +318,8 @@ def train(
                 behaviour = heuristic_behaviour(heuristic)
             else:
                 behaviour = learner_behaviour(policy, rngs["behaviour"], dev)
+            if reference is not None:
+                behaviour = with_reference_probs(behaviour, reference, dev)
             positions = stream.collect(config.num_steps, behaviour, config.reward_scale)
             global_step += len(positions)
 

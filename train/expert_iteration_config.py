@@ -52,6 +52,10 @@ class ExpertIterationConfig:
     anchor: float = 0.0
     """Share of the behaviour policy's own probabilities in the target of valued decisions (a trust
     region against a noisy teacher: ``train.labelling.LabelSpec.anchor``; 0: the teacher alone)."""
+    anchor_to: str = "behaviour"
+    """What ``anchor`` and ``unvalued: behaviour`` mix in: ``behaviour`` (the probabilities of the policy that
+    played the round: the anchor moves with the learner) or ``initial`` (the network the run started from,
+    frozen: ``init_from``'s; learned bids and card play then stay anchored to it)."""
     unvalued: str = "teacher"
     """Target where the teacher gives no values (one legal card, bids without ``bid_samples``):
     ``teacher`` (its choice there, the heuristic's action) or ``behaviour`` (the behaviour policy's own)."""
@@ -114,6 +118,7 @@ class ExpertIterationConfig:
             "unvalued": self.unvalued in ("teacher", "behaviour"),
             "temperature": self.temperature > 0,
             "anchor": 0.0 <= self.anchor < 1.0,
+            "anchor_to": self.anchor_to in ("behaviour", "initial"),
             "rounds": self.rounds >= 0,
             "num_envs": self.num_envs >= 1,
             "num_steps": self.num_steps >= 1,

@@ -53,7 +53,8 @@ class Positions:
     mask: np.ndarray
     """(M, A) bool: its legal actions."""
     behaviour_probs: np.ndarray
-    """(M, A) float32: the behaviour policy's probabilities of each action (one-hot for HeuristicAgent)."""
+    """(M, A) float32: the behaviour policy's probabilities of each action (one-hot for HeuristicAgent), or
+    those of a reference network the targets anchor to (``train.expert_iteration``, ``anchor_to: initial``)."""
     ret: np.ndarray
     """(M,) float32: the deciding seat's side points in the hand, times ``reward_scale``."""
     has_ret: np.ndarray
