@@ -117,11 +117,11 @@ def train(
     stop_at: int = typer.Option(None, help="Stop after this many updates in total (resume later)."),
     init_from: str = typer.Option(None, help="Start from this checkpoint's network (default: the config's)."),
 ) -> None:
-    """PPO self-play training (train/ppo.py); logs to TensorBoard, saves checkpoints."""
+    """Training: PPO self-play (train/ppo.py), or expert iteration (train/expert_iteration.py) for a config
+    with `algorithm: expert_iteration`; logs to TensorBoard, saves checkpoints."""
     import dataclasses
 
-    from train.ppo import PPOConfig
-    from train.ppo import train as run_training
+    from train.expert_iteration_config import trainer_for
 
     if resume is not None:
         options = {"--config": config, "--run-dir": run_dir, "--init-from": init_from}
@@ -131,9 +131,11 @@ def train(
                 f"{' and '.join(given)} cannot be combined with --resume: a resumed run goes on with its "
                 "checkpoint's config, beside the checkpoint (only --device and --stop-at apply)"
             )
+        _, run_training = trainer_for(checkpoint=resume)
         path = run_training(None, resume=resume, stop_at=stop_at, device=device)
     else:
-        cfg = PPOConfig.from_yaml(config or "configs/train/default.yaml")
+        config_class, run_training = trainer_for(config=config or "configs/train/default.yaml")
+        cfg = config_class.from_yaml(config or "configs/train/default.yaml")
         overrides = {
             k: v for k, v in {"device": device, "run_dir": run_dir, "init_from": init_from}.items() if v is not None
         }

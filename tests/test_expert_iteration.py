@@ -1,0 +1,165 @@
+"""Expert iteration end to end with its smoke recipe: the loss, checkpoints, exact resume, the CLI."""
+
+import dataclasses
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from agents.neural import NeuralAgent, SpadesPolicy  # noqa: E402
+from train.checkpoint import export_slim, load_checkpoint  # noqa: E402
+from train.expert_iteration import distillation_loss, teacher_agreement, train  # noqa: E402
+from train.expert_iteration_config import ExpertIterationConfig, trainer_for  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+SMOKE = ROOT / "configs" / "train" / "expert_iteration_smoke.yaml"
+RECIPES = sorted((ROOT / "configs" / "train").glob("expert_iteration*.yaml"))
+
+
+def smoke_config(tmp_path, **changes) -> ExpertIterationConfig:
+    return dataclasses.replace(ExpertIterationConfig.from_yaml(SMOKE), run_dir=str(tmp_path), **changes)
+
+
+def test_the_distillation_loss_goes_down_on_a_fixed_batch():
+    torch.set_num_threads(1)  # as the trainer runs (threads: 1); more threads only contend on a small net
+    torch.manual_seed(0)
+    policy = SpadesPolicy(obs_dim=12, n_actions=6, n_card_actions=4, hidden=16, depth=1)
+    obs = torch.randn(64, 12)
+    mask = torch.rand(64, 6) < 0.6
+    mask[:, 0] = True
+    target = torch.rand(64, 6) ** 4 * mask
+    target /= target.sum(-1, keepdim=True)
+    ret, has_ret = torch.randn(64), (torch.rand(64) < 0.5).float()
+    # The cross-entropy's minimum is the target's own entropy: what is left above it is the KL divergence.
+    entropy = -(torch.where(target > 0, target * target.log(), torch.zeros_like(target))).sum(-1).mean().item()
+    optimizer = torch.optim.Adam(policy.parameters(), lr=1e-2)
+    kl, value = [], []
+    for _ in range(60):
+        loss, stats = distillation_loss(policy, obs, mask, target, ret, has_ret, vf_coef=0.5)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        kl.append(stats["cross_entropy"] - entropy)
+        value.append(stats["value_loss"])
+    assert min(kl) >= -1e-5 and kl[-1] < 0.5 * kl[0]
+    assert value[-1] < 0.7 * value[0]
+
+
+def test_teacher_agreement_counts_ties_between_best_cards_separately():
+    policy = SpadesPolicy(obs_dim=3, n_actions=5, n_card_actions=4, hidden=8, depth=1)
+    with torch.no_grad():
+        policy.card_head.weight.zero_()
+        policy.card_head.bias.copy_(torch.tensor([0.0, 5.0, 0.0, 0.0]))  # always card 1 when legal
+    best = np.array([[0, 1, 1, 0, 0], [0, 0, 1, 0, 0], [0, 0, 0, 0, 0]], bool)
+    data = {
+        "obs": np.zeros((3, 3), np.float32),
+        "mask": np.array([[1, 1, 1, 0, 0]] * 3, bool),
+        "teacher_best": best,
+        "teacher_action": np.array([2, 2, 1]),  # row 0: a tie the heuristic broke toward card 2
+        "valued": np.array([True, True, False]),
+    }
+    stats = teacher_agreement(policy, data, torch.device("cpu"))
+    assert stats["agreement/teacher"] == 0.0 and stats["agreement/teacher_best"] == 0.5
+    assert stats["agreement/all"] == pytest.approx(1 / 3) and stats["agreement/valued_fraction"] == pytest.approx(2 / 3)
+
+
+@pytest.fixture(scope="module")
+def full_run(tmp_path_factory):
+    return train(smoke_config(tmp_path_factory.mktemp("full")), quiet=True)
+
+
+def without_run_identity(ckpt):
+    return {k: v for k, v in ckpt.items() if k != "run_name"} | {"config": ckpt["config"] | {"run_dir": ""}}
+
+
+def assert_same(a, b, where="checkpoint"):
+    if isinstance(a, dict):
+        assert a.keys() == b.keys(), where
+        for k in a:
+            assert_same(a[k], b[k], f"{where}[{k!r}]")
+    elif isinstance(a, (list, tuple)):
+        assert len(a) == len(b), where
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            assert_same(x, y, f"{where}[{i}]")
+    elif isinstance(a, torch.Tensor):
+        assert a.dtype == b.dtype and torch.equal(a, b), where
+    else:
+        assert a == b, where
+
+
+def test_a_smoke_run_writes_a_playable_checkpoint_with_its_curves(full_run):
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    ckpt = load_checkpoint(full_run)
+    assert ckpt["update"] == 3 and ckpt["global_step"] == 3 * 4 * 24
+    assert ckpt["config"]["algorithm"] == "expert_iteration" and len(ckpt["replay"]) == 2
+    assert (full_run.parent / "best.pt").exists()
+    events = EventAccumulator(str(full_run.parent.parent))
+    events.Reload()
+    tags = set(events.Tags()["scalars"])
+    expected = {"losses/cross_entropy", "losses/value_loss", "agreement/teacher", "agreement/teacher_best"}
+    expected |= {"time/collect_s", "time/label_s"}
+    assert expected | {"time/update_s", "eval/diff", "eval/diff_ci95"} <= tags
+    assert len(events.Scalars("agreement/teacher")) == 3 and len(events.Scalars("eval/diff")) == 2
+    agent = NeuralAgent.from_checkpoint(full_run)
+    slim = NeuralAgent.from_checkpoint(export_slim(full_run, full_run.parent / "slim.pt"))
+    from spades_env.envs.vector import VectorSpades
+
+    env = VectorSpades("partnership", 8, seed=4)
+    obs, info = env.reset(seed=4)
+    for _ in range(30):
+        action = agent.act(obs, info["action_mask"])
+        np.testing.assert_array_equal(action, slim.act(obs, info["action_mask"]))
+        obs, _, _, _, info = env.step(action)  # the env refuses an illegal action
+
+
+def test_a_stopped_run_resumes_to_the_uninterrupted_run_bit_for_bit(tmp_path, full_run):
+    half = train(smoke_config(tmp_path), stop_at=1, quiet=True)
+    assert load_checkpoint(half)["update"] == 1
+    now = time.time
+    with pytest.MonkeyPatch.context() as patch:  # a later second, as a real resume would have
+        patch.setattr(time, "time", lambda: now() + 100)
+        resumed = train(None, resume=half, quiet=True)
+    assert resumed.parent == half.parent
+    a, b = load_checkpoint(full_run), load_checkpoint(resumed)
+    assert_same(without_run_identity(a), without_run_identity(b))
+
+
+def test_a_run_can_start_from_a_checkpoint_and_refuses_another_network(tmp_path, full_run):
+    ckpt = load_checkpoint(full_run)
+    started = train(smoke_config(tmp_path, init_from=str(full_run), rounds=0, eval_final=False), quiet=True)
+    assert_same(load_checkpoint(started)["model"], ckpt["model"])
+    with pytest.raises(ValueError, match="network"):
+        train(smoke_config(tmp_path, init_from=str(full_run), hidden=16, rounds=0), quiet=True)
+    slim = export_slim(full_run, tmp_path / "slim.pt")
+    with pytest.raises(ValueError, match="slim checkpoint holds no run state"):
+        train(None, resume=slim, quiet=True)
+
+
+def test_the_config_names_bad_keys_and_values_and_picks_the_trainer():
+    with pytest.raises(ValueError, match="unknown expert-iteration config key"):
+        ExpertIterationConfig.from_dict({"total_updates": 3})
+    with pytest.raises(ValueError, match="temperature=0"):
+        ExpertIterationConfig(temperature=0)
+    assert trainer_for(config=SMOKE)[0] is ExpertIterationConfig
+    assert trainer_for(config=ROOT / "configs" / "train" / "smoke.yaml")[0].__name__ == "PPOConfig"
+    for recipe in RECIPES:  # every recipe loads
+        assert ExpertIterationConfig.from_yaml(recipe).algorithm == "expert_iteration"
+
+
+def test_the_cli_trains_and_resumes_the_smoke_recipe(tmp_path):
+    from typer.testing import CliRunner
+
+    from train.cli import app
+
+    runner = CliRunner()
+    first = runner.invoke(app, ["train", "--config", str(SMOKE), "--run-dir", str(tmp_path), "--stop-at", "1"])
+    assert first.exit_code == 0, first.output
+    latest = Path(first.output.split("checkpoint:")[-1].strip())
+    assert load_checkpoint(latest)["update"] == 1
+    second = runner.invoke(app, ["train", "--resume", str(latest), "--stop-at", "2"])
+    assert second.exit_code == 0, second.output
+    assert load_checkpoint(latest)["update"] == 2

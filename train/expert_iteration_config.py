@@ -1,0 +1,182 @@
+"""Every setting of an expert-iteration run (``train/expert_iteration.py``), read from a YAML recipe.
+
+``spades train --config FILE`` runs expert iteration when the file says ``algorithm: expert_iteration``
+(PPO otherwise: ``train/ppo_config.py``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from spades_env.rules_yaml import parse_yaml
+
+#: The ``algorithm`` key that sends a training config to expert iteration.
+ALGORITHM = "expert_iteration"
+
+
+@dataclass(frozen=True)
+class ExpertIterationConfig:
+    """Rounds of (collect positions with the behaviour policy, label them with the teacher, train on the labels)."""
+
+    algorithm: str = ALGORITHM
+    """Always ``expert_iteration`` (what tells ``spades train`` which trainer reads the file)."""
+    exp_name: str = "expit"
+    """Name of the experiment, part of the run name ``{rules}__{exp_name}__{seed}__{time}``."""
+    rules: str = "partnership"
+    """Rules preset name or rules YAML path (the learned bot plays partnership-layout presets)."""
+    seed: int = 1
+    """Seed of everything: network init, deals, behaviour sampling, the teacher, minibatches."""
+    device: str = "cpu"
+    """``cpu`` or ``cuda`` (the network and the update; games and the teacher run on the CPU)."""
+    threads: int = 1
+    """torch CPU threads (results depend on it)."""
+
+    rounds: int = 50
+    """Collect-label-train rounds."""
+    num_envs: int = 256
+    """Games played in lockstep by the behaviour policy."""
+    num_steps: int = 64
+    """Decisions per game per round (num_envs * num_steps positions labelled per round)."""
+    episode: str = "match"
+    """``match`` (scores and bags carry over between hands) or ``hand``."""
+    heuristic_rounds: int = 0
+    """The first this many rounds are played by HeuristicAgent instead of the learner (e.g. 1 from scratch)."""
+
+    teacher: str = "search:fast"
+    """Bot spec of the teacher; its ``action_values`` label every position (``agents.search``)."""
+    temperature: float = 5.0
+    """Distillation target: softmax(values / temperature) over the valued legal actions (points)."""
+    anchor: float = 0.0
+    """Share of the behaviour policy's own probabilities in the target of valued decisions (a trust
+    region against a noisy teacher: ``train.labelling.LabelSpec.anchor``; 0: the teacher alone)."""
+    anchor_to: str = "behaviour"
+    """What ``anchor`` and ``unvalued: behaviour`` mix in: ``behaviour`` (the probabilities of the policy that
+    played the round: the anchor moves with the learner) or ``initial`` (the network the run started from,
+    frozen: ``init_from``'s; learned bids and card play then stay anchored to it)."""
+    unvalued: str = "teacher"
+    """Target where the teacher gives no values (one legal card, bids without ``bid_samples``):
+    ``teacher`` (its choice there, the heuristic's action) or ``behaviour`` (the behaviour policy's own)."""
+    label_chunk: int = 256
+    """Positions per teacher call; chunk k of round r is searched with the seed ``(seed, r, k)``."""
+
+    label_workers: int = 0
+    """0: label in this process; N: as Ray tasks on N workers (``label_ray``), one shard of whole chunks
+    each; the labels, and so the run, are the same either way."""
+    label_ray: str = "local"
+    """With ``label_workers``: ``local`` (a Ray started on this machine with N CPUs) or a cluster address
+    (``host:port``, ``ray://host:port``, ``auto``), as ``spades tournament --ray``."""
+
+    replay_rounds: int = 1
+    """Train on the labelled positions of the last this many rounds (1: the current round only)."""
+    epochs: int = 2
+    """Passes over the training positions per round."""
+    minibatch: int = 2048
+    """Positions per gradient step."""
+    learning_rate: float = 1e-4
+    """Adam learning rate."""
+    anneal_lr: bool = True
+    """Decay the learning rate linearly to 0 over ``rounds``."""
+    vf_coef: float = 0.5
+    """Weight of the value regression (the existing value head, on ``ret``)."""
+    max_grad_norm: float = 1.0
+    """Gradient clipping norm."""
+    reward_scale: float = 0.01
+    """A hand's points times this is the value target."""
+
+    hidden: int = 512
+    """Width of the torso layers (must match ``init_from``)."""
+    depth: int = 3
+    """Number of torso layers (must match ``init_from``)."""
+    init_from: str | None = None
+    """Start from this checkpoint's network (full or slim, e.g. checkpoints/partnership_ppo.pt)."""
+
+    run_dir: str = "runs"
+    """Where runs write TensorBoard logs and checkpoints."""
+    checkpoint_every: int = 1
+    """Save ``checkpoints/latest.pt`` every this many rounds (and at the end)."""
+    eval_every: int = 0
+    """Duplicate evaluation against HeuristicAgent every this many rounds (0 = only at the end)."""
+    eval_initial: bool = False
+    """Evaluate the starting network before the first round too (round 0 on the curve)."""
+    eval_final: bool = True
+    """Evaluate at the end of the run."""
+    eval_deals: int = 256
+    """Boards per evaluation (each played in both seatings)."""
+    eval_seed: int = 1_000_003
+    """Seed of the evaluation deals (fixed: evaluations compare like with like)."""
+    keep_best: bool = True
+    """Save ``checkpoints/best.pt`` whenever an evaluation gives the best ``diff`` so far."""
+
+    def __post_init__(self) -> None:
+        checks = {
+            "algorithm": self.algorithm == ALGORITHM,
+            "episode": self.episode in ("match", "hand"),
+            "device": self.device == "cpu" or self.device.startswith("cuda"),
+            "unvalued": self.unvalued in ("teacher", "behaviour"),
+            "temperature": self.temperature > 0,
+            "anchor": 0.0 <= self.anchor < 1.0,
+            "anchor_to": self.anchor_to in ("behaviour", "initial"),
+            "rounds": self.rounds >= 0,
+            "num_envs": self.num_envs >= 1,
+            "num_steps": self.num_steps >= 1,
+            "heuristic_rounds": self.heuristic_rounds >= 0,
+            "label_chunk": self.label_chunk >= 1,
+            "label_workers": self.label_workers >= 0,
+            "replay_rounds": self.replay_rounds >= 1,
+            "epochs": self.epochs >= 1,
+            "minibatch": self.minibatch >= 1,
+            "threads": self.threads >= 1,
+            "checkpoint_every": self.checkpoint_every >= 1,
+            "eval_every": self.eval_every >= 0,
+            "eval_deals": self.eval_deals >= 1,
+        }
+        bad = [k for k, ok in checks.items() if not ok]
+        if bad:
+            raise ValueError(
+                f"bad expert-iteration config value(s): {', '.join(f'{k}={getattr(self, k)!r}' for k in bad)}"
+            )
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], source: str = "config") -> ExpertIterationConfig:
+        """Build from a mapping; unknown keys fail with the list of known ones."""
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ValueError(f"{source}: unknown expert-iteration config key(s) {unknown}; known keys: {sorted(known)}")
+        return cls(**data)
+
+    @classmethod
+    def from_yaml(cls, path: str | Path) -> ExpertIterationConfig:
+        """Load a YAML file of config keys."""
+        return cls.from_dict(parse_yaml(Path(path).read_bytes(), str(path)) or {}, source=str(path))
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain mapping of every field."""
+        return dataclasses.asdict(self)
+
+
+def is_expert_iteration(data: dict[str, Any] | None) -> bool:
+    """Whether a training config mapping (a YAML file's, a checkpoint's) is an expert-iteration one."""
+    return isinstance(data, dict) and data.get("algorithm") == ALGORITHM
+
+
+def trainer_for(*, config: str | Path | None = None, checkpoint: str | Path | None = None):
+    """(config class, ``train`` function) of the trainer a training config YAML or a checkpoint's config names:
+    expert iteration for ``algorithm: expert_iteration``, PPO otherwise (``spades train`` dispatches with it)."""
+    if checkpoint is not None:
+        from train.checkpoint import load_checkpoint
+
+        data = load_checkpoint(checkpoint).get("config")
+    else:
+        data = parse_yaml(Path(config).read_bytes(), str(config))
+    if is_expert_iteration(data):
+        from train.expert_iteration import train
+
+        return ExpertIterationConfig, train
+    from train.ppo import PPOConfig
+    from train.ppo import train as train_ppo
+
+    return PPOConfig, train_ppo
