@@ -40,6 +40,7 @@ import numpy as np
 from agents.base import Agent, DecisionContext
 from agents.endgame import solve_positions
 from agents.heuristic import HeuristicAgent
+from agents.search_draw import keep_propensity
 from agents.search_rollouts import rollout_totals
 from spades_env import cards
 from spades_env.engine import BID, BLIND, PLAY, GameState, SpadesEngine, bits
@@ -63,7 +64,10 @@ def sample_hidden_hands(
     Known cards of other seats (``face_up_deal``: face-up cards still held) stay
     with their holders. In two-player the seat's own draw discards are out of play;
     the unseen cards are more than the opponent holds (the opponent's discards are
-    unseen), so an extra "discard pile" seat without voids takes the rest. If an
+    unseen), so an extra "discard pile" seat without voids takes the rest; each card
+    leans to the opponent by how often the heuristic's draw keeps it and to the pile
+    by the complement (``agents.search_draw.keep_propensity``: the opponent holds
+    about 5 spades, an even split gave it 3). If an
     opponent bid blind nil it may have drawn some of the seat's discards in the
     exchange: the seat's discards then count as unseen too (an approximation: the
     samples do not cap them at the 3 cards the opponent may have drawn).
@@ -97,10 +101,15 @@ def sample_hidden_hands(
     room = np.concatenate([room, sink[:, None]], axis=1)  # (D, N + 1)
     voids = np.concatenate([voids, np.zeros((d, 1, 4), bool)], axis=1)
     allowed = ~voids & (room[:, :, None] > 0)  # (D, N + 1, 4)
+    n_ids = engine.layout.n_card_ids
+    lean = np.ones((d, n + 1, n_ids))  # (D, N + 1, card ids) how much each seat's draw leans to each card
+    if engine.rules.two_player:  # the opponent kept what its draw keeps, the discard pile took the rest
+        keep = keep_propensity(engine)[state.blind[games, 1 - seats].astype(np.int64)]  # (D, card ids)
+        lean[rows, 1 - seats] = keep
+        lean[:, n] = 1.0 - keep
 
     r = d * samples
     unseen_r = np.repeat(unseen, samples)
-    n_ids = engine.layout.n_card_ids
     flags = bits.to_bool(unseen_r, n_ids)  # (R, 52 or 54)
     allowed_r = np.repeat(allowed, samples, axis=0)  # (R, N, 4)
     n_allowed = allowed_r.sum(axis=1)  # (R, 4) seats that may hold each suit
@@ -113,11 +122,12 @@ def sample_hidden_hands(
     out[np.arange(r), np.repeat(seats, samples)] = np.repeat(own, samples)
     room_r = np.repeat(room, samples, axis=0).astype(np.float64)
     rr = np.arange(r)
+    lean_r = np.repeat(lean, samples, axis=0)  # (R, N + 1, card ids)
     for k in range(int(n_cards.max(initial=0))):
         live = k < n_cards
         card = order[:, k]
         ok = allowed_r[rr, :, SUIT[card]] & (room_r > 0)
-        weight = np.where(ok, room_r, 0.0)
+        weight = np.where(ok, room_r * lean_r[rr, :, card], 0.0)
         stuck = weight.sum(axis=1) == 0
         weight = np.where(stuck[:, None], room_r, weight)
         cum = np.cumsum(weight, axis=1)
