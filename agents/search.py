@@ -23,7 +23,8 @@ For every card-play decision with more than one legal card the agent
 Bidding and blind nil go to the lookahead bidder when ``bid_samples`` > 0
 (``agents.search_bidding``: every legal bid tried on sampled deals), else to the
 heuristic, as do the variant decisions (two-player draw and exchange, Bemo,
-weak-hand redeal; the Hearts pass). In Hearts the
+weak-hand redeal). The Hearts pass goes to the lookahead pass when ``pass_top`` > 0
+(``agents.search_passing``: the likely passes tried on sampled deals). In Hearts the
 objective is the others' mean points minus the seat's own side's (points are
 penalties), the cards the seat passed stay with their receiver, and the rollouts
 play the Hearts heuristic. Every preset is supported:
@@ -41,6 +42,7 @@ from agents.base import Agent, DecisionContext
 from agents.endgame import solve_positions
 from agents.heuristic import HeuristicAgent
 from agents.search_draw import keep_propensity
+from agents.search_passing import pass_values
 from agents.search_rollouts import rollout_totals
 from spades_env import cards
 from spades_env.engine import BID, BLIND, PLAY, GameState, SpadesEngine, bits
@@ -177,13 +179,26 @@ class SearchAgent(Agent):
         bid_samples: int = 0,
         endgame: int = 0,
         oversample: int = 4,
+        pass_top: int = 6,
+        pass_samples: int = 0,
+        pass_margin: float = 0.0,
     ) -> None:
         super().__init__(seed)
         for option, value in (("samples", samples), ("max_rollouts", max_rollouts), ("oversample", oversample)):
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
                 raise ValueError(f"search bot option {option!r} must be a positive integer, got {value!r}")
-        if isinstance(bid_samples, bool) or not isinstance(bid_samples, (int, np.integer)) or bid_samples < 0:
-            raise ValueError(f"search bot option 'bid_samples' must be an integer from 0 up, got {bid_samples!r}")
+        for option, value in (("bid_samples", bid_samples), ("pass_top", pass_top), ("pass_samples", pass_samples)):
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+                raise ValueError(f"search bot option {option!r} must be an integer from 0 up, got {value!r}")
+        self.pass_samples = int(pass_samples)
+        """Sampled deals per candidate pass of the Hearts lookahead pass; 0 passes as the heuristic."""
+        self.pass_margin = float(pass_margin)
+        """``act`` passes a card of another candidate than the heuristic's own pass only when its value beats
+        that pass's by more than this (points per hand): rollout noise then rarely moves the pass."""
+        self.pass_top = int(pass_top)
+        """Hearts pass by lookahead (``agents.search_passing``): candidate passes complete the cards set aside
+        from the heuristic's ``pass_top`` most dangerous (and its own pass), ``samples`` deals each; 0 passes
+        as the heuristic."""
         self.bid_samples = int(bid_samples)
         """Sampled deals per bid of the lookahead bidder (``agents.search_bidding``); 0 bids as the heuristic."""
         self.samples = int(samples)
@@ -212,12 +227,23 @@ class SearchAgent(Agent):
         """Bidding decisions (BID and BLIND) the lookahead bidder took (for decisions per second)."""
         self.bid_seconds = 0.0
         """Time spent on them."""
+        self.pass_decisions = 0
+        """Hearts pass decisions (one card each) searched by lookahead."""
+        self.pass_seconds = 0.0
+        """Time spent on them."""
 
     def act(self, observations, masks: np.ndarray, context: DecisionContext | None = None) -> np.ndarray:
         """The action of the highest value (``action_values``) in each decision; ties, and the decisions
-        the search does not value, keep the heuristic's action (``choose``)."""
+        the search does not value, keep the heuristic's action (``choose``); a Hearts pass keeps it unless
+        the best card's value beats it by more than ``pass_margin``."""
         values, default = self._values_and_default(observations, masks, context)
-        return choose(values, default)
+        out = choose(values, default)
+        rows = np.flatnonzero(context.state.phase[context.games] == PASS)
+        if len(rows):
+            best = np.where(np.isnan(values[rows]), -np.inf, values[rows]).max(axis=1)
+            close = ~(best - values[rows, default[rows]] > self.pass_margin)  # NaN (not valued): the heuristic's
+            out[rows[close]] = default[rows[close]]
+        return out
 
     def action_values(self, observations, masks: np.ndarray, context: DecisionContext | None = None) -> np.ndarray:
         """(G, A) float64: the search's estimate of every action of each decision, what ``act`` maximizes.
@@ -225,9 +251,11 @@ class SearchAgent(Agent):
         Card play (PLAY, more than one legal card): ``card_values``, the mean over the sampled layouts
         of the side's bag-adjusted hand points minus the others' mean (Hearts: the others' mean points
         minus the side's). Bids and blind nil with ``bid_samples`` > 0 (Spades): the lookahead
-        bidder's mean values (``agents.search_bidding.lookahead_bids``). -inf: an illegal action;
-        NaN: a legal action the search does not value (one legal card, the variant decisions, the
-        Hearts pass, bids without ``bid_samples``: ``act`` plays the heuristic's action there). Each
+        bidder's mean values (``agents.search_bidding.lookahead_bids``). The Hearts pass with
+        ``pass_top`` > 0: each passable card's best candidate pass (``agents.search_passing``; a card in
+        no candidate is NaN). -inf: an illegal action;
+        NaN: a legal action the search does not value (one legal card, the variant decisions,
+        bids without ``bid_samples``: ``act`` plays the heuristic's action there). Each
         call draws new samples (the bot's seeded generator), as ``act`` does.
         """
         return self._values_and_default(observations, masks, context)[0]
@@ -254,6 +282,13 @@ class SearchAgent(Agent):
             values[bidding[rows]] = np.where(valued[rows], bid_values[rows], values[bidding[rows]])
             self.bid_seconds += time.perf_counter() - start
             self.bid_decisions += len(bidding)
+        passing = np.flatnonzero(state.phase[context.games] == PASS)
+        if self.pass_top and self.pass_samples and len(passing) and engine.rules.hearts:
+            start = time.perf_counter()
+            sub = DecisionContext(engine, state, context.games[passing], context.seats[passing])
+            values[passing] = pass_values(sub, masks[passing], self.pass_samples, self.pass_top, self.rng, self.bidder)
+            self.pass_seconds += time.perf_counter() - start
+            self.pass_decisions += len(passing)
         n_cards = engine.layout.n_card_ids
         play = state.phase[context.games] == PLAY
         todo = np.flatnonzero(play & (masks[:, :n_cards].sum(axis=1) > 1))
