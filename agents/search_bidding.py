@@ -33,7 +33,7 @@ import numpy as np
 
 from agents.base import DecisionContext
 from agents.heuristic import HeuristicAgent
-from agents.search import sample_hidden_hands
+from agents.search_sampling import sample_hidden_hands
 from agents.search_rollouts import play_out_values
 from spades_env import cards
 from spades_env.engine import BID, BLIND, PLAY, GameState, SpadesEngine, bits

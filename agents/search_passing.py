@@ -92,7 +92,7 @@ def pass_values(
 ) -> np.ndarray:
     """(D, A) each passable card's value, the best mean rollout value of a candidate pass holding it
     (NaN: a passable card in no candidate; -inf: not passable). See the module docstring."""
-    from agents.search import sample_hidden_hands  # it imports this module
+    from agents.search_sampling import sample_hidden_hands
 
     engine, state, games, seats = ctx.engine, ctx.state, ctx.games, ctx.seats
     d = len(games)
