@@ -89,6 +89,7 @@ class SearchAgent(Agent):
         pass_top: int = 6,
         pass_samples: int = 0,
         pass_margin: float = 0.0,
+        play_sharpness: float = 0.0,
     ) -> None:
         super().__init__(seed)
         for option, value in (("samples", samples), ("max_rollouts", max_rollouts), ("oversample", oversample)):
@@ -102,6 +103,12 @@ class SearchAgent(Agent):
         self.pass_margin = float(pass_margin)
         """``act`` passes a card of another candidate than the heuristic's own pass only when its value beats
         that pass's by more than this (points per hand): rollout noise then rarely moves the pass."""
+        if isinstance(play_sharpness, bool) or not isinstance(play_sharpness, (int, float)) or play_sharpness < 0:
+            raise ValueError(f"search bot option 'play_sharpness' must be a number from 0 up, got {play_sharpness!r}")
+        self.play_sharpness = float(play_sharpness)
+        """Card play (Spades, ``oversample`` > 1): the layouts are weighted by the card-play model too,
+        ``exp(-play_sharpness)`` per past play of another seat the heuristic would have played otherwise
+        (``agents.search_play_model``); 0 weighs by the bids alone."""
         self.pass_top = int(pass_top)
         """Hearts pass by lookahead (``agents.search_passing``): candidate passes complete the cards set aside
         from the heuristic's ``pass_top`` most dangerous (and its own pass), ``samples`` deals each; 0 passes
@@ -241,7 +248,7 @@ class SearchAgent(Agent):
         if self.oversample > 1 and not engine.rules.hearts:
             from agents.search_bidding import sample_play_hands  # it imports this module's sampler
 
-            hands = sample_play_hands(ctx, s, self.oversample, self.rng, self.bidder)  # (D, S, N)
+            hands = sample_play_hands(ctx, s, self.oversample, self.rng, self.bidder, self.play_sharpness)
         else:
             hands = sample_hidden_hands(engine, state, games, seats, s, self.rng)
         total = np.zeros(legal.shape)

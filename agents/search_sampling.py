@@ -69,9 +69,10 @@ def sample_hidden_hands(
     voids = np.concatenate([voids, np.zeros((d, 1, 4), bool)], axis=1)
     allowed = ~voids & (room[:, :, None] > 0)  # (D, N + 1, 4)
     n_ids = engine.layout.n_card_ids
-    lean = np.ones((d, n + 1, n_ids))  # (D, N + 1, card ids) how much each seat's draw leans to each card
+    lean = None  # two-player: (D, N + 1, card ids) how much each seat's draw leans to each card
     if engine.rules.two_player:  # the opponent kept what its draw keeps, the discard pile took the rest
         keep = keep_propensity(engine)[state.blind[games, 1 - seats].astype(np.int64)]  # (D, card ids)
+        lean = np.ones((d, n + 1, n_ids))
         lean[rows, 1 - seats] = keep
         lean[:, n] = 1.0 - keep
 
@@ -89,12 +90,12 @@ def sample_hidden_hands(
     out[np.arange(r), np.repeat(seats, samples)] = np.repeat(own, samples)
     room_r = np.repeat(room, samples, axis=0).astype(np.float64)
     rr = np.arange(r)
-    lean_r = np.repeat(lean, samples, axis=0)  # (R, N + 1, card ids)
+    decision = rr // samples
     for k in range(int(n_cards.max(initial=0))):
         live = k < n_cards
         card = order[:, k]
         ok = allowed_r[rr, :, SUIT[card]] & (room_r > 0)
-        weight = np.where(ok, room_r * lean_r[rr, :, card], 0.0)
+        weight = np.where(ok, room_r if lean is None else room_r * lean[decision, :, card], 0.0)
         stuck = weight.sum(axis=1) == 0
         weight = np.where(stuck[:, None], room_r, weight)
         cum = np.cumsum(weight, axis=1)
