@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from agents import HeuristicAgent, SearchAgent
+from agents import HeuristicAgent, SearchAgent, search_bidding
 from agents.base import DecisionContext
 from agents.search_bidding import sample_play_hands
 from agents.search_play_model import play_log_likelihood
@@ -50,7 +50,22 @@ def test_play_weighted_samples_are_closer_to_the_truth_and_repeat_with_a_seed():
     assert misses[1] < misses[0]
 
 
-def test_the_search_weighs_by_the_play_model_only_when_asked():
+def test_the_search_weighs_by_the_play_model_unless_told_not_to(monkeypatch):
     with pytest.raises(ValueError, match="play_sharpness"):
         SearchAgent(play_sharpness=-1.0)
-    assert SearchAgent().play_sharpness == 0.0
+    engine, state, games, seats = _mid_hand("partnership", n=8, tricks=3)
+    calls = []
+    real = search_bidding.play_log_likelihood
+
+    def counted(*args):
+        calls.append(args[-1])
+        return real(*args)
+
+    monkeypatch.setattr(search_bidding, "play_log_likelihood", counted)
+    masks = engine.legal_action_mask(state)
+    ctx = DecisionContext(engine, state, games, seats)
+    legal = masks[games, : engine.layout.n_card_ids]
+    SearchAgent(seed=0, samples=2).card_values(ctx, legal)
+    assert calls == [0.5]  # the default weighs by the play model
+    SearchAgent(seed=0, samples=2, play_sharpness=0).card_values(ctx, legal)
+    assert calls == [0.5]
