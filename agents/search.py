@@ -92,7 +92,7 @@ class SearchAgent(Agent):
         pass_top: int = 6,
         pass_samples: int = 0,
         pass_margin: float = 0.0,
-        play_sharpness: float = 0.5,
+        play_sharpness: float = 0.0,
     ) -> None:
         super().__init__(seed)
         for option, value in (("samples", samples), ("max_rollouts", max_rollouts), ("oversample", oversample)):
@@ -112,8 +112,9 @@ class SearchAgent(Agent):
         self.play_sharpness = float(play_sharpness)
         """Card play (Spades, ``oversample`` > 1): the layouts are weighted by the card-play model too,
         ``exp(-play_sharpness)`` per past play of an opponent that the heuristic would have played otherwise
-        (``agents.search_play_model``); 0 weighs by the bids alone. 0.5 gave +2.3 and +4.6 points per hand in
-        partnership on the selection seeds 2 and 1 (500 boards each)."""
+        (``agents.search_play_model``); 0 (the default) weighs by the bids alone. 0.5 gave +4.6 and +2.3 points
+        per hand in partnership on the selection seeds 1 and 2 (500 boards each) but +0.5 on seed 0 (1000
+        boards), at about 0.86x the decisions/s: off by default (the 300/s target)."""
         self.pass_top = int(pass_top)
         """Hearts pass by lookahead (``agents.search_passing``): candidate passes complete the cards set aside
         from the heuristic's ``pass_top`` most dangerous (and its own pass), ``pass_samples`` deals each; 0

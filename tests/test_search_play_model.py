@@ -50,7 +50,7 @@ def test_play_weighted_samples_are_closer_to_the_truth_and_repeat_with_a_seed():
     assert misses[1] < misses[0]
 
 
-def test_the_search_weighs_by_the_play_model_unless_told_not_to(monkeypatch):
+def test_the_search_weighs_by_the_play_model_only_when_asked(monkeypatch):
     with pytest.raises(ValueError, match="play_sharpness"):
         SearchAgent(play_sharpness=-1.0)
     engine, state, games, seats = _mid_hand("partnership", n=8, tricks=3)
@@ -66,6 +66,6 @@ def test_the_search_weighs_by_the_play_model_unless_told_not_to(monkeypatch):
     ctx = DecisionContext(engine, state, games, seats)
     legal = masks[games, : engine.layout.n_card_ids]
     SearchAgent(seed=0, samples=2).card_values(ctx, legal)
-    assert calls == [0.5]  # the default weighs by the play model
-    SearchAgent(seed=0, samples=2, play_sharpness=0).card_values(ctx, legal)
+    assert calls == []  # the default weighs by the bids alone
+    SearchAgent(seed=0, samples=2, play_sharpness=0.5).card_values(ctx, legal)
     assert calls == [0.5]
