@@ -51,6 +51,24 @@ from spades_env.engine import BID, BLIND, PLAY, GameState, SpadesEngine
 from spades_env.engine.state import PASS
 from spades_env.games.spades.scoring import bag_adjusted_points
 
+#: ``play_sharpness`` of the default search in two-player (elsewhere 0: the gain did not pay for the time).
+TWO_PLAYER_PLAY_SHARPNESS = 0.5
+
+
+def _sharpness(value) -> float:
+    """``play_sharpness`` as a number for the checks (``"auto"``: 0); a text that is no number is refused."""
+    if value == "auto":
+        return 0.0
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            raise ValueError(
+                f"search bot option 'play_sharpness' must be a number from 0 up or 'auto', got {value!r}"
+            ) from None
+    return value
+
+
 #: Added to the heuristic's action before the argmax: a tie keeps its choice.
 TIE_BONUS = 1e-6
 
@@ -92,7 +110,7 @@ class SearchAgent(Agent):
         pass_top: int = 6,
         pass_samples: int = 0,
         pass_margin: float = 0.0,
-        play_sharpness: float = 0.0,
+        play_sharpness: float | str = "auto",
     ) -> None:
         super().__init__(seed)
         for option, value in (("samples", samples), ("max_rollouts", max_rollouts), ("oversample", oversample)):
@@ -106,15 +124,19 @@ class SearchAgent(Agent):
         self.pass_margin = float(pass_margin)
         """``act`` passes a card of another candidate than the heuristic's own pass only when its value beats
         that pass's by more than this (points per hand): rollout noise then rarely moves the pass."""
-        for option, value in (("pass_margin", pass_margin), ("play_sharpness", play_sharpness)):
+        for option, value in (
+            ("pass_margin", pass_margin),
+            ("play_sharpness", _sharpness(play_sharpness)),
+        ):
             if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) or value < 0:
                 raise ValueError(f"search bot option {option!r} must be a number from 0 up, got {value!r}")
-        self.play_sharpness = float(play_sharpness)
+        self.play_sharpness = None if play_sharpness == "auto" else float(play_sharpness)
         """Card play (Spades, ``oversample`` > 1): the layouts are weighted by the card-play model too,
         ``exp(-play_sharpness)`` per past play of an opponent that the heuristic would have played otherwise
-        (``agents.search_play_model``); 0 (the default) weighs by the bids alone. 0.5 gave +4.6 and +2.3 points
-        per hand in partnership on the selection seeds 1 and 2 (500 boards each) but +0.5 on seed 0 (1000
-        boards), at about 0.86x the decisions/s: off by default (the 300/s target)."""
+        (``agents.search_play_model``); 0 weighs by the bids alone; ``"auto"`` (the default, kept as None):
+        ``TWO_PLAYER_PLAY_SHARPNESS`` in two-player, else 0. In partnership 0.5 gave +4.6 and +2.3 points per
+        hand on the selection seeds 1 and 2 (500 boards each) but +0.5 on seed 0 (1000 boards), at about 0.86x
+        the decisions/s (the 300/s target); in two-player +3.3 (seed 1) and +3.5 (seed 0), 1000 boards each."""
         self.pass_top = int(pass_top)
         """Hearts pass by lookahead (``agents.search_passing``): candidate passes complete the cards set aside
         from the heuristic's ``pass_top`` most dangerous (and its own pass), ``pass_samples`` deals each; 0
@@ -254,7 +276,10 @@ class SearchAgent(Agent):
         if self.oversample > 1 and not engine.rules.hearts:
             from agents.search_bidding import sample_play_hands  # it imports this module's sampler
 
-            hands = sample_play_hands(ctx, s, self.oversample, self.rng, self.bidder, self.play_sharpness)
+            sharpness = self.play_sharpness
+            if sharpness is None:
+                sharpness = TWO_PLAYER_PLAY_SHARPNESS if engine.rules.two_player else 0.0
+            hands = sample_play_hands(ctx, s, self.oversample, self.rng, self.bidder, sharpness)
         else:
             hands = sample_hidden_hands(engine, state, games, seats, s, self.rng)
         total = np.zeros(legal.shape)

@@ -3,8 +3,9 @@
 import numpy as np
 import pytest
 
-from agents import HeuristicAgent, SearchAgent, search_bidding
+from agents import HeuristicAgent, SearchAgent, make_agent, search_bidding
 from agents.base import DecisionContext
+from agents.search import TWO_PLAYER_PLAY_SHARPNESS
 from agents.search_bidding import sample_play_hands
 from agents.search_play_model import play_log_likelihood
 from agents.search_sampling import sample_hidden_hands
@@ -50,9 +51,13 @@ def test_play_weighted_samples_are_closer_to_the_truth_and_repeat_with_a_seed():
     assert misses[1] < misses[0]
 
 
-def test_the_search_weighs_by_the_play_model_only_when_asked(monkeypatch):
+def test_the_default_search_weighs_by_the_play_model_in_two_player_only(monkeypatch):
     with pytest.raises(ValueError, match="play_sharpness"):
         SearchAgent(play_sharpness=-1.0)
+    with pytest.raises(ValueError, match="'play_sharpness' must be a number from 0 up or 'auto'"):
+        make_agent("search:play_sharpness=sharp", seed=0)
+    assert make_agent("search:play_sharpness=0.25", seed=0).play_sharpness == 0.25
+    assert make_agent("search", seed=0).play_sharpness is None  # "auto": by the rules
     engine, state, games, seats = _mid_hand("partnership", n=8, tricks=3)
     calls = []
     real = search_bidding.play_log_likelihood
@@ -69,3 +74,11 @@ def test_the_search_weighs_by_the_play_model_only_when_asked(monkeypatch):
     assert calls == []  # the default weighs by the bids alone
     SearchAgent(seed=0, samples=2, play_sharpness=0.5).card_values(ctx, legal)
     assert calls == [0.5]
+    engine, state, games, seats = _mid_hand("two-player", n=8, tricks=3)
+    masks = engine.legal_action_mask(state)
+    ctx = DecisionContext(engine, state, games, seats)
+    legal = masks[games, : engine.layout.n_card_ids]
+    SearchAgent(seed=0, samples=2).card_values(ctx, legal)
+    assert calls == [0.5, TWO_PLAYER_PLAY_SHARPNESS]  # two-player weighs by the play model by default
+    SearchAgent(seed=0, samples=2, play_sharpness=0).card_values(ctx, legal)
+    assert calls == [0.5, TWO_PLAYER_PLAY_SHARPNESS]
