@@ -51,8 +51,8 @@ from spades_env.engine import BID, BLIND, PLAY, GameState, SpadesEngine
 from spades_env.engine.state import PASS
 from spades_env.games.spades.scoring import bag_adjusted_points
 
-#: ``play_sharpness`` of the default search in two-player (elsewhere 0: the gain did not pay for the time).
-TWO_PLAYER_PLAY_SHARPNESS = 0.5
+#: ``play_sharpness`` of the default search in two-player and partnership games (cutthroat: 0, no gain measured).
+AUTO_PLAY_SHARPNESS = 0.5
 
 
 def _sharpness(value) -> float:
@@ -134,9 +134,10 @@ class SearchAgent(Agent):
         """Card play (Spades, ``oversample`` > 1): the layouts are weighted by the card-play model too,
         ``exp(-play_sharpness)`` per past play of an opponent that the heuristic would have played otherwise
         (``agents.search_play_model``); 0 weighs by the bids alone; ``"auto"`` (the default, kept as None):
-        ``TWO_PLAYER_PLAY_SHARPNESS`` in two-player, else 0. In partnership 0.5 gave +4.6 and +2.3 points per
-        hand on the selection seeds 1 and 2 (500 boards each) but +0.5 on seed 0 (1000 boards), at about 0.86x
-        the decisions/s (the 300/s target); in two-player +3.3 (seed 1) and +3.5 (seed 0), 1000 boards each."""
+        ``AUTO_PLAY_SHARPNESS`` in two-player and partnership games, 0 in cutthroat. In partnership 0.5 gave
+        +4.6 and +2.3 points per hand on the selection seeds 1 and 2 (500 boards each), +0.5 and +1.4 on seeds 0
+        and 3 (1000 boards each), at about 0.98x the decisions/s on a quiet machine; in two-player +3.3 (seed
+        1), +3.5 (seed 0) and +3.1 (seed 3), 1000 boards each; in cutthroat-4 -0.8 (seed 1, 500 boards)."""
         self.pass_top = int(pass_top)
         """Hearts pass by lookahead (``agents.search_passing``): candidate passes complete the cards set aside
         from the heuristic's ``pass_top`` most dangerous (and its own pass), ``pass_samples`` deals each; 0
@@ -278,7 +279,8 @@ class SearchAgent(Agent):
 
             sharpness = self.play_sharpness
             if sharpness is None:
-                sharpness = TWO_PLAYER_PLAY_SHARPNESS if engine.rules.two_player else 0.0
+                cutthroat = engine.n_players > 2 and not engine.rules.partnership
+                sharpness = 0.0 if cutthroat else AUTO_PLAY_SHARPNESS
             hands = sample_play_hands(ctx, s, self.oversample, self.rng, self.bidder, sharpness)
         else:
             hands = sample_hidden_hands(engine, state, games, seats, s, self.rng)

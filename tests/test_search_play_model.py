@@ -5,7 +5,7 @@ import pytest
 
 from agents import HeuristicAgent, SearchAgent, make_agent, search_bidding
 from agents.base import DecisionContext
-from agents.search import TWO_PLAYER_PLAY_SHARPNESS
+from agents.search import AUTO_PLAY_SHARPNESS
 from agents.search_bidding import sample_play_hands
 from agents.search_play_model import play_log_likelihood
 from agents.search_sampling import sample_hidden_hands
@@ -51,7 +51,7 @@ def test_play_weighted_samples_are_closer_to_the_truth_and_repeat_with_a_seed():
     assert misses[1] < misses[0]
 
 
-def test_the_default_search_weighs_by_the_play_model_in_two_player_only(monkeypatch):
+def test_the_default_search_weighs_by_the_play_model_except_in_cutthroat(monkeypatch):
     with pytest.raises(ValueError, match="play_sharpness"):
         SearchAgent(play_sharpness=-1.0)
     with pytest.raises(ValueError, match="'play_sharpness' must be a number from 0 up or 'auto'"):
@@ -71,14 +71,16 @@ def test_the_default_search_weighs_by_the_play_model_in_two_player_only(monkeypa
     ctx = DecisionContext(engine, state, games, seats)
     legal = masks[games, : engine.layout.n_card_ids]
     SearchAgent(seed=0, samples=2).card_values(ctx, legal)
-    assert calls == []  # the default weighs by the bids alone
-    SearchAgent(seed=0, samples=2, play_sharpness=0.5).card_values(ctx, legal)
-    assert calls == [0.5]
-    engine, state, games, seats = _mid_hand("two-player", n=8, tricks=3)
-    masks = engine.legal_action_mask(state)
-    ctx = DecisionContext(engine, state, games, seats)
-    legal = masks[games, : engine.layout.n_card_ids]
-    SearchAgent(seed=0, samples=2).card_values(ctx, legal)
-    assert calls == [0.5, TWO_PLAYER_PLAY_SHARPNESS]  # two-player weighs by the play model by default
+    assert calls == [AUTO_PLAY_SHARPNESS]  # partnership: the default weighs by the play model
     SearchAgent(seed=0, samples=2, play_sharpness=0).card_values(ctx, legal)
-    assert calls == [0.5, TWO_PLAYER_PLAY_SHARPNESS]
+    assert calls == [AUTO_PLAY_SHARPNESS]
+    for preset, expected in (("two-player", [AUTO_PLAY_SHARPNESS]), ("cutthroat-4", [])):
+        engine, state, games, seats = _mid_hand(preset, n=8, tricks=3)
+        masks = engine.legal_action_mask(state)
+        ctx = DecisionContext(engine, state, games, seats)
+        legal = masks[games, : engine.layout.n_card_ids]
+        calls.clear()
+        SearchAgent(seed=0, samples=2).card_values(ctx, legal)
+        assert calls == expected, preset  # cutthroat weighs by the bids alone
+        SearchAgent(seed=0, samples=2, play_sharpness=0.25).card_values(ctx, legal)
+        assert calls == [*expected, 0.25], preset
