@@ -33,8 +33,9 @@ import numpy as np
 
 from agents.base import DecisionContext
 from agents.heuristic import HeuristicAgent
-from agents.search import sample_hidden_hands
+from agents.search_play_model import play_log_likelihood
 from agents.search_rollouts import play_out_values
+from agents.search_sampling import sample_hidden_hands
 from spades_env import cards
 from spades_env.engine import BID, BLIND, PLAY, GameState, SpadesEngine, bits
 from spades_env.games.spades.scoring import bag_adjusted_points
@@ -131,15 +132,25 @@ def sample_bidding_hands(
 
 
 def sample_play_hands(
-    ctx: DecisionContext, samples: int, oversample: int, rng: np.random.Generator, heuristic: HeuristicAgent
+    ctx: DecisionContext,
+    samples: int,
+    oversample: int,
+    rng: np.random.Generator,
+    heuristic: HeuristicAgent,
+    play_sharpness: float = 0.0,
 ) -> np.ndarray:
     """(D, samples, N) uint64 full hands for card-play decisions: ``oversample * samples`` layouts drawn
     from what the seat saw (``sample_hidden_hands``), resampled by the likelihood of every seat's bid
     under the heuristic's bid function for the hand it held when it bid (its sampled hand and the
-    cards it has played since), as ``sample_bidding_hands`` weighs the bids made before a bid."""
+    cards it has played since), as ``sample_bidding_hands`` weighs the bids made before a bid; with
+    ``play_sharpness`` > 0 also by the card-play model (``agents.search_play_model``: ``play_sharpness``
+    per past play of another seat that the heuristic would have played otherwise)."""
     engine, state, games, seats = ctx.engine, ctx.state, ctx.games, ctx.seats
     hands = sample_hidden_hands(engine, state, games, seats, samples * oversample, rng)
-    return _resample(hands, _bid_log_likelihood(ctx, hands, heuristic), samples, rng)
+    logw = _bid_log_likelihood(ctx, hands, heuristic)
+    if play_sharpness > 0:
+        logw += play_log_likelihood(engine, state, games, seats, hands, heuristic, play_sharpness)
+    return _resample(hands, logw, samples, rng)
 
 
 def _resample(hands: np.ndarray, logw: np.ndarray, samples: int, rng: np.random.Generator) -> np.ndarray:

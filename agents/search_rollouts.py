@@ -232,7 +232,8 @@ def spades_rollouts(
 
 @njit(cache=True)
 def hearts_rollouts(games, seats, dec, card, sampled, totals, side_of_seat, partnership, ht, tables, scratch, state):
-    """``spades_rollouts`` for Hearts: the heuristic is the Hearts one (``partnership``: the rule set's),
+    """``spades_rollouts`` for Hearts (a card of -1 plays on from the position too): the heuristic is the
+    Hearts one (``partnership``: the rule set's),
     ``ht`` the rule set's ``HeartsTables``; a triple's value is the others' mean points minus its side's."""
     s, t = sa.borrow(state), sa.borrow_tables(tables)
     n, n_sides = s.hands.shape[1], s.scores.shape[1]
@@ -249,7 +250,7 @@ def hearts_rollouts(games, seats, dec, card, sampled, totals, side_of_seat, part
         g, mine = games[d], side_of_seat[seats[d]]
         for j in range(sampled.shape[1]):
             _load(s, g, sampled[d, j], x)
-            done = _play(x, card[i], t)
+            done = _play(x, card[i], t) if card[i] >= 0 else False
             while not done:
                 seat = x[TO_MOVE][0]
                 choice = _legal_row(x, t, row)
@@ -332,19 +333,28 @@ def rollout_totals(
 def play_out_values(
     engine: SpadesEngine, roll: GameState, seats: np.ndarray, policy: HeuristicAgent, opponents_weight: float = 1.0
 ) -> np.ndarray:
-    """(B,) the value of finishing each game of ``roll`` (every one in PLAY, Spades) with the heuristic
-    ``policy``: the side of ``seats``' bag-adjusted points minus ``opponents_weight`` times the others'
-    mean, as ``agents.search_bidding.rollout_values`` scores its engine rollouts. ``roll`` is not changed."""
+    """(B,) the value of finishing each game of ``roll`` (every one in PLAY) with the heuristic ``policy``:
+    Spades, the side of ``seats``' bag-adjusted points minus ``opponents_weight`` times the others' mean, as
+    ``agents.search_bidding.rollout_values`` scores its engine rollouts; Hearts, the others' mean points
+    minus the side's (``hearts_rollouts``; ``opponents_weight`` must be 1). ``roll`` is not changed."""
     rules = engine.rules
-    if rules.hearts or not (roll.phase == PLAY).all():
-        raise ValueError("play_out_values needs Spades games that are all in the PLAY phase")
-    config, partner, deck = _heuristic_tables(engine, policy)
-    bag_cost = rules.bag_penalty / rules.bag_limit if rules.bags else 0.0
+    if not (roll.phase == PLAY).all() or (rules.hearts and opponents_weight != 1.0):
+        raise ValueError("play_out_values needs games that are all in the PLAY phase (Hearts: opponents_weight 1)")
     b = roll.batch_size
     games = np.arange(b, dtype=np.int64)
     own_hands = np.ascontiguousarray(roll.hands[:, None, :])  # one "sample" per game: its own hands
+    seats = np.ascontiguousarray(seats, dtype=np.int64)
+    if rules.hearts:
+        totals = hearts_rollouts(
+            games, seats, games, np.full(b, -1, np.int64), own_hands, np.zeros((b, 1)), engine.side_of_seat,
+            bool(rules.partnership), hearts_score.hearts_tables(rules), tuple(engine.trick_tables),
+            _scratch_for(roll), sa.state_arrays(roll),
+        )  # fmt: skip
+        return totals[:, 0]
+    config, partner, deck = _heuristic_tables(engine, policy)
+    bag_cost = rules.bag_penalty / rules.bag_limit if rules.bags else 0.0
     totals = spades_rollouts(
-        games, np.ascontiguousarray(seats, dtype=np.int64), games, np.full(b, -1, np.int64), own_hands,
+        games, seats, games, np.full(b, -1, np.int64), own_hands,
         np.zeros((b, 1)), float(opponents_weight), engine.side_of_seat, partner, deck, config,
         spades_score.score_tables(rules), bag_cost, tuple(engine.trick_tables), _scratch_for(roll),
         sa.state_arrays(roll),

@@ -1,0 +1,107 @@
+"""The search's sampler: layouts of the hidden cards consistent with everything a seat has seen.
+
+``sample_hidden_hands`` is what every part of the search draws its deals from (card play in
+``agents.search``, the lookahead bid in ``agents.search_bidding``, the Hearts pass in
+``agents.search_passing``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents.search_draw import keep_propensity
+from spades_env import cards
+from spades_env.engine import GameState, SpadesEngine, bits
+from spades_env.engine.state import PASS
+
+#: Suit of each card id; the jokers (52, 53) count as spades.
+SUIT = np.minimum(np.arange(cards.N_CARD_IDS) // cards.N_RANKS, cards.SPADES)
+
+
+def sample_hidden_hands(
+    engine: SpadesEngine, state: GameState, games: np.ndarray, seats: np.ndarray, samples: int, rng: np.random.Generator
+) -> np.ndarray:
+    """(D, samples, N) uint64: full hands per seat, the deciding seat's own and sampled others.
+
+    Each unseen card goes to a seat that has room and has not shown out of its
+    suit; cards of suits with more void seats are placed first, and a seat is
+    drawn with probability proportional to its free room. If the constraints
+    leave a card nowhere to go (rare), it goes to any seat with room.
+
+    Known cards of other seats (``face_up_deal``: face-up cards still held) stay
+    with their holders. In two-player the seat's own draw discards are out of play;
+    the unseen cards are more than the opponent holds (the opponent's discards are
+    unseen), so an extra "discard pile" seat without voids takes the rest; each card
+    leans to the opponent by how often the heuristic's draw keeps it and to the pile
+    by the complement (``agents.search_draw.keep_propensity``: the opponent holds
+    about 5 spades, an even split gave it 3). If an
+    opponent bid blind nil it may have drawn some of the seat's discards in the
+    exchange: the seat's discards then count as unseen too (an approximation: the
+    samples do not cap them at the 3 cards the opponent may have drawn).
+    """
+    d, n = len(games), engine.n_players
+    rows = np.arange(d)
+    deck = np.uint64(cards.cards_to_mask(engine.deck))
+    hands = state.hands[games]
+    own = hands[rows, seats]
+    others = np.arange(n)[None, :] != seats[:, None]  # (D, N)
+    played = np.bitwise_or.reduce(state.deal[games] & ~hands, axis=1)
+    # Face-up cards that other seats still hold are known to everyone.
+    known = np.where(others, state.face_up[games] & hands, np.uint64(0))  # (D, N)
+    if engine.rules.hearts:
+        # The cards the seat passed are known to sit with their receiver until played.
+        offset = engine.pass_offset(state.hand_number[games])
+        receiver = (seats + offset) % n
+        gave = np.where((offset != 0) & (state.phase[games] != PASS), state.passed[games, seats], np.uint64(0))
+        known[rows, receiver] |= np.where(receiver != seats, gave & hands[rows, receiver], np.uint64(0))
+    unseen = deck & ~(played | own | np.bitwise_or.reduce(known, axis=1))  # (D,)
+    if engine.rules.two_player:
+        others_blind = (state.blind[games] & others).any(axis=1)
+        out_of_play = state.discards[games, seats] | state.exchanged_out[games, seats]
+        unseen &= np.where(others_blind, ~np.uint64(0), ~out_of_play)
+    # Cards still held by each seat: public (hand size minus cards played).
+    held = bits.popcount(hands)  # equals hand_size - plays, which every seat can count
+    room = np.where(others, held - bits.popcount(known), 0)  # (D, N)
+    voids = ((state.voids[games][:, None] >> np.arange(4 * n)) & 1).astype(bool).reshape(d, n, 4)
+    # One more seat, the discard pile, takes the unseen cards that no player holds (two-player).
+    sink = np.maximum(bits.popcount(unseen) - room.sum(axis=1), 0)
+    room = np.concatenate([room, sink[:, None]], axis=1)  # (D, N + 1)
+    voids = np.concatenate([voids, np.zeros((d, 1, 4), bool)], axis=1)
+    allowed = ~voids & (room[:, :, None] > 0)  # (D, N + 1, 4)
+    n_ids = engine.layout.n_card_ids
+    lean = None  # two-player: (D, N + 1, card ids) how much each seat's draw leans to each card
+    if engine.rules.two_player:  # the opponent kept what its draw keeps, the discard pile took the rest
+        keep = keep_propensity(engine)[state.blind[games, 1 - seats].astype(np.int64)]  # (D, card ids)
+        lean = np.ones((d, n + 1, n_ids))
+        lean[rows, 1 - seats] = keep
+        lean[:, n] = 1.0 - keep
+
+    r = d * samples
+    unseen_r = np.repeat(unseen, samples)
+    flags = bits.to_bool(unseen_r, n_ids)  # (R, 52 or 54)
+    allowed_r = np.repeat(allowed, samples, axis=0)  # (R, N, 4)
+    n_allowed = allowed_r.sum(axis=1)  # (R, 4) seats that may hold each suit
+    # Sort key: unseen cards first, the most constrained suits first, random within.
+    key = np.where(flags, n_allowed[:, SUIT[:n_ids]] + rng.random(flags.shape), np.inf)
+    order = np.argsort(key, axis=1)
+    n_cards = flags.sum(axis=1)
+    out = np.zeros((r, n + 1), dtype=np.uint64)
+    out[:, :n] = np.repeat(known, samples, axis=0)
+    out[np.arange(r), np.repeat(seats, samples)] = np.repeat(own, samples)
+    room_r = np.repeat(room, samples, axis=0).astype(np.float64)
+    rr = np.arange(r)
+    decision = rr // samples
+    for k in range(int(n_cards.max(initial=0))):
+        live = k < n_cards
+        card = order[:, k]
+        ok = allowed_r[rr, :, SUIT[card]] & (room_r > 0)
+        weight = np.where(ok, room_r if lean is None else room_r * lean[decision, :, card], 0.0)
+        stuck = weight.sum(axis=1) == 0
+        weight = np.where(stuck[:, None], room_r, weight)
+        cum = np.cumsum(weight, axis=1)
+        pick = (rng.random(r) * cum[:, -1])[:, None] < cum
+        seat = np.argmax(pick, axis=1)
+        seat = np.where(live, seat, 0)
+        out[rr[live], seat[live]] |= bits.BIT[card[live]]
+        room_r[rr[live], seat[live]] -= 1
+    return out[:, :n].reshape(d, samples, n)
