@@ -3,8 +3,9 @@
 Why: the kernels take ~260 s of CPU to compile on a fresh checkout (the Spades engine ~135 s, Hearts ~55,
 the heuristic ~19, the search rollouts ~70), and under ``pytest -n 2`` both workers would compile the
 same kernels at the same moment (neither finds the other's cache yet), so the two cores did the work
-once between them. Here process ``a`` compiles the Spades engine and heuristic while ``b`` compiles
-Hearts and its bots, then the Spades search once ``a`` has cached the engine it plays on: ~180 s of
+once between them. Here process ``a`` compiles the Spades engine, the heuristic and the search's card-play
+model while ``b`` compiles Hearts and its bots, then the Spades search's rollouts once ``a`` has cached the
+engine they play on: ~180 s of
 wall time instead of ~260, and every worker then loads the cache. ``tests/conftest.py`` runs it from the
 xdist controller (``SPADES_TEST_WARMUP=0`` turns it off); on a warm cache each process takes a few seconds.
 
@@ -48,12 +49,13 @@ def main(part: str, markers: Path) -> None:
         play("partnership")
         spades_done.touch()
         play("partnership", "heuristic")
+        play("partnership", "search:samples=4", steps=60, num_envs=2)  # the card-play model of its samples
     elif part == "b":
         play("hearts")
         play("hearts", "heuristic")
         play("hearts", "search:samples=4", steps=60, num_envs=2)
         wait_for(spades_done)
-        play("partnership", "search:samples=4,bid_samples=2", steps=60, num_envs=2)
+        play("partnership", "search:fast,bid_samples=2", steps=60, num_envs=2)  # the rollouts, the lookahead bids
     else:
         raise SystemExit(f"part: 'a' or 'b', not {part!r}")
 
