@@ -38,6 +38,8 @@ from train.checkpoint import (
     save_checkpoint,
     tensor_to_array,
 )
+from train.critic import ActorCritic, PerfectCritic, policy_columns
+from train.pairing import PairedGames
 from train.ppo_config import PPOConfig
 from train.ppo_core import TurnBuffer
 from train.ppo_eval import evaluate, evaluate_against_heuristic
@@ -141,28 +143,49 @@ def train(
     }
 
     # ---- environment, network, optimizer, buffer
-    envs = VectorSpades(rules, config.num_envs, seed=config.seed, episode=config.episode, reward="points")
+    perfect = config.critic == "perfect"
+    envs = VectorSpades(
+        rules,
+        config.num_envs,
+        seed=config.seed,
+        perfect_information=perfect,
+        auto_reset=not config.paired,  # twins restart their matches together (train/pairing.py)
+        episode=config.episode,
+        reward="points",
+    )
     if ckpt is not None:
         restore_env(envs, ckpt["env"], resume)
         next_obs, next_mask, next_seat = (tensor_to_array(ckpt[k]) for k in ("next_obs", "next_mask", "next_seat"))
     else:
-        next_obs, info = envs.reset(seed=config.seed)
+        seeds = PairedGames.seeds(config.seed, config.num_envs) if config.paired else config.seed
+        next_obs, info = envs.reset(seed=seeds)
         next_mask, next_seat = info["action_mask"], info["to_play"]
     engine = envs.engine
     n_players, n_sides = engine.n_players, engine.n_sides
     obs_dim, n_actions = next_obs.shape[1], next_mask.shape[1]
-    policy = SpadesPolicy.for_engine(engine, obs_dim, hidden=config.hidden, depth=config.depth).to(device)
-    optimizer = torch.optim.Adam(policy.parameters(), lr=config.learning_rate, eps=1e-5)
+    columns = policy_columns(envs.encoder) if perfect else None
+    policy_dim = obs_dim if columns is None else len(columns)
+    policy = SpadesPolicy.for_engine(engine, policy_dim, hidden=config.hidden, depth=config.depth).to(device)
+    critic = PerfectCritic(obs_dim, config.hidden, config.depth).to(device) if perfect else None
+    model = ActorCritic(policy, critic, columns)
+    optimizer = model.make_optimizer(config.learning_rate)
     buffer = TurnBuffer(config.num_envs, n_players, config.num_steps, obs_dim, n_actions)
     opponents = Opponents(config, n_sides, rngs["pool"])
+    pairing = PairedGames(config.num_envs, n_players, config.pair_weight) if config.paired else None
+    if pairing is not None and ckpt is None:
+        pairing.draw_opponents(opponents, envs.state, np.arange(config.num_envs))
     global_step, start_update = 0, 0
     if ckpt is not None:
         policy.load_state_dict(ckpt["model"])
+        if critic is not None:
+            critic.load_state_dict(ckpt["critic"])
         optimizer.load_state_dict(ckpt["optimizer"])
         buffer.load_state_dict({k: tensor_to_array(v) for k, v in ckpt["buffer"].items()})
         opponents.restore(ckpt["pool"], policy, device)  # before the RNG states are restored
         opponents.learner_side = tensor_to_array(ckpt["learner_side"])
         opponents.opponent = tensor_to_array(ckpt["opponent"])
+        if pairing is not None:
+            pairing.load_state_dict({k: tensor_to_array(v) for k, v in ckpt["pairing"].items()})
         global_step, start_update = ckpt["global_step"], ckpt["update"]
         for name, g in rngs.items():
             g.bit_generator.state = ckpt["rng"][name]
@@ -214,6 +237,16 @@ def train(
         if not quiet:
             print(f"imitation took {time.time() - bc_start:.0f} s", flush=True)
 
+    def extra_state() -> dict[str, Any]:
+        """What a perfect critic and paired games add to a checkpoint."""
+        extra: dict[str, Any] = {}
+        if critic is not None:
+            extra["critic_hparams"] = critic.hyperparameters()
+            extra["critic"] = {k: v.detach().cpu() for k, v in critic.state_dict().items()}
+        if pairing is not None:
+            extra["pairing"] = {k: array_to_tensor(v) for k, v in pairing.state_dict().items()}
+        return extra
+
     def checkpoint(update: int, name: str = "latest.pt") -> Path:
         return save_checkpoint(
             ckpt_dir / name,
@@ -238,6 +271,7 @@ def train(
                 "learner_side": array_to_tensor(opponents.learner_side),
                 "opponent": array_to_tensor(opponents.opponent),
                 "best_diff": best["diff"],
+                **extra_state(),
             },
         )
 
@@ -267,12 +301,13 @@ def train(
     start_time, start_step = time.time(), global_step
     for update in range(start_update, stop):
         if config.anneal_lr:
-            optimizer.param_groups[0]["lr"] = config.learning_rate * (1.0 - update / config.total_updates)
+            for group in optimizer.param_groups:
+                group["lr"] = config.learning_rate * (1.0 - update / config.total_updates)
         rollout_start = time.time()
 
         # ---- rollout: num_steps decisions in every game
         next_obs, next_mask, next_seat = collect_rollout(
-            policy,
+            model,
             envs,
             buffer,
             opponents,
@@ -281,13 +316,14 @@ def train(
             rng=rngs["actions"],
             stats=stats,
             device=device,
+            pairing=pairing,
         )
         global_step += config.num_envs * config.num_steps
         rollout_time = time.time() - rollout_start
 
         # ---- advantages over each seat's chain of decisions; optimize the policy and value network
         result = ppo_update(
-            policy,
+            model,
             optimizer,
             buffer,
             config=config,
@@ -311,6 +347,7 @@ def train(
             }
             | result.scalars()
             | stats.scalars()
+            | ({} if pairing is None else pairing.scalars())
         )
         for key, value in scalars.items():
             writer.add_scalar(key, value, global_step)

@@ -10,7 +10,7 @@ are not trained on.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
@@ -18,10 +18,14 @@ import torch
 from agents.base import DecisionContext
 from agents.heuristic import HeuristicAgent
 from agents.neural import SpadesPolicy
+from train.critic import ActorCritic
 from train.ppo_config import PPOConfig
 from train.ppo_core import MaskedCategorical, TurnBuffer
 from train.ppo_eval import net_from
 from train.ppo_stats import HandStats
+
+if TYPE_CHECKING:
+    from train.pairing import PairedGames
 
 #: ``opponent`` codes of a game besides pool indices 0, 1, ...
 SELF_PLAY, HEURISTIC = -1, -2
@@ -70,7 +74,7 @@ class Opponents:
 
 
 def collect_rollout(
-    policy: SpadesPolicy,
+    model: ActorCritic,
     envs: Any,
     buffer: TurnBuffer,
     opponents: Opponents,
@@ -80,42 +84,60 @@ def collect_rollout(
     rng: np.random.Generator,
     stats: HandStats,
     device: torch.device,
+    pairing: PairedGames | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Play ``config.num_steps`` decisions in every game of ``envs`` into ``buffer``.
+    """Play ``config.num_steps`` decisions in every game of ``envs`` into ``buffer`` (with the values of
+    ``model``'s critic; the observations stored are the env's, perfect-information ones for a perfect critic).
 
     ``step_input``: (observations, legal masks, seats to play) of the pending decisions; returns
     those after the rollout. Actions are drawn with ``rng`` (Gumbel-max); the heuristic and pool
-    opponents act for the seats the learner does not hold.
+    opponents act for the seats the learner does not hold. ``pairing``: the games are duplicate twins
+    (``train/pairing.py``): hand rewards are paired, finished matches wait for their twin's.
     """
     engine = envs.engine
     side_of_seat = engine.side_of_seat
     next_obs, next_mask, next_seat = step_input
-    policy.eval()
+    model.eval()
     for _ in range(config.num_steps):
         obs_t = torch.as_tensor(next_obs, device=device)
         mask_t = torch.as_tensor(next_mask, device=device)
         with torch.no_grad():
-            logits, value = policy(obs_t)
+            logits, value = model(obs_t)
             dist = MaskedCategorical(logits, mask_t)
             action = dist.sample(rng)
             opponent = opponents.opponent
             learn = (opponent == SELF_PLAY) | (side_of_seat[next_seat] == opponents.learner_side)
-            for k in np.unique(opponent[~learn]):
-                rows = np.flatnonzero(~learn & (opponent == k))
+            live = None if pairing is None else next_seat >= 0  # a finished match waiting for its twin's
+            others = ~learn if live is None else ~learn & live
+            for k in np.unique(opponent[others]):
+                rows = np.flatnonzero(others & (opponent == k))
                 if k == HEURISTIC:
                     ctx = DecisionContext(engine, envs.state, rows, next_seat[rows])
                     action[rows] = opponents.heuristic.act(None, next_mask[rows], ctx)
                     continue
-                opp_logits, _ = opponents.pool_nets[k](obs_t[rows])
+                opp_logits, _ = opponents.pool_nets[k](model.policy_obs(obs_t[rows]))
                 action[rows] = MaskedCategorical(opp_logits, mask_t[rows]).sample(rng)
             logprob = dist.log_prob(torch.as_tensor(action, device=device))
-        buffer.add(next_obs, next_mask, action, logprob.cpu().numpy(), value.cpu().numpy(), next_seat, learn)
+        buffer.add(next_obs, next_mask, action, logprob.cpu().numpy(), value.cpu().numpy(), next_seat, learn, live)
+        hand_number = None if pairing is None else envs.state.hand_number.copy()
         next_obs, rewards, terminated, truncated, info = envs.step(action)
         next_mask, next_seat = info["action_mask"], info["to_play"]
         hand_done = np.asarray(info["hand_done"], bool)
         episode_end = hand_done if config.credit == "hand" else (terminated | truncated)
-        buffer.add_rewards(np.asarray(rewards, np.float32) * config.reward_scale, episode_end | terminated | truncated)
+        rewards = np.asarray(rewards, np.float32) * config.reward_scale
+        if pairing is not None:
+            rewards = pairing.credit(buffer, rewards, hand_done, hand_number)
+        buffer.add_rewards(rewards, episode_end | terminated | truncated)
         for finished in info.get("finished_hands", ()):
             stats.add(finished, side_of_seat, engine.n_sides)
-        opponents.draw(np.flatnonzero(hand_done))
+        if pairing is None:
+            opponents.draw(np.flatnonzero(hand_done))
+            continue
+        restarted = pairing.restart_finished(envs)
+        if restarted is not None:
+            next_obs, info = restarted
+            next_mask, next_seat = info["action_mask"], info["to_play"]
+        pairing.draw_opponents(opponents, envs.state, np.flatnonzero(hand_done | ((next_seat >= 0) & ~live)))
+    if pairing is not None:
+        pairing.end_rollout()
     return next_obs, next_mask, next_seat

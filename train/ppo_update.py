@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from agents.neural import SpadesPolicy
+from train.critic import ActorCritic
 from train.ppo_config import PPOConfig
 from train.ppo_core import MaskedCategorical, TurnBuffer, explained_variance, ppo_loss
 
@@ -44,7 +44,7 @@ class UpdateResult:
 
 
 def ppo_update(
-    policy: SpadesPolicy,
+    model: ActorCritic,
     optimizer: torch.optim.Optimizer,
     buffer: TurnBuffer,
     *,
@@ -53,7 +53,7 @@ def ppo_update(
     rng: np.random.Generator,
     device: torch.device,
 ) -> UpdateResult:
-    """Optimize ``policy`` on the trainable decisions of ``buffer``; minibatch order drawn
+    """Optimize ``model`` (policy and critic) on the trainable decisions of ``buffer``; minibatch order drawn
     with ``rng``.
 
     ``bid_offset``: the first bidding action (decisions with a legal action from there on are bids,
@@ -71,7 +71,7 @@ def ppo_update(
     b_returns = torch.as_tensor(returns.reshape(-1)[flat], device=device)
     b_bidding = b_mask[:, bid_offset:].any(-1)
 
-    policy.train()
+    model.train()
     batch = len(flat)
     result = UpdateResult(batch, b_values.cpu().numpy(), b_returns.cpu().numpy())
     mb_size = max(1, batch // config.num_minibatches)
@@ -79,7 +79,7 @@ def ppo_update(
         order = rng.permutation(batch)
         for start in range(0, batch - mb_size + 1, mb_size):
             mb = torch.as_tensor(order[start : start + mb_size], device=device)
-            logits, new_value = policy(b_obs[mb])
+            logits, new_value = model(b_obs[mb])
             dist = MaskedCategorical(logits, b_mask[mb])
             entropy = dist.entropy()
             mb_adv = b_adv[mb]
@@ -100,7 +100,7 @@ def ppo_update(
             )
             optimizer.zero_grad()
             loss.backward()
-            torch.nn.utils.clip_grad_norm_(policy.parameters(), config.max_grad_norm)
+            model.clip_grad_norm(config.max_grad_norm)
             optimizer.step()
             result.clipfracs.append(result.last_stats["clipfrac"])
             bids = b_bidding[mb]
