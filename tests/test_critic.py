@@ -25,14 +25,16 @@ def test_the_critic_sees_every_hand_and_the_policy_only_its_own():
     obs_own, _ = plain.reset()
     columns = policy_columns(seen.encoder)
     policy = SpadesPolicy.for_engine(seen.engine, len(columns), hidden=16, depth=1)
-    model = ActorCritic(policy, PerfectCritic(seen.encoder.size, 16, 1), columns)
+    model = ActorCritic(policy, PerfectCritic(seen.encoder.size + ActorCritic.EXTRA_COLUMNS, 16, 1), columns)
+    bots = np.array([True, False, True, False])  # games whose other side is a bot
     inputs = {}
     policy.torso.register_forward_hook(lambda m, args, out: inputs.__setitem__("policy", args[0]))
     model.critic.net.register_forward_hook(lambda m, args, out: inputs.__setitem__("critic", args[0]))
     for _ in range(30):  # bids and card play
-        model(torch.as_tensor(obs_all))
+        model(torch.as_tensor(model.rows(obs_all, bots)))
         np.testing.assert_array_equal(inputs["policy"].numpy(), obs_own)  # exactly the seat's own observation
-        assert inputs["policy"].shape[1] == plain.encoder.size < inputs["critic"].shape[1] == seen.encoder.size
+        assert inputs["policy"].shape[1] == plain.encoder.size < seen.encoder.size == inputs["critic"].shape[1] - 1
+        assert inputs["critic"][:, -1].tolist() == bots.tolist()  # the critic alone knows who the opponents are
         hands = seen.encoder.view(inputs["critic"].numpy(), "all_hands")  # (B, N, C), relative seats
         assert (plain.encoder.view(obs_own, "hand") <= hands[:, 0]).all()  # (hidden before a blind-nil choice)
         assert (hands[:, 1:].sum((1, 2)) >= 3).all()  # the other seats' cards, which no policy input holds
@@ -52,7 +54,7 @@ def test_a_perfect_critic_run_round_trips_resumes_and_its_agent_plays(tmp_path):
     a, b = load_checkpoint(full), load_checkpoint(resumed)
     assert_same(without_run_identity(a), without_run_identity(b))
     plain = VectorSpades("partnership", 4, seed=5)
-    assert a["critic_hparams"]["obs_dim"] == plain.encoder.size + 4 * 52  # every seat's hand on top
+    assert a["critic_hparams"]["obs_dim"] == plain.encoder.size + 4 * 52 + 1  # every seat's hand, the opponents
     assert a["model_hparams"]["obs_dim"] == plain.encoder.size
     assert len(a["optimizer"]["param_groups"]) == 2
     fresh = PerfectCritic(**a["critic_hparams"])

@@ -65,11 +65,14 @@ def test_half_the_twins_reward_mixes_own_and_duplicate_returns_and_a_late_twin_i
     n = buf.n
     np.testing.assert_allclose(buf.reward[n + 2 : n + 4, 0], [0.9, -0.9])  # 1.0 - 0.5 * 0.2 (together)
     np.testing.assert_allclose(buf.reward[n + 2 : n + 4, 1], [-0.3, 0.3])  # 0.2 - 0.5 * 1.0
-    # The next hand: game 0 ends it in this rollout, its twin not: game 0 keeps its own reward.
+    # The next hand: game 0 ends it in this rollout, its twin not: that last decision is not trained.
     buf.start_rollout()
-    play(buf, pairing, [(0, 0), (1, 1)], [(1, 0), (0, 0)], {0: [[0.6, -0.6], [0, 0]]}, values, hand=1)
-    pairing.end_rollout()
-    assert buf.reward[buf.n, 0] == pytest.approx(0.6)
+    play(buf, pairing, [(0, 0), (1, 1), (0, 0)], [(0, 0), (0, 0), (1, 0)], {2: [[0.6, -0.6], [0, 0]]}, values, hand=1)
+    assert buf.trainable()[n : n + 3, 0].all() and buf.reward[n + 2, 0] == pytest.approx(0.6)
+    pairing.end_rollout(buf)
+    assert buf.trainable()[n : n + 3, 0].tolist() == [True, False, False]  # seat 0's first decision bootstraps
+    adv, _ = buf.advantages(1.0, 0.95)
+    assert adv[n + 1 : n + 3, 0].tolist() == [0.0, 0.0]
     assert pairing.scalars()["charts/paired_fraction"] == pytest.approx(4 / 6)  # 4 of 6 seat-hands so far
 
 

@@ -5,10 +5,13 @@ its value head. ``critic: perfect`` trains a separate value network (``PerfectCr
 training checkpoint under ``critic``, never played) on the perfect-information observation
 (``VectorSpades(perfect_information=True)``: every seat's hand in the ``all_hands`` block), while
 the policy still sees only its own observation: the same row without the ``all_hands`` columns
-(``policy_columns``). Hidden cards are the largest source of a hand's variance; a critic that sees
-them predicts the return far better and so gives lower-variance advantages (as PerfectDou's PPO
-critic did for Dou Dizhu, Suphx's oracle for Mahjong). The played network, its checkpoint keys
-(``model_hparams``, ``model``) and ``neural:path=`` loading are those of a shared run.
+(``policy_columns``). The critic alone also gets one more column: 1 where the hand's other side is
+not the learner itself (HeuristicAgent or a pool snapshot), whose results differ from self-play's
+and which no observation shows (``ActorCritic.rows``). Hidden cards are the largest source of a
+hand's variance; a critic that sees them predicts the return far better and so gives
+lower-variance advantages (as PerfectDou's PPO critic did for Dou Dizhu, Suphx's oracle for
+Mahjong). The played network, its checkpoint keys (``model_hparams``, ``model``) and
+``neural:path=`` loading are those of a shared run.
 """
 
 from __future__ import annotations
@@ -54,9 +57,13 @@ class PerfectCritic(nn.Module):
 class ActorCritic:
     """The policy and where its values come from, as the rollout and the update use them.
 
-    ``obs`` given to ``__call__`` is what the env returns: the seat's own observation (shared), or the
-    perfect-information one (perfect), of which the policy gets only ``policy_columns``.
+    ``obs`` given to ``__call__`` is ``rows`` of what the env returns: the seat's own observation (shared),
+    or the perfect-information one and the opponent column (perfect), of which the policy gets only
+    ``policy_columns``.
     """
+
+    #: Columns the critic gets beyond the env's perfect-information observation (the opponent column).
+    EXTRA_COLUMNS = 1
 
     def __init__(
         self, policy: SpadesPolicy, critic: PerfectCritic | None = None, columns: np.ndarray | None = None
@@ -65,6 +72,13 @@ class ActorCritic:
             raise ValueError("a perfect critic needs the policy's columns, and only it does")
         self.policy, self.critic = policy, critic
         self.columns = None if columns is None else torch.as_tensor(columns, device=next(policy.parameters()).device)
+
+    def rows(self, obs: np.ndarray, bot_opponents: np.ndarray) -> np.ndarray:
+        """The rows the model takes (and the buffer keeps) for env observations (B, D): the same arrays
+        for a shared critic; with a perfect one the (B,) bool ``bot_opponents`` column appended."""
+        if self.critic is None:
+            return obs
+        return np.concatenate([obs, bot_opponents[:, None].astype(obs.dtype)], axis=1)
 
     def policy_obs(self, obs: torch.Tensor) -> torch.Tensor:
         """The policy's own observation columns of env rows."""

@@ -11,8 +11,8 @@ A seat's reward for a hand becomes ``own - pair_weight * twin``, where ``twin`` 
 the same seat, with the same cards, in the twin game: the card luck both share cancels (the
 duplicate idea of bridge and of this project's tournaments). GAE then runs on these rewards as
 before, mixing the paired returns with the critic's values. The twin's reward is independent of
-the own game's actions, so the policy gradient stays unbiased. A hand whose twin has not ended it
-by the end of the rollout keeps its own reward (the twin, when it ends, is still paired with it).
+the own game's actions, so the policy gradient stays unbiased. The last decision of a hand whose
+twin has not ended it by the end of the rollout is not trained (``end_rollout``).
 """
 
 from __future__ import annotations
@@ -95,8 +95,12 @@ class PairedGames:
         self.rewards_paired = self.rewards_seen = 0
         return {"charts/paired_fraction": fraction}
 
-    def end_rollout(self) -> None:
-        """The rollout ends: the hands still waiting for their twin keep their own rewards."""
+    def end_rollout(self, buffer: TurnBuffer) -> None:
+        """The rollout ends: the last decision of a hand still waiting for its twin is not trained (it is
+        made open again, so that the seat's earlier decisions bootstrap from its value): every reward
+        trained on is a paired one. (The twin, when it ends the hand, is still paired with it.)"""
+        games, seats = np.nonzero(self.pending >= 0)
+        buffer.done[self.pending[games, seats], games] = False
         self.pending[...] = -1
 
     def restart_finished(self, envs: Any) -> tuple[np.ndarray, np.ndarray] | None:

@@ -166,6 +166,8 @@ def train(
     columns = policy_columns(envs.encoder) if perfect else None
     policy_dim = obs_dim if columns is None else len(columns)
     policy = SpadesPolicy.for_engine(engine, policy_dim, hidden=config.hidden, depth=config.depth).to(device)
+    if perfect:
+        obs_dim += ActorCritic.EXTRA_COLUMNS
     critic = PerfectCritic(obs_dim, config.hidden, config.depth).to(device) if perfect else None
     model = ActorCritic(policy, critic, columns)
     optimizer = model.make_optimizer(config.learning_rate)

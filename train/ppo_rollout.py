@@ -99,7 +99,8 @@ def collect_rollout(
     next_obs, next_mask, next_seat = step_input
     model.eval()
     for _ in range(config.num_steps):
-        obs_t = torch.as_tensor(next_obs, device=device)
+        rows_in = model.rows(next_obs, opponents.opponent != SELF_PLAY)
+        obs_t = torch.as_tensor(rows_in, device=device)
         mask_t = torch.as_tensor(next_mask, device=device)
         with torch.no_grad():
             logits, value = model(obs_t)
@@ -118,7 +119,7 @@ def collect_rollout(
                 opp_logits, _ = opponents.pool_nets[k](model.policy_obs(obs_t[rows]))
                 action[rows] = MaskedCategorical(opp_logits, mask_t[rows]).sample(rng)
             logprob = dist.log_prob(torch.as_tensor(action, device=device))
-        buffer.add(next_obs, next_mask, action, logprob.cpu().numpy(), value.cpu().numpy(), next_seat, learn, live)
+        buffer.add(rows_in, next_mask, action, logprob.cpu().numpy(), value.cpu().numpy(), next_seat, learn, live)
         hand_number = None if pairing is None else envs.state.hand_number.copy()
         next_obs, rewards, terminated, truncated, info = envs.step(action)
         next_mask, next_seat = info["action_mask"], info["to_play"]
@@ -139,5 +140,5 @@ def collect_rollout(
             next_mask, next_seat = info["action_mask"], info["to_play"]
         pairing.draw_opponents(opponents, envs.state, np.flatnonzero(hand_done | ((next_seat >= 0) & ~live)))
     if pairing is not None:
-        pairing.end_rollout()
+        pairing.end_rollout(buffer)
     return next_obs, next_mask, next_seat
