@@ -42,6 +42,10 @@ class PPOConfig:
     """Where a seat's return stops: ``hand`` (each hand is an episode for GAE) or ``match``."""
     reward_scale: float = 0.01
     """Points of a hand are multiplied by this to give the reward."""
+    bag_adjusted_reward: bool = False
+    """A hand's reward is its side's bag-adjusted points (the hand's bag penalties put back, every bag taken
+    charged ``bag_penalty / bag_limit``: the points tournaments and evaluations compare) instead of the
+    change of the side's score, where a bag penalty lands on whichever hand takes the ``bag_limit``-th bag."""
     paired: bool = False
     """Duplicate-paired games (``train/pairing.py``): games 2k and 2k+1 play the same deals (bot opponents on
     the other side in the twin), and a seat's hand reward becomes its own minus ``pair_weight`` times its

@@ -73,6 +73,18 @@ class Opponents:
         self.pool_nets.append(net_from(snapshot, policy, device))
 
 
+def adjusted_rewards(engine: Any, rewards: np.ndarray, finished: list) -> np.ndarray:
+    """(B, N) float32 env rewards with each finished hand's points replaced by its side's bag-adjusted
+    points (``engine.spec.adjusted_points``, as tournaments score) [RULES 3]; Hearts keeps its sign
+    (the env's reward is minus the penalty points)."""
+    out = np.array(rewards, np.float32)
+    sign = -1.0 if engine.hearts else 1.0
+    for f in finished:
+        adjusted = engine.spec.adjusted_points(engine.rules, f.delta, f.bags_added, f.bag_penalties)
+        out[f.games] = (sign * adjusted[:, engine.side_of_seat]).astype(np.float32)
+    return out
+
+
 def collect_rollout(
     model: ActorCritic,
     envs: Any,
@@ -125,6 +137,8 @@ def collect_rollout(
         next_mask, next_seat = info["action_mask"], info["to_play"]
         hand_done = np.asarray(info["hand_done"], bool)
         episode_end = hand_done if config.credit == "hand" else (terminated | truncated)
+        if config.bag_adjusted_reward and info.get("finished_hands"):
+            rewards = adjusted_rewards(engine, rewards, info["finished_hands"])
         rewards = np.asarray(rewards, np.float32) * config.reward_scale
         if pairing is not None:
             rewards = pairing.credit(buffer, rewards, hand_done, hand_number)
