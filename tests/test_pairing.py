@@ -144,3 +144,12 @@ def test_a_waiting_game_takes_no_decision_in_the_buffer():
     n = buf.n
     assert buf.valid[n:, 1].tolist() == [True, False, True] and not buf.learn[n + 1, 1]
     assert buf.next_row[n, 0] == n + 2 and buf.next_row[n, 1] == -1 and buf.last[1].tolist() == [n, n + 2]
+
+
+def test_the_selfplay_paired_recipe_runs_in_small(tmp_path):
+    recipe = PPOConfig.from_yaml(Path(__file__).resolve().parent.parent / "configs/train/selfplay_paired.yaml")
+    assert (recipe.critic, recipe.paired, recipe.bag_adjusted_reward) == ("perfect", True, True)
+    assert recipe.imitation_updates == 0 and recipe.init_from is None  # from scratch
+    small = dict(num_envs=8, num_steps=16, total_updates=2, hidden=32, depth=1, eval_every=0, eval_deals=8)
+    latest = load_checkpoint(train(dataclasses.replace(recipe, run_dir=str(tmp_path), **small), quiet=True))
+    assert latest["update"] == 2 and "critic" in latest and "pairing" in latest
