@@ -75,6 +75,10 @@ def _layer(n_in: int, n_out: int, std: float = float(np.sqrt(2))) -> nn.Linear:
     return layer
 
 
+#: The public name of ``_layer`` (the training side's other networks use it: ``train/critic.py``).
+layer_init = _layer
+
+
 class SpadesPolicy(nn.Module):
     """Actor-critic over seat-relative observations: a shared torso, a card-play head and a bidding head.
 

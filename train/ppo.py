@@ -1,12 +1,11 @@
-"""PPO self-play for Spades, in the CleanRL style: read it top to bottom.
+"""PPO self-play for Spades, in the CleanRL style: ``train`` reads top to bottom.
 
 One network (``agents.neural.SpadesPolicy``: shared torso, card and bidding heads)
 plays every seat of ``num_envs`` games in lockstep (``spades_env.VectorSpades``).
-Each decision is a transition of the seat that took it; a seat's transitions are
-chained per game (``train.ppo_core.TurnBuffer``), and the reward of a hand (the
-change of the seat's side score, times ``reward_scale``) is credited to each seat's
-last decision of that hand. Optionally a hand's opponents are a past snapshot of
-the network (an opponent pool) or HeuristicAgent; their decisions are not trained on.
+The pieces live beside it: rollout collection and the opponents (``train/ppo_rollout.py``),
+the update (``train/ppo_update.py``), bidding statistics (``train/ppo_stats.py``),
+evaluation against HeuristicAgent (``train/ppo_eval.py``), buffer, GAE and loss
+(``train/ppo_core.py``) and the settings (``train/ppo_config.py``).
 
 Run it with ``spades train --config configs/train/smoke.yaml`` (see ``train/cli.py``)
 or call ``train(PPOConfig.from_yaml(path))`` (every setting: ``train/ppo_config.py``). TensorBoard logs go to
@@ -22,16 +21,13 @@ from __future__ import annotations
 import dataclasses
 import random
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import torch
 
-from agents.base import DecisionContext
-from agents.heuristic import HeuristicAgent
-from agents.neural import NeuralAgent, SpadesPolicy, torch_device
+from agents.neural import SpadesPolicy, torch_device
 from train.checkpoint import (
     CHECKPOINT_FORMAT,
     CheckpointError,
@@ -42,112 +38,30 @@ from train.checkpoint import (
     save_checkpoint,
     tensor_to_array,
 )
+from train.critic import ActorCritic, PerfectCritic, policy_columns
+from train.pairing import PairedGames
 from train.ppo_config import PPOConfig
-from train.ppo_core import MaskedCategorical, TurnBuffer, explained_variance, ppo_loss
+from train.ppo_core import TurnBuffer
+from train.ppo_eval import evaluate, evaluate_against_heuristic
+from train.ppo_rollout import HEURISTIC, SELF_PLAY, Opponents, collect_rollout
+from train.ppo_stats import HandStats
+from train.ppo_update import ppo_update
 
-if TYPE_CHECKING:
-    from spades_env.rules import Rules
-
-#: ``opponent`` codes of a game besides pool indices 0, 1, ...
-SELF_PLAY, HEURISTIC = -1, -2
-
-
-@dataclass
-class HandStats:
-    """Bidding statistics of the hands finished since the last log (partnership or cutthroat)."""
-
-    hands: int = 0
-    bids: float = 0.0
-    bid_count: int = 0
-    sides: int = 0
-    contracts: int = 0
-    sets: int = 0
-    bags: float = 0.0
-    nils: int = 0
-    nils_made: int = 0
-    blind_nils: int = 0
-    seat_bids: int = 0
-    points: float = 0.0
-
-    def add(self, finished: Any, side_of_seat: np.ndarray, n_sides: int) -> None:
-        """Count the hands of an ``engine.FinishedHands`` (bags, sets and nils as the engine scored them)."""
-        bids, blind = finished.bids, finished.blind
-        nil = bids == 0  # nil and blind nil
-        onehot = np.eye(n_sides, dtype=np.int64)[side_of_seat]  # (N, S)
-        has_contract = np.where(nil, 0, bids) @ onehot > 0
-        self.hands += len(bids)
-        self.bids += float(bids[~nil].sum())
-        self.bid_count += int((~nil).sum())
-        self.sides += bids.shape[0] * n_sides
-        self.contracts += int(has_contract.sum())
-        self.sets += int((has_contract & ~finished.made).sum())
-        self.bags += float(finished.bags_added.sum())
-        self.seat_bids += bids.size
-        self.nils += int(nil.sum())
-        self.nils_made += int(finished.nil_made.sum())
-        self.blind_nils += int(blind.sum())
-        self.points += float(finished.delta.sum())
-
-    def scalars(self) -> dict[str, float]:
-        """``bidding/*`` scalars (empty when no hand finished)."""
-        if not self.hands:
-            return {}
-        return {
-            "bidding/mean_bid": self.bids / max(1, self.bid_count),
-            "bidding/set_rate": self.sets / max(1, self.contracts),
-            "bidding/bags_per_hand": self.bags / self.sides,
-            "bidding/nil_rate": self.nils / self.seat_bids,
-            "bidding/nil_success": self.nils_made / self.nils if self.nils else float("nan"),
-            "bidding/blind_nil_rate": self.blind_nils / self.seat_bids,
-            "bidding/points_per_side_hand": self.points / self.sides,
-            "bidding/hands": float(self.hands),
-        }
+__all__ = [
+    "HEURISTIC",
+    "SELF_PLAY",
+    "HandStats",
+    "PPOConfig",
+    "evaluate",
+    "evaluate_against_heuristic",
+    "make_run_name",
+    "train",
+]
 
 
 def make_run_name(config: PPOConfig, rules_name: str) -> str:
     """``{rules}__{exp_name}__{seed}__{unix time}``."""
     return f"{rules_name}__{config.exp_name}__{config.seed}__{int(time.time())}"
-
-
-def evaluate_against_heuristic(agent: Any, rules: str, boards: int, seed: int) -> dict[str, float]:
-    """Duplicate tournament (``train/tournament.py``, hand mode) of ``agent`` against HeuristicAgent.
-
-    ``rules`` is a preset name or rules YAML path.
-    Returns ``points_per_hand`` of each bot (bag-adjusted), ``diff`` (agent - heuristic,
-    mean per board) with ``diff_ci95`` (half-width of its 95% interval) and ``board_win_rate``.
-    """
-    from agents import make_agent
-    from train.tournament import TournamentConfig, run_tournament
-
-    config = TournamentConfig(bots=("ppo", "heuristic"), rules=rules, boards=boards, mode="hand", seed=seed)
-    factory = lambda spec, s: agent if spec == "ppo" else make_agent(spec, seed=s)  # noqa: E731
-    report = run_tournament(config, None, progress=False, agent_factory=factory)
-    pair = report["pairs"][0]
-    return {
-        "points_per_hand": pair["points_per_hand"]["ppo"],
-        "heuristic_points_per_hand": pair["points_per_hand"]["heuristic"],
-        "diff": pair["diff"],
-        "diff_ci95": pair["diff_ci95"],
-        "board_win_rate": pair["board_wins"]["ppo"] / max(1, pair["boards"]),
-    }
-
-
-def evaluate(policy: SpadesPolicy, config: PPOConfig, rules: Rules | None = None) -> dict[str, float] | None:
-    """``eval/*`` scalars of the greedy policy (trained on ``rules``) against HeuristicAgent, or None if the
-    tournament is missing."""
-    try:
-        import train.tournament  # noqa: F401
-    except ImportError:
-        return None
-    agent = NeuralAgent(_clone(policy, torch.device("cpu")), greedy=True, name="ppo", rules=rules)
-    result = evaluate_against_heuristic(agent, config.rules, config.eval_deals, config.eval_seed)
-    return {f"eval/{k}": v for k, v in result.items()}
-
-
-def _clone(policy: SpadesPolicy, device: torch.device) -> SpadesPolicy:
-    copy = SpadesPolicy(**policy.hyperparameters())
-    copy.load_state_dict({k: v.detach().to("cpu").clone() for k, v in policy.state_dict().items()})
-    return copy.to(device).eval()
 
 
 def _rng_states(rngs: dict[str, np.random.Generator]) -> dict[str, Any]:
@@ -229,36 +143,51 @@ def train(
     }
 
     # ---- environment, network, optimizer, buffer
-    envs = VectorSpades(rules, config.num_envs, seed=config.seed, episode=config.episode, reward="points")
+    perfect = config.critic == "perfect"
+    envs = VectorSpades(
+        rules,
+        config.num_envs,
+        seed=config.seed,
+        perfect_information=perfect,
+        auto_reset=not config.paired,  # twins restart their matches together (train/pairing.py)
+        episode=config.episode,
+        reward="points",
+    )
     if ckpt is not None:
         restore_env(envs, ckpt["env"], resume)
         next_obs, next_mask, next_seat = (tensor_to_array(ckpt[k]) for k in ("next_obs", "next_mask", "next_seat"))
     else:
-        next_obs, info = envs.reset(seed=config.seed)
+        seeds = PairedGames.seeds(config.seed, config.num_envs) if config.paired else config.seed
+        next_obs, info = envs.reset(seed=seeds)
         next_mask, next_seat = info["action_mask"], info["to_play"]
     engine = envs.engine
-    side_of_seat = engine.side_of_seat
     n_players, n_sides = engine.n_players, engine.n_sides
     obs_dim, n_actions = next_obs.shape[1], next_mask.shape[1]
-    policy = SpadesPolicy.for_engine(engine, obs_dim, hidden=config.hidden, depth=config.depth).to(device)
-    optimizer = torch.optim.Adam(policy.parameters(), lr=config.learning_rate, eps=1e-5)
+    columns = policy_columns(envs.encoder) if perfect else None
+    policy_dim = obs_dim if columns is None else len(columns)
+    policy = SpadesPolicy.for_engine(engine, policy_dim, hidden=config.hidden, depth=config.depth).to(device)
+    if perfect:
+        obs_dim += ActorCritic.EXTRA_COLUMNS
+    critic = PerfectCritic(obs_dim, config.hidden, config.depth).to(device) if perfect else None
+    model = ActorCritic(policy, critic, columns)
+    optimizer = model.make_optimizer(config.learning_rate)
     buffer = TurnBuffer(config.num_envs, n_players, config.num_steps, obs_dim, n_actions)
-    pool: list[dict[str, torch.Tensor]] = []
-    pool_nets: list[SpadesPolicy] = []
-    # Per game: the side the learner plays, and who plays the others: SELF_PLAY, HEURISTIC or a pool index.
-    learner_side = np.zeros(config.num_envs, np.int64)
-    opponent = np.full(config.num_envs, SELF_PLAY, np.int64)
-    heuristic = HeuristicAgent(seed=config.seed)
+    opponents = Opponents(config, n_sides, rngs["pool"])
+    pairing = PairedGames(config.num_envs, n_players, config.pair_weight) if config.paired else None
+    if pairing is not None and ckpt is None:
+        pairing.draw_opponents(opponents, envs.state, np.arange(config.num_envs))
     global_step, start_update = 0, 0
     if ckpt is not None:
         policy.load_state_dict(ckpt["model"])
+        if critic is not None:
+            critic.load_state_dict(ckpt["critic"])
         optimizer.load_state_dict(ckpt["optimizer"])
         buffer.load_state_dict({k: tensor_to_array(v) for k, v in ckpt["buffer"].items()})
-        pool = ckpt["pool"]
-        # The pool networks are built before the RNG states are restored: building a network
-        # draws from torch's RNG, which the uninterrupted run did when each snapshot was taken.
-        pool_nets = [_net_from(snapshot, policy, device) for snapshot in pool]
-        learner_side, opponent = tensor_to_array(ckpt["learner_side"]), tensor_to_array(ckpt["opponent"])
+        opponents.restore(ckpt["pool"], policy, device)  # before the RNG states are restored
+        opponents.learner_side = tensor_to_array(ckpt["learner_side"])
+        opponents.opponent = tensor_to_array(ckpt["opponent"])
+        if pairing is not None:
+            pairing.load_state_dict({k: tensor_to_array(v) for k, v in ckpt["pairing"].items()})
         global_step, start_update = ckpt["global_step"], ckpt["update"]
         for name, g in rngs.items():
             g.bit_generator.state = ckpt["rng"][name]
@@ -310,6 +239,16 @@ def train(
         if not quiet:
             print(f"imitation took {time.time() - bc_start:.0f} s", flush=True)
 
+    def extra_state() -> dict[str, Any]:
+        """What a perfect critic and paired games add to a checkpoint."""
+        extra: dict[str, Any] = {}
+        if critic is not None:
+            extra["critic_hparams"] = critic.hyperparameters()
+            extra["critic"] = {k: v.detach().cpu() for k, v in critic.state_dict().items()}
+        if pairing is not None:
+            extra["pairing"] = {k: array_to_tensor(v) for k, v in pairing.state_dict().items()}
+        return extra
+
     def checkpoint(update: int, name: str = "latest.pt") -> Path:
         return save_checkpoint(
             ckpt_dir / name,
@@ -330,23 +269,13 @@ def train(
                 "next_mask": array_to_tensor(next_mask),
                 "next_seat": array_to_tensor(next_seat),
                 "buffer": {k: array_to_tensor(v) for k, v in buffer.state_dict().items()},
-                "pool": pool,
-                "learner_side": array_to_tensor(learner_side),
-                "opponent": array_to_tensor(opponent),
+                "pool": opponents.pool,
+                "learner_side": array_to_tensor(opponents.learner_side),
+                "opponent": array_to_tensor(opponents.opponent),
                 "best_diff": best["diff"],
+                **extra_state(),
             },
         )
-
-    def draw_opponents(games: np.ndarray) -> None:
-        """New learner side and opponents for the given games (at hand ends)."""
-        if len(games) == 0 or (config.heuristic_prob == 0 and (config.pool_prob == 0 or not pool)):
-            return
-        g = rngs["pool"]
-        learner_side[games] = g.integers(n_sides, size=len(games))
-        use_bot = g.random(len(games)) < config.heuristic_prob
-        use_pool = (g.random(len(games)) < config.pool_prob) & (len(pool) > 0)
-        snapshot = g.integers(max(1, len(pool)), size=len(games))
-        opponent[games] = np.where(use_bot, HEURISTIC, np.where(use_pool, snapshot, SELF_PLAY))
 
     best = {"diff": ckpt.get("best_diff", -float("inf")) if ckpt else -float("inf")}
 
@@ -374,123 +303,54 @@ def train(
     start_time, start_step = time.time(), global_step
     for update in range(start_update, stop):
         if config.anneal_lr:
-            optimizer.param_groups[0]["lr"] = config.learning_rate * (1.0 - update / config.total_updates)
+            for group in optimizer.param_groups:
+                group["lr"] = config.learning_rate * (1.0 - update / config.total_updates)
         rollout_start = time.time()
 
         # ---- rollout: num_steps decisions in every game
-        policy.eval()
-        for _ in range(config.num_steps):
-            obs_t = torch.as_tensor(next_obs, device=device)
-            mask_t = torch.as_tensor(next_mask, device=device)
-            with torch.no_grad():
-                logits, value = policy(obs_t)
-                dist = MaskedCategorical(logits, mask_t)
-                action = dist.sample(rngs["actions"])
-                learn = (opponent == SELF_PLAY) | (side_of_seat[next_seat] == learner_side)
-                for k in np.unique(opponent[~learn]):
-                    rows = np.flatnonzero(~learn & (opponent == k))
-                    if k == HEURISTIC:
-                        ctx = DecisionContext(engine, envs.state, rows, next_seat[rows])
-                        action[rows] = heuristic.act(None, next_mask[rows], ctx)
-                        continue
-                    opp_logits, _ = pool_nets[k](obs_t[rows])
-                    action[rows] = MaskedCategorical(opp_logits, mask_t[rows]).sample(rngs["actions"])
-                logprob = dist.log_prob(torch.as_tensor(action, device=device))
-            buffer.add(next_obs, next_mask, action, logprob.cpu().numpy(), value.cpu().numpy(), next_seat, learn)
-            next_obs, rewards, terminated, truncated, info = envs.step(action)
-            next_mask, next_seat = info["action_mask"], info["to_play"]
-            hand_done = np.asarray(info["hand_done"], bool)
-            episode_end = hand_done if config.credit == "hand" else (terminated | truncated)
-            buffer.add_rewards(
-                np.asarray(rewards, np.float32) * config.reward_scale, episode_end | terminated | truncated
-            )
-            for finished in info.get("finished_hands", ()):
-                stats.add(finished, side_of_seat, n_sides)
-            draw_opponents(np.flatnonzero(hand_done))
+        next_obs, next_mask, next_seat = collect_rollout(
+            model,
+            envs,
+            buffer,
+            opponents,
+            (next_obs, next_mask, next_seat),
+            config=config,
+            rng=rngs["actions"],
+            stats=stats,
+            device=device,
+            pairing=pairing,
+        )
         global_step += config.num_envs * config.num_steps
         rollout_time = time.time() - rollout_start
 
-        # ---- advantages over each seat's chain of decisions
-        advantages, returns = buffer.advantages(config.gamma, config.gae_lambda)
-        flat = np.flatnonzero(buffer.trainable().reshape(-1))
-        b_obs = torch.as_tensor(buffer.obs.reshape(-1, obs_dim)[flat], device=device)
-        b_mask = torch.as_tensor(buffer.mask.reshape(-1, n_actions)[flat], device=device)
-        b_actions = torch.as_tensor(buffer.action.reshape(-1)[flat], device=device)
-        b_logprobs = torch.as_tensor(buffer.logprob.reshape(-1)[flat], device=device)
-        b_values = torch.as_tensor(buffer.value.reshape(-1)[flat], device=device)
-        b_adv = torch.as_tensor(advantages.reshape(-1)[flat], device=device)
-        b_returns = torch.as_tensor(returns.reshape(-1)[flat], device=device)
-        b_bidding = b_mask[:, engine.layout.bid_offset :].any(-1)
-
-        # ---- optimize the policy and value network
-        policy.train()
-        batch = len(flat)
-        mb_size = max(1, batch // config.num_minibatches)
-        clipfracs, last_stats, bid_entropy = [], {}, []
-        for _epoch in range(config.update_epochs):
-            order = rngs["minibatches"].permutation(batch)
-            for start in range(0, batch - mb_size + 1, mb_size):
-                mb = torch.as_tensor(order[start : start + mb_size], device=device)
-                logits, new_value = policy(b_obs[mb])
-                dist = MaskedCategorical(logits, b_mask[mb])
-                entropy = dist.entropy()
-                mb_adv = b_adv[mb]
-                if config.norm_adv and len(mb) > 1:
-                    mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
-                loss, last_stats = ppo_loss(
-                    dist.log_prob(b_actions[mb]),
-                    b_logprobs[mb],
-                    mb_adv,
-                    new_value,
-                    b_values[mb],
-                    b_returns[mb],
-                    entropy,
-                    clip_coef=config.clip_coef,
-                    vf_coef=config.vf_coef,
-                    ent_coef=config.ent_coef,
-                    clip_vloss=config.clip_vloss,
-                )
-                optimizer.zero_grad()
-                loss.backward()
-                torch.nn.utils.clip_grad_norm_(policy.parameters(), config.max_grad_norm)
-                optimizer.step()
-                clipfracs.append(last_stats["clipfrac"])
-                bids = b_bidding[mb]
-                if bids.any():
-                    bid_entropy.append(entropy[bids].mean().item())
-            if config.target_kl is not None and last_stats.get("approx_kl", 0.0) > config.target_kl:
-                break
-        buffer.start_rollout()
+        # ---- advantages over each seat's chain of decisions; optimize the policy and value network
+        result = ppo_update(
+            model,
+            optimizer,
+            buffer,
+            config=config,
+            bid_offset=engine.layout.bid_offset,
+            rng=rngs["minibatches"],
+            device=device,
+        )
 
         # ---- snapshots for the opponent pool
         if config.pool_prob > 0 and (update + 1) % config.pool_every == 0:
-            snapshot = {k: v.detach().cpu().clone() for k, v in policy.state_dict().items()}
-            if len(pool) >= config.pool_size:
-                pool.pop(0)
-                pool_nets.pop(0)
-                opponent[opponent == 0] = SELF_PLAY
-                opponent[opponent > 0] -= 1
-            pool.append(snapshot)
-            pool_nets.append(_net_from(snapshot, policy, device))
+            opponents.add_snapshot(policy, device)
 
         # ---- logging
         elapsed = time.time() - start_time
-        y_pred, y_true = b_values.cpu().numpy(), b_returns.cpu().numpy()
-        scalars = {
-            "charts/learning_rate": optimizer.param_groups[0]["lr"],
-            "charts/decisions_per_s": (global_step - start_step) / max(elapsed, 1e-9),
-            "charts/rollout_decisions_per_s": config.num_envs * config.num_steps / max(rollout_time, 1e-9),
-            "charts/trained_decisions": float(batch),
-            "charts/pool_size": float(len(pool)),
-            "losses/value_loss": last_stats.get("value_loss", float("nan")),
-            "losses/policy_loss": last_stats.get("policy_loss", float("nan")),
-            "losses/entropy": last_stats.get("entropy", float("nan")),
-            "losses/bid_entropy": float(np.mean(bid_entropy)) if bid_entropy else float("nan"),
-            "losses/old_approx_kl": last_stats.get("old_approx_kl", float("nan")),
-            "losses/approx_kl": last_stats.get("approx_kl", float("nan")),
-            "losses/clipfrac": float(np.mean(clipfracs)) if clipfracs else float("nan"),
-            "losses/explained_variance": explained_variance(y_pred, y_true),
-        } | stats.scalars()
+        scalars = (
+            {
+                "charts/learning_rate": optimizer.param_groups[0]["lr"],
+                "charts/decisions_per_s": (global_step - start_step) / max(elapsed, 1e-9),
+                "charts/rollout_decisions_per_s": config.num_envs * config.num_steps / max(rollout_time, 1e-9),
+                "charts/pool_size": float(len(opponents.pool)),
+            }
+            | result.scalars()
+            | stats.scalars()
+            | ({} if pairing is None else pairing.scalars())
+        )
         for key, value in scalars.items():
             writer.add_scalar(key, value, global_step)
         if not quiet:
@@ -512,9 +372,3 @@ def train(
             last_path = checkpoint(done)
     writer.close()
     return last_path
-
-
-def _net_from(snapshot: dict[str, torch.Tensor], like: SpadesPolicy, device: torch.device) -> SpadesPolicy:
-    net = SpadesPolicy(**like.hyperparameters())
-    net.load_state_dict(snapshot)
-    return net.to(device).eval()

@@ -9,6 +9,9 @@ from typing import Any
 
 from spades_env.rules_yaml import parse_yaml
 
+#: The ``critic`` settings (``train/critic.py``).
+CRITICS = ("shared", "perfect")
+
 
 @dataclass(frozen=True)
 class PPOConfig:
@@ -39,6 +42,17 @@ class PPOConfig:
     """Where a seat's return stops: ``hand`` (each hand is an episode for GAE) or ``match``."""
     reward_scale: float = 0.01
     """Points of a hand are multiplied by this to give the reward."""
+    bag_adjusted_reward: bool = False
+    """A hand's reward is its side's bag-adjusted points (the hand's bag penalties put back, every bag taken
+    charged ``bag_penalty / bag_limit``: the points tournaments and evaluations compare) instead of the
+    change of the side's score, where a bag penalty lands on whichever hand takes the ``bag_limit``-th bag."""
+    paired: bool = False
+    """Duplicate-paired games (``train/pairing.py``): games 2k and 2k+1 play the same deals (bot opponents on
+    the other side in the twin), and a seat's hand reward becomes its own minus ``pair_weight`` times its
+    twin's (same seat, same cards). Needs an even ``num_envs``, ``episode: match``, ``credit: hand`` and
+    ``pool_prob: 0``."""
+    pair_weight: float = 1.0
+    """How much of the twin's hand reward is subtracted (1: the duplicate difference; 0: none)."""
 
     learning_rate: float = 3e-4
     """Adam learning rate."""
@@ -71,6 +85,10 @@ class PPOConfig:
     """Width of the torso layers."""
     depth: int = 2
     """Number of torso layers."""
+    critic: str = "shared"
+    """Where values come from: ``shared`` (the policy network's own value head, on the seat's own
+    observation) or ``perfect`` (a separate value network, ``train/critic.py``, ``hidden`` x ``depth``,
+    fed the perfect-information observation with every seat's hand; the policy still sees only its own)."""
 
     pool_prob: float = 0.0
     """Probability that a hand's opponents are a past snapshot instead of the current network."""
@@ -119,6 +137,7 @@ class PPOConfig:
     def __post_init__(self) -> None:
         checks = {
             "episode": self.episode in ("match", "hand"),
+            "critic": self.critic in CRITICS,
             "credit": self.credit in ("hand", "match"),
             "device": self.device == "cpu" or self.device.startswith("cuda"),
             "num_envs": self.num_envs >= 1,
@@ -137,9 +156,21 @@ class PPOConfig:
             "imitation_heldout": self.imitation_heldout >= 0,
             "total_updates": self.total_updates >= 0,
         }
+        if self.paired:
+            checks |= {
+                "num_envs": self.num_envs % 2 == 0,
+                "episode": self.episode == "match",
+                "credit": self.credit == "hand",
+                "pool_prob": self.pool_prob == 0,
+            }
         bad = [k for k, ok in checks.items() if not ok]
         if bad:
-            raise ValueError(f"bad training config value(s): {', '.join(f'{k}={getattr(self, k)!r}' for k in bad)}")
+            allowed = {"critic": f"one of {CRITICS}"}
+            if self.paired:
+                paired = {"num_envs": "even", "episode": "'match'", "credit": "'hand'", "pool_prob": "0"}
+                allowed |= {k: f"{v} with paired: true" for k, v in paired.items()}
+            items = [f"{k}={getattr(self, k)!r}" + (f" ({allowed[k]})" if k in allowed else "") for k in bad]
+            raise ValueError(f"bad training config value(s): {', '.join(items)}")
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], source: str = "config") -> PPOConfig:

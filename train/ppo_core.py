@@ -230,18 +230,28 @@ class TurnBuffer:
         value: np.ndarray,
         seat: np.ndarray,
         learn: np.ndarray,
+        live: np.ndarray | None = None,
     ) -> None:
-        """Store one decision per game (each (B, ...)); link it to its seat's previous decision."""
+        """Store one decision per game (each (B, ...)); link it to its seat's previous decision.
+
+        ``live`` (B,) bool: the games that took a decision this step (None: all); the others (a
+        finished match waiting for its paired game, ``train/pairing.py``) get an empty row.
+        """
         if self.t >= self.t_len:
             raise IndexError(f"the rollout holds {self.t_len} steps; call start_rollout() first")
         row = self.n + self.t
         self.obs[row], self.mask[row], self.action[row] = obs, mask, action
         self.logprob[row], self.value[row], self.seat[row] = logprob, value, seat
-        self.valid[row], self.learn[row] = True, learn
-        prev = self.last[self._cols, seat]
+        cols = self._cols
+        if live is None:
+            self.valid[row], self.learn[row] = True, learn
+        else:
+            self.valid[row], self.learn[row] = live, learn & live
+            cols, seat = cols[live], seat[live]
+        prev = self.last[cols, seat]
         linked = prev >= 0
-        self.next_row[prev[linked], self._cols[linked]] = row
-        self.last[self._cols, seat] = row
+        self.next_row[prev[linked], cols[linked]] = row
+        self.last[cols, seat] = row
         self.t += 1
 
     def add_rewards(self, rewards: np.ndarray, episode_end: np.ndarray) -> None:

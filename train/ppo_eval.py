@@ -1,0 +1,65 @@
+"""Evaluation of a PPO network against HeuristicAgent (duplicate, hand mode), for runs and their callers.
+
+``train/ppo.py`` re-exports ``evaluate_against_heuristic`` and ``evaluate`` (expert iteration imports them there).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import torch
+
+from agents.neural import NeuralAgent, SpadesPolicy
+from train.ppo_config import PPOConfig
+
+if TYPE_CHECKING:
+    from spades_env.rules import Rules
+
+
+def evaluate_against_heuristic(agent: Any, rules: str, boards: int, seed: int) -> dict[str, float]:
+    """Duplicate tournament (``train/tournament.py``, hand mode) of ``agent`` against HeuristicAgent.
+
+    ``rules`` is a preset name or rules YAML path.
+    Returns ``points_per_hand`` of each bot (bag-adjusted), ``diff`` (agent - heuristic,
+    mean per board) with ``diff_ci95`` (half-width of its 95% interval) and ``board_win_rate``.
+    """
+    from agents import make_agent
+    from train.tournament import TournamentConfig, run_tournament
+
+    config = TournamentConfig(bots=("ppo", "heuristic"), rules=rules, boards=boards, mode="hand", seed=seed)
+    factory = lambda spec, s: agent if spec == "ppo" else make_agent(spec, seed=s)  # noqa: E731
+    report = run_tournament(config, None, progress=False, agent_factory=factory)
+    pair = report["pairs"][0]
+    return {
+        "points_per_hand": pair["points_per_hand"]["ppo"],
+        "heuristic_points_per_hand": pair["points_per_hand"]["heuristic"],
+        "diff": pair["diff"],
+        "diff_ci95": pair["diff_ci95"],
+        "board_win_rate": pair["board_wins"]["ppo"] / max(1, pair["boards"]),
+    }
+
+
+def evaluate(policy: SpadesPolicy, config: PPOConfig, rules: Rules | None = None) -> dict[str, float] | None:
+    """``eval/*`` scalars of the greedy policy (trained on ``rules``) against HeuristicAgent, or None if the
+    tournament is missing."""
+    try:
+        import train.tournament  # noqa: F401
+    except ImportError:
+        return None
+    agent = NeuralAgent(clone_policy(policy, torch.device("cpu")), greedy=True, name="ppo", rules=rules)
+    result = evaluate_against_heuristic(agent, config.rules, config.eval_deals, config.eval_seed)
+    return {f"eval/{k}": v for k, v in result.items()}
+
+
+def clone_policy(policy: SpadesPolicy, device: torch.device) -> SpadesPolicy:
+    """A detached copy of ``policy`` on ``device``, in eval mode."""
+    copy = SpadesPolicy(**policy.hyperparameters())
+    copy.load_state_dict({k: v.detach().to("cpu").clone() for k, v in policy.state_dict().items()})
+    return copy.to(device).eval()
+
+
+def net_from(snapshot: dict[str, torch.Tensor], like: SpadesPolicy, device: torch.device) -> SpadesPolicy:
+    """A network shaped like ``like`` holding the weights ``snapshot`` (an opponent-pool entry), in eval mode."""
+    net = SpadesPolicy(**like.hyperparameters())
+    net.load_state_dict(snapshot)
+    return net.to(device).eval()

@@ -1,0 +1,158 @@
+"""Rollout collection of PPO self-play: who plays each game's other side, and ``num_steps`` decisions per game.
+
+One network plays every seat of ``num_envs`` games in lockstep (``spades_env.VectorSpades``). Each
+decision is a transition of the seat that took it (``train.ppo_core.TurnBuffer`` chains them per
+seat); the reward of a hand (the change of the seat's side score, times ``reward_scale``) is
+credited to each seat's last decision of that hand. Optionally a hand's opponents are a past
+snapshot of the network (an opponent pool) or HeuristicAgent (``Opponents``); their decisions
+are not trained on.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import torch
+
+from agents.base import DecisionContext
+from agents.heuristic import HeuristicAgent
+from agents.neural import SpadesPolicy
+from train.critic import ActorCritic
+from train.ppo_config import PPOConfig
+from train.ppo_core import MaskedCategorical, TurnBuffer
+from train.ppo_eval import net_from
+from train.ppo_stats import HandStats
+
+if TYPE_CHECKING:
+    from train.pairing import PairedGames
+
+#: ``opponent`` codes of a game besides pool indices 0, 1, ...
+SELF_PLAY, HEURISTIC = -1, -2
+
+
+class Opponents:
+    """Per game: the side the learner plays (``learner_side``) and who plays the others (``opponent``:
+    ``SELF_PLAY``, ``HEURISTIC`` or an index into the opponent pool of past snapshots)."""
+
+    def __init__(self, config: PPOConfig, n_sides: int, rng: np.random.Generator) -> None:
+        self.config, self.n_sides, self.rng = config, n_sides, rng
+        self.learner_side = np.zeros(config.num_envs, np.int64)
+        self.opponent = np.full(config.num_envs, SELF_PLAY, np.int64)
+        self.pool: list[dict[str, torch.Tensor]] = []
+        self.pool_nets: list[SpadesPolicy] = []
+        self.heuristic = HeuristicAgent(seed=config.seed)
+
+    def restore(self, pool: list[dict[str, torch.Tensor]], like: SpadesPolicy, device: torch.device) -> None:
+        """The pool of a checkpoint; its networks are built here (building one draws from torch's RNG,
+        which the uninterrupted run did when each snapshot was taken: call this before restoring it)."""
+        self.pool = pool
+        self.pool_nets = [net_from(snapshot, like, device) for snapshot in pool]
+
+    def draw(self, games: np.ndarray) -> None:
+        """New learner side and opponents for the given games (at hand ends)."""
+        config = self.config
+        if len(games) == 0 or (config.heuristic_prob == 0 and (config.pool_prob == 0 or not self.pool)):
+            return
+        g = self.rng
+        self.learner_side[games] = g.integers(self.n_sides, size=len(games))
+        use_bot = g.random(len(games)) < config.heuristic_prob
+        use_pool = (g.random(len(games)) < config.pool_prob) & (len(self.pool) > 0)
+        snapshot = g.integers(max(1, len(self.pool)), size=len(games))
+        self.opponent[games] = np.where(use_bot, HEURISTIC, np.where(use_pool, snapshot, SELF_PLAY))
+
+    def add_snapshot(self, policy: SpadesPolicy, device: torch.device) -> None:
+        """Put a copy of ``policy`` into the pool (dropping the oldest beyond ``pool_size``)."""
+        snapshot = {k: v.detach().cpu().clone() for k, v in policy.state_dict().items()}
+        if len(self.pool) >= self.config.pool_size:
+            self.pool.pop(0)
+            self.pool_nets.pop(0)
+            self.opponent[self.opponent == 0] = SELF_PLAY
+            self.opponent[self.opponent > 0] -= 1
+        self.pool.append(snapshot)
+        self.pool_nets.append(net_from(snapshot, policy, device))
+
+
+def adjusted_rewards(engine: Any, rewards: np.ndarray, finished: list) -> np.ndarray:
+    """(B, N) float32 env rewards with each finished hand's points replaced by its side's bag-adjusted
+    points (``engine.spec.adjusted_points``, as tournaments score) [RULES 3]; Hearts keeps its sign
+    (the env's reward is minus the penalty points)."""
+    out = np.array(rewards, np.float32)
+    sign = -1.0 if engine.hearts else 1.0
+    for f in finished:
+        adjusted = engine.spec.adjusted_points(engine.rules, f.delta, f.bags_added, f.bag_penalties)
+        out[f.games] = (sign * adjusted[:, engine.side_of_seat]).astype(np.float32)
+    return out
+
+
+def collect_rollout(
+    model: ActorCritic,
+    envs: Any,
+    buffer: TurnBuffer,
+    opponents: Opponents,
+    step_input: tuple[np.ndarray, np.ndarray, np.ndarray],
+    *,
+    config: PPOConfig,
+    rng: np.random.Generator,
+    stats: HandStats,
+    device: torch.device,
+    pairing: PairedGames | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Play ``config.num_steps`` decisions in every game of ``envs`` into ``buffer`` (with the values of
+    ``model``'s critic; the observations stored are the env's, perfect-information ones for a perfect critic).
+
+    ``step_input``: (observations, legal masks, seats to play) of the pending decisions; returns
+    those after the rollout. Actions are drawn with ``rng`` (Gumbel-max); the heuristic and pool
+    opponents act for the seats the learner does not hold. ``pairing``: the games are duplicate twins
+    (``train/pairing.py``): hand rewards are paired, finished matches wait for their twin's.
+    """
+    engine = envs.engine
+    side_of_seat = engine.side_of_seat
+    next_obs, next_mask, next_seat = step_input
+    model.eval()
+    for _ in range(config.num_steps):
+        rows_in = model.rows(next_obs, opponents.opponent != SELF_PLAY)
+        obs_t = torch.as_tensor(rows_in, device=device)
+        mask_t = torch.as_tensor(next_mask, device=device)
+        with torch.no_grad():
+            logits, value = model(obs_t)
+            dist = MaskedCategorical(logits, mask_t)
+            action = dist.sample(rng)
+            opponent = opponents.opponent
+            learn = (opponent == SELF_PLAY) | (side_of_seat[next_seat] == opponents.learner_side)
+            live = None if pairing is None else next_seat >= 0  # a finished match waiting for its twin's
+            others = ~learn if live is None else ~learn & live
+            for k in np.unique(opponent[others]):
+                rows = np.flatnonzero(others & (opponent == k))
+                if k == HEURISTIC:
+                    ctx = DecisionContext(engine, envs.state, rows, next_seat[rows])
+                    action[rows] = opponents.heuristic.act(None, next_mask[rows], ctx)
+                    continue
+                opp_logits, _ = opponents.pool_nets[k](model.policy_obs(obs_t[rows]))
+                action[rows] = MaskedCategorical(opp_logits, mask_t[rows]).sample(rng)
+            logprob = dist.log_prob(torch.as_tensor(action, device=device))
+        buffer.add(rows_in, next_mask, action, logprob.cpu().numpy(), value.cpu().numpy(), next_seat, learn, live)
+        hand_number = None if pairing is None else envs.state.hand_number.copy()
+        next_obs, rewards, terminated, truncated, info = envs.step(action)
+        next_mask, next_seat = info["action_mask"], info["to_play"]
+        hand_done = np.asarray(info["hand_done"], bool)
+        episode_end = hand_done if config.credit == "hand" else (terminated | truncated)
+        if config.bag_adjusted_reward and info.get("finished_hands"):
+            rewards = adjusted_rewards(engine, rewards, info["finished_hands"])
+        rewards = np.asarray(rewards, np.float32) * config.reward_scale
+        if pairing is not None:
+            rewards = pairing.credit(buffer, rewards, hand_done, hand_number)
+        buffer.add_rewards(rewards, episode_end | terminated | truncated)
+        for finished in info.get("finished_hands", ()):
+            stats.add(finished, side_of_seat, engine.n_sides)
+        if pairing is None:
+            opponents.draw(np.flatnonzero(hand_done))
+            continue
+        restarted = pairing.restart_finished(envs)
+        if restarted is not None:
+            next_obs, info = restarted
+            next_mask, next_seat = info["action_mask"], info["to_play"]
+        pairing.draw_opponents(opponents, envs.state, np.flatnonzero(hand_done | ((next_seat >= 0) & ~live)))
+    if pairing is not None:
+        pairing.end_rollout(buffer)
+    return next_obs, next_mask, next_seat

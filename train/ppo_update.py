@@ -1,0 +1,112 @@
+"""The PPO update of one rollout: advantages over each seat's chain of decisions, then clipped-objective epochs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+
+from train.critic import ActorCritic
+from train.ppo_config import PPOConfig
+from train.ppo_core import MaskedCategorical, TurnBuffer, explained_variance, ppo_loss
+
+
+@dataclass
+class UpdateResult:
+    """What one update measured, for the ``losses/*`` and ``charts/trained_decisions`` scalars."""
+
+    batch: int
+    """Decisions trained on."""
+    values: np.ndarray
+    """(batch,) the values the rollout predicted."""
+    returns: np.ndarray
+    """(batch,) their GAE returns."""
+    last_stats: dict[str, float] = field(default_factory=dict)
+    clipfracs: list[float] = field(default_factory=list)
+    bid_entropy: list[float] = field(default_factory=list)
+
+    def scalars(self) -> dict[str, float]:
+        """``losses/*`` scalars and ``charts/trained_decisions``."""
+        nan = float("nan")
+        stats = self.last_stats
+        return {
+            "charts/trained_decisions": float(self.batch),
+            "losses/value_loss": stats.get("value_loss", nan),
+            "losses/policy_loss": stats.get("policy_loss", nan),
+            "losses/entropy": stats.get("entropy", nan),
+            "losses/bid_entropy": float(np.mean(self.bid_entropy)) if self.bid_entropy else nan,
+            "losses/old_approx_kl": stats.get("old_approx_kl", nan),
+            "losses/approx_kl": stats.get("approx_kl", nan),
+            "losses/clipfrac": float(np.mean(self.clipfracs)) if self.clipfracs else nan,
+            "losses/explained_variance": explained_variance(self.values, self.returns),
+        }
+
+
+def ppo_update(
+    model: ActorCritic,
+    optimizer: torch.optim.Optimizer,
+    buffer: TurnBuffer,
+    *,
+    config: PPOConfig,
+    bid_offset: int,
+    rng: np.random.Generator,
+    device: torch.device,
+) -> UpdateResult:
+    """Optimize ``model`` (policy and critic) on the trainable decisions of ``buffer``; minibatch order drawn
+    with ``rng``.
+
+    ``bid_offset``: the first bidding action (decisions with a legal action from there on are bids,
+    whose entropy is logged apart).
+    """
+    advantages, returns = buffer.advantages(config.gamma, config.gae_lambda)
+    obs_dim, n_actions = buffer.obs.shape[-1], buffer.mask.shape[-1]
+    flat = np.flatnonzero(buffer.trainable().reshape(-1))
+    b_obs = torch.as_tensor(buffer.obs.reshape(-1, obs_dim)[flat], device=device)
+    b_mask = torch.as_tensor(buffer.mask.reshape(-1, n_actions)[flat], device=device)
+    b_actions = torch.as_tensor(buffer.action.reshape(-1)[flat], device=device)
+    b_logprobs = torch.as_tensor(buffer.logprob.reshape(-1)[flat], device=device)
+    b_values = torch.as_tensor(buffer.value.reshape(-1)[flat], device=device)
+    b_adv = torch.as_tensor(advantages.reshape(-1)[flat], device=device)
+    b_returns = torch.as_tensor(returns.reshape(-1)[flat], device=device)
+    b_bidding = b_mask[:, bid_offset:].any(-1)
+
+    model.train()
+    batch = len(flat)
+    result = UpdateResult(batch, b_values.cpu().numpy(), b_returns.cpu().numpy())
+    mb_size = max(1, batch // config.num_minibatches)
+    for _epoch in range(config.update_epochs):
+        order = rng.permutation(batch)
+        for start in range(0, batch - mb_size + 1, mb_size):
+            mb = torch.as_tensor(order[start : start + mb_size], device=device)
+            logits, new_value = model(b_obs[mb])
+            dist = MaskedCategorical(logits, b_mask[mb])
+            entropy = dist.entropy()
+            mb_adv = b_adv[mb]
+            if config.norm_adv and len(mb) > 1:
+                mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
+            loss, result.last_stats = ppo_loss(
+                dist.log_prob(b_actions[mb]),
+                b_logprobs[mb],
+                mb_adv,
+                new_value,
+                b_values[mb],
+                b_returns[mb],
+                entropy,
+                clip_coef=config.clip_coef,
+                vf_coef=config.vf_coef,
+                ent_coef=config.ent_coef,
+                clip_vloss=config.clip_vloss,
+            )
+            optimizer.zero_grad()
+            loss.backward()
+            model.clip_grad_norm(config.max_grad_norm)
+            optimizer.step()
+            result.clipfracs.append(result.last_stats["clipfrac"])
+            bids = b_bidding[mb]
+            if bids.any():
+                result.bid_entropy.append(entropy[bids].mean().item())
+        if config.target_kl is not None and result.last_stats.get("approx_kl", 0.0) > config.target_kl:
+            break
+    buffer.start_rollout()
+    return result
