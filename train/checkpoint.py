@@ -149,3 +149,21 @@ def restore_env(envs: Any, data: dict[str, torch.Tensor], path: str | Path) -> N
     if state.batch_size != envs.num_envs:
         raise CheckpointError(f"checkpoint {path}: 'env' holds {state.batch_size} games, the run has {envs.num_envs}")
     envs.restore(state)
+
+
+def rng_states(rngs: dict[str, np.random.Generator]) -> dict[str, Any]:
+    """The run's generators' states, with torch's (and CUDA's where there is one): a checkpoint's ``rng``."""
+    states: dict[str, Any] = {k: g.bit_generator.state for k, g in rngs.items()}
+    states["torch"] = torch.get_rng_state()
+    if torch.cuda.is_available():
+        states["torch_cuda"] = torch.cuda.get_rng_state_all()
+    return states
+
+
+def restore_rng_states(rngs: dict[str, np.random.Generator], states: dict[str, Any]) -> None:
+    """Put back what ``rng_states`` saved (in place), so that a resumed run draws what it would have."""
+    for name, g in rngs.items():
+        g.bit_generator.state = states[name]
+    torch.set_rng_state(states["torch"])
+    if "torch_cuda" in states and torch.cuda.is_available():
+        torch.cuda.set_rng_state_all(states["torch_cuda"])

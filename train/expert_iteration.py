@@ -43,12 +43,16 @@ from train.checkpoint import (
     env_state,
     load_checkpoint,
     restore_env,
+    restore_rng_states,
+    rng_states,
     save_checkpoint,
     tensor_to_array,
 )
 from train.expert_iteration_config import ExpertIterationConfig
 from train.labelling import LabelSpec, PositionStream, heuristic_behaviour, label_positions
+from train.ppo import make_run_name
 from train.ppo_core import MaskedCategorical
+from train.ppo_eval import clone_policy, evaluate_against_heuristic
 
 #: Keys of a full checkpoint beyond ``REQUIRED_KEYS``: the run state that resuming needs.
 RUN_KEYS = (
@@ -130,23 +134,6 @@ def with_reference_probs(behaviour, reference: SpadesPolicy, device: torch.devic
         return action, MaskedCategorical(logits, torch.as_tensor(mask, device=device)).probs.float().cpu().numpy()
 
     return act
-
-
-def make_run_name(config: ExpertIterationConfig, rules_name: str) -> str:
-    """``{rules}__{exp_name}__{seed}__{unix time}``."""
-    return f"{rules_name}__{config.exp_name}__{config.seed}__{int(time.time())}"
-
-
-def _rng_states(rngs: dict[str, np.random.Generator]) -> dict[str, Any]:
-    states: dict[str, Any] = {k: g.bit_generator.state for k, g in rngs.items()}
-    states["torch"] = torch.get_rng_state()
-    return states
-
-
-def _clone(policy: SpadesPolicy) -> SpadesPolicy:
-    copy = SpadesPolicy(**policy.hyperparameters())
-    copy.load_state_dict({k: v.detach().to("cpu").clone() for k, v in policy.state_dict().items()})
-    return copy.eval()
 
 
 def _load_resume(resume: str | Path) -> tuple[dict[str, Any], ExpertIterationConfig]:
@@ -234,9 +221,7 @@ def train(
         replay = [{k: tensor_to_array(v) for k, v in part.items()} for part in ckpt["replay"]]
         global_step, start_round = ckpt["global_step"], ckpt["update"]
         best["diff"] = ckpt.get("best_diff", -float("inf"))
-        for name, g in rngs.items():
-            g.bit_generator.state = ckpt["rng"][name]
-        torch.set_rng_state(ckpt["rng"]["torch"])
+        restore_rng_states(rngs, ckpt["rng"])
     elif config.init_from:
         init = load_checkpoint(config.init_from)
         if init["obs_version"] != OBS_VERSION:
@@ -264,7 +249,7 @@ def train(
                 "model_hparams": policy.hyperparameters(),
                 "model": {k: v.detach().cpu() for k, v in policy.state_dict().items()},
                 "optimizer": optimizer.state_dict(),
-                "rng": _rng_states(rngs),
+                "rng": rng_states(rngs),
                 "global_step": global_step,
                 "update": done,
                 "run_name": run_name,
@@ -282,9 +267,7 @@ def train(
 
     def run_eval(done: int) -> None:
         """Duplicate evaluation against HeuristicAgent; ``best.pt`` keeps the best network so far."""
-        from train.ppo import evaluate_against_heuristic
-
-        agent = NeuralAgent(_clone(policy), greedy=True, name="ppo", rules=rules)
+        agent = NeuralAgent(clone_policy(policy, torch.device("cpu")), greedy=True, name="ppo", rules=rules)
         result = evaluate_against_heuristic(agent, config.rules, config.eval_deals, config.eval_seed)
         for key, value in result.items():
             writer.add_scalar(f"eval/{key}", value, global_step)

@@ -35,6 +35,8 @@ from train.checkpoint import (
     env_state,
     load_checkpoint,
     restore_env,
+    restore_rng_states,
+    rng_states,
     save_checkpoint,
     tensor_to_array,
 )
@@ -62,14 +64,6 @@ __all__ = [
 def make_run_name(config: PPOConfig, rules_name: str) -> str:
     """``{rules}__{exp_name}__{seed}__{unix time}``."""
     return f"{rules_name}__{config.exp_name}__{config.seed}__{int(time.time())}"
-
-
-def _rng_states(rngs: dict[str, np.random.Generator]) -> dict[str, Any]:
-    states: dict[str, Any] = {k: g.bit_generator.state for k, g in rngs.items()}
-    states["torch"] = torch.get_rng_state()
-    if torch.cuda.is_available():
-        states["torch_cuda"] = torch.cuda.get_rng_state_all()
-    return states
 
 
 #: Keys of a full checkpoint beyond ``REQUIRED_KEYS``: the run state that resuming needs.
@@ -189,11 +183,7 @@ def train(
         if pairing is not None:
             pairing.load_state_dict({k: tensor_to_array(v) for k, v in ckpt["pairing"].items()})
         global_step, start_update = ckpt["global_step"], ckpt["update"]
-        for name, g in rngs.items():
-            g.bit_generator.state = ckpt["rng"][name]
-        torch.set_rng_state(ckpt["rng"]["torch"])
-        if "torch_cuda" in ckpt["rng"] and torch.cuda.is_available():
-            torch.cuda.set_rng_state_all(ckpt["rng"]["torch_cuda"])
+        restore_rng_states(rngs, ckpt["rng"])
     elif config.init_from:
         init = load_checkpoint(config.init_from)
         if init["obs_version"] != OBS_VERSION:
@@ -260,7 +250,7 @@ def train(
                 "model_hparams": policy.hyperparameters(),
                 "model": {k: v.detach().cpu() for k, v in policy.state_dict().items()},
                 "optimizer": optimizer.state_dict(),
-                "rng": _rng_states(rngs),
+                "rng": rng_states(rngs),
                 "global_step": global_step,
                 "update": update,
                 "run_name": run_name,
