@@ -10,10 +10,10 @@ is the caller's, never a spec option.
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 
 from agents.base import Agent, DecisionContext
 from agents.heuristic import HeuristicAgent
+from agents.learned import LEARNED_CHECKPOINTS
 from agents.options import parse_options
 from agents.random_agent import RandomAgent
 from agents.search import SearchAgent
@@ -26,15 +26,15 @@ def _neural(seed: int | None = None, path: str = "", greedy: bool = True, device
     return make_neural_agent(seed=seed, path=path, greedy=greedy, device=device)
 
 
-#: The committed learned partnership bot (see checkpoints/README.md).
-LEARNED_CHECKPOINT = Path(__file__).resolve().parent.parent / "checkpoints" / "partnership_ppo.pt"
+#: The committed learned partnership bot (see checkpoints/README.md); ``learned`` also holds the other presets'.
+LEARNED_CHECKPOINT = LEARNED_CHECKPOINTS["partnership"]
 
 
 def _learned(seed: int | None = None, greedy: bool = True, device: str = "cpu") -> Agent:
-    """``learned``: the committed PPO checkpoint, ``neural:path=checkpoints/partnership_ppo.pt``."""
-    if not LEARNED_CHECKPOINT.exists():
-        raise ValueError(f"the learned bot needs {LEARNED_CHECKPOINT}, which is missing")
-    return _neural(seed=seed, path=str(LEARNED_CHECKPOINT), greedy=greedy, device=device)
+    """``learned``: the committed checkpoint trained for the table's rules (``agents.learned``), or a clear refusal."""
+    from agents.learned import LearnedAgent  # torch only when a checkpoint loads
+
+    return LearnedAgent(seed=seed, greedy=greedy, device=device)
 
 
 #: Bot name -> factory taking ``seed=`` and the bot's keyword options.

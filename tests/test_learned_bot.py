@@ -1,5 +1,6 @@
 """The committed learned bot loads and plays out of the box (``learned`` in tournaments and the demo)."""
 
+import numpy as np
 import pytest
 
 from agents import LEARNED_CHECKPOINT, make_agent
@@ -69,3 +70,84 @@ def test_cuda_without_a_gpu_is_one_clear_error(monkeypatch):
             make()
     with pytest.raises(ValueError, match="device must be 'cpu', 'cuda' or 'cuda:N', got 'gpu'"):
         make_agent("learned:device=gpu", seed=0)
+
+
+def _tiny_checkpoint(path, preset):
+    """A small untrained network for ``preset``, written as a training checkpoint."""
+    import torch
+
+    from agents.neural import SpadesPolicy
+    from spades_env.observation import VERSION, encoder_for
+    from train.checkpoint import CHECKPOINT_FORMAT, save_checkpoint
+
+    engine = SpadesEngine(preset)
+    torch.manual_seed(0)
+    policy = SpadesPolicy.for_engine(engine, encoder_for(engine).size, hidden=16, depth=1)
+    payload = {"format": CHECKPOINT_FORMAT, "rules": engine.rules.to_dict(), "obs_version": VERSION, "config": {}}
+    save_checkpoint(
+        path, payload | {"model_hparams": policy.hyperparameters(), "model": policy.state_dict(), "global_step": 0}
+    )
+    return path
+
+
+@pytest.fixture
+def two_checkpoints(tmp_path, monkeypatch):
+    """``learned`` with the committed partnership network and a tiny Hearts one."""
+    import agents.learned
+
+    paths = {"partnership": LEARNED_CHECKPOINT, "hearts": _tiny_checkpoint(tmp_path / "hearts.pt", "hearts")}
+    monkeypatch.setattr(agents.learned, "LEARNED_CHECKPOINTS", paths | {"two-player": tmp_path / "absent.pt"})
+    return paths
+
+
+def test_the_learned_bot_plays_each_table_with_the_checkpoint_trained_for_its_rules(two_checkpoints):
+    agent = make_agent("learned", seed=0)
+    assert sorted(agent.paths) == ["hearts", "partnership"]  # an absent file is not offered
+    agent.check_supports(SpadesEngine("hearts"))
+    assert agent.bound.rules.game == "hearts"
+    agent.check_supports(SpadesEngine("partnership-tournament"))
+    assert agent.bound.rules.name == "partnership"
+    report = run_tournament(TournamentConfig(bots=("learned", "random"), rules="hearts", boards=2, chunk=2), None)
+    assert report["pairs"][0]["boards"] == 2
+
+
+def test_the_learned_bot_rebinds_when_the_context_shows_another_table(two_checkpoints):
+    from spades_env.envs import VectorSpades
+
+    agent = make_agent("learned", seed=0)
+    agent.check_supports(SpadesEngine("partnership"))
+    envs = VectorSpades("hearts", num_envs=3)
+    obs, info = envs.reset(seed=1)
+    actions = agent.act(obs, info["action_mask"], envs.context())
+    assert agent.bound.rules.game == "hearts"
+    assert info["action_mask"][np.arange(3), actions].all()
+
+
+def test_without_a_table_the_learned_bot_picks_the_one_network_of_the_observation_size(two_checkpoints):
+    from spades_env.observation import encoder_for
+
+    engine = SpadesEngine("hearts")
+    agent = make_agent("learned", seed=0)
+    masks = np.zeros((2, engine.layout.n_actions), bool)
+    masks[:, :3] = True
+    actions = agent.act(np.zeros((2, encoder_for(engine).size), np.float32), masks)
+    assert agent.bound.rules.game == "hearts" and (actions < 3).all()
+    with pytest.raises(ValueError, match="cannot tell which checkpoint plays observations of size 7 with 9 actions"):
+        make_agent("learned", seed=0).act(np.zeros((1, 7), np.float32), np.ones((1, 9), bool))
+
+
+def test_a_table_no_checkpoint_plays_is_refused_naming_what_the_bot_plays(two_checkpoints):
+    message = (
+        r"bot 'learned' has no checkpoint for the rules 'two-player' \(it plays \['hearts', 'partnership'\].*"
+        r"nearest: .*trained on the rules 'partnership' and the table plays 'two-player'.*n_players 4 vs 2"
+    )
+    with pytest.raises(ValueError, match=message):
+        make_agent("learned", seed=0).check_supports(SpadesEngine("two-player"))
+
+
+def test_without_any_checkpoint_the_learned_bot_says_where_it_looks(monkeypatch, tmp_path):
+    import agents.learned
+
+    monkeypatch.setattr(agents.learned, "LEARNED_CHECKPOINTS", {"partnership": tmp_path / "none.pt"})
+    with pytest.raises(ValueError, match="the learned bot needs a checkpoint in .*checkpoints; none of"):
+        make_agent("learned", seed=0)

@@ -1,0 +1,127 @@
+"""The ``learned`` bot: the committed checkpoint trained for the table's rules, or a clear refusal.
+
+Each committed checkpoint (``checkpoints/README.md``) plays the rules it was trained on and those
+whose observations and actions mean the same (``agents.neural.observation_differences``). The
+``learned`` bot holds them all and plays, at each table, the first that can: it binds to a
+table at ``check_supports(engine)`` (tournaments, the web app) or at the first ``act`` with a
+context; a table none of them can play is refused naming the rules they play and, for the
+nearest checkpoint, what differs. torch is imported only when a checkpoint is loaded.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from agents.base import Agent, DecisionContext
+from agents.options import parse_bool
+from spades_env.engine import SpadesEngine
+
+CHECKPOINT_DIR = Path(__file__).resolve().parent.parent / "checkpoints"
+
+#: The committed checkpoints, in the order they are tried: the preset each was trained on -> its file.
+LEARNED_CHECKPOINTS: dict[str, Path] = {
+    "partnership": CHECKPOINT_DIR / "partnership_ppo.pt",
+    "cutthroat-4": CHECKPOINT_DIR / "cutthroat4_ppo.pt",
+    "hearts": CHECKPOINT_DIR / "hearts_ppo.pt",
+}
+
+
+def available_checkpoints() -> dict[str, Path]:
+    """The committed checkpoints that are present (a source checkout has them; a bare wheel may not)."""
+    return {preset: path for preset, path in LEARNED_CHECKPOINTS.items() if path.exists()}
+
+
+class LearnedAgent(Agent):
+    """Plays the committed checkpoint that fits the table's rules (greedy by default)."""
+
+    name = "learned"
+    uses_observations = True
+
+    def __init__(self, seed: int | None = None, greedy: bool = True, device: str = "cpu") -> None:
+        from agents.neural import torch_device
+
+        super().__init__(seed)
+        self.seed = seed
+        self.greedy = parse_bool(greedy, "greedy")
+        self.device = str(torch_device(device))  # a bad or absent device fails now, in one line
+        self.paths = available_checkpoints()
+        if not self.paths:
+            raise ValueError(f"the learned bot needs a checkpoint in {CHECKPOINT_DIR}; none of {_files()} is there")
+        self._agents: dict[str, Agent] = {}
+        for preset in self.paths:  # loaded now: a copy of this agent (the web app's templates) carries them
+            self.agent_for(preset)
+        self.bound: Agent | None = None
+        """The checkpoint's agent playing the table last checked (``check_supports``) or played."""
+        self._bound_to: SpadesEngine | None = None
+
+    def agent_for(self, preset: str) -> Agent:
+        """The network trained on ``preset`` (loaded once)."""
+        if preset not in self._agents:
+            from agents.neural import NeuralAgent
+
+            path = self.paths[preset]
+            self._agents[preset] = NeuralAgent.from_checkpoint(
+                path, greedy=self.greedy, device=self.device, seed=self.seed
+            )
+        return self._agents[preset]
+
+    def unsupported_reason(self, engine: SpadesEngine) -> str | None:
+        """Why no committed checkpoint can play ``engine``'s rules, or None (and the one that can is bound)."""
+        from agents.neural import observation_differences
+
+        reasons = {}
+        for preset in self.paths:
+            agent = self.agent_for(preset)
+            reason = agent.unsupported_reason(engine)
+            if reason is None:
+                self.bound, self._bound_to = agent, engine
+                return None
+            trained = agent.rules if agent.rules is not None else engine.rules
+            distance = (trained.game != engine.rules.game, len(observation_differences(trained, engine.rules)))
+            reasons[reason] = distance
+        nearest = min(reasons, key=reasons.__getitem__)
+        return (
+            f"bot 'learned' has no checkpoint for the rules {engine.rules.name!r} (it plays {sorted(self.paths)} "
+            f"and the rules whose observations mean the same); nearest: {nearest}"
+        )
+
+    def supports(self, engine: SpadesEngine) -> bool:
+        return self.unsupported_reason(engine) is None
+
+    def check_supports(self, engine: SpadesEngine) -> None:
+        reason = self.unsupported_reason(engine)
+        if reason is not None:
+            raise ValueError(reason)
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self.seed = seed
+        for agent in self._agents.values():
+            agent.reset(seed)
+
+    def act(self, observations: np.ndarray, masks: np.ndarray, context: DecisionContext | None = None) -> np.ndarray:
+        if context is not None and context.engine is not self._bound_to:
+            self.check_supports(context.engine)
+        if self.bound is None:
+            self.bound = self._by_sizes(np.asarray(observations).shape[-1], np.asarray(masks).shape[-1])
+        return self.bound.act(observations, masks, context)
+
+    def _by_sizes(self, obs_dim: int, n_actions: int) -> Agent:
+        """Without a table (``act`` with no context before any ``check_supports``): the one network of these sizes."""
+        fits = [
+            preset
+            for preset in self.paths
+            if (self.agent_for(preset).policy.obs_dim, self.agent_for(preset).policy.n_actions) == (obs_dim, n_actions)
+        ]
+        if len(fits) != 1:
+            raise ValueError(
+                f"bot 'learned' cannot tell which checkpoint plays observations of size {obs_dim} with {n_actions} "
+                f"actions ({len(fits)} fit: {fits}); call check_supports(engine) first or pass a context"
+            )
+        return self.agent_for(fits[0])
+
+
+def _files() -> list[str]:
+    return [path.name for path in LEARNED_CHECKPOINTS.values()]
