@@ -114,7 +114,7 @@ def train(
     device: str = typer.Option(None, help="cpu or cuda (default: the config's device)."),
     resume: str = typer.Option(None, help="Checkpoint to resume from, RUN/checkpoints/latest.pt (its config is used)."),
     run_dir: str = typer.Option(None, help="Directory for runs (default: the config's run_dir)."),
-    stop_at: int = typer.Option(None, help="Stop after this many updates in total (resume later)."),
+    stop_at: int = typer.Option(None, help="Stop after N updates (PPO) or rounds (expert iteration) in all."),
     init_from: str = typer.Option(None, help="Start from this checkpoint's network (default: the config's)."),
 ) -> None:
     """Training: PPO self-play (train/ppo.py), or expert iteration (train/expert_iteration.py) for a config
