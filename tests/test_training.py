@@ -289,3 +289,18 @@ def test_evaluation_keeps_the_best_checkpoint(full_run):
     best = full_run.parent / "best.pt"
     assert best.exists()  # the smoke config evaluates at the end; the first evaluation is the best so far
     assert load_checkpoint(best)["best_diff"] > -float("inf")
+
+
+def test_an_evaluation_can_also_play_a_second_opponent(tmp_path, full_run):
+    from train.ppo import evaluate
+
+    policy = NeuralAgent.from_checkpoint(full_run).policy
+    config = smoke_config(tmp_path, eval_deals=4, eval_search="heuristic", eval_search_deals=4)
+    result = evaluate(policy, config)
+    assert {"eval/diff", "eval_search/diff", "eval_search/diff_ci95", "eval_search/board_win_rate"} <= set(result)
+    assert result["eval_search/diff"] == result["eval/diff"]  # the same opponent on the same deals
+    other = evaluate(policy, dataclasses.replace(config, eval_search="random"))
+    assert other["eval/diff"] == result["eval/diff"] and other["eval_search/diff"] != result["eval/diff"]
+    assert "eval_search/diff" not in evaluate(policy, dataclasses.replace(config, eval_search=""))
+    with pytest.raises(ValueError, match="eval_search='serch:fast': unknown bot 'serch'"):
+        smoke_config(tmp_path, eval_search="serch:fast")

@@ -133,6 +133,12 @@ class PPOConfig:
     """Evaluate at the end of the run."""
     eval_seed: int = 1_000_003
     """Seed of the evaluation deals (fixed, so evaluations compare like with like)."""
+    eval_search: str = ""
+    """A second opponent for every evaluation, a bot spec such as ``search:fast`` (its curves are
+    ``eval_search/diff`` and ``eval_search/diff_ci95``); empty: HeuristicAgent only. ``best.pt`` follows the
+    evaluation against the heuristic."""
+    eval_search_deals: int = 64
+    """Boards per evaluation against ``eval_search`` (a search bot plays ~400-1800 decisions/s)."""
 
     def __post_init__(self) -> None:
         checks = {
@@ -155,6 +161,7 @@ class PPOConfig:
             "imitation_minibatch": self.imitation_minibatch is None or self.imitation_minibatch >= 1,
             "imitation_heldout": self.imitation_heldout >= 0,
             "total_updates": self.total_updates >= 0,
+            "eval_search_deals": self.eval_search_deals >= 1,
         }
         if self.paired:
             checks |= {
@@ -163,6 +170,13 @@ class PPOConfig:
                 "credit": self.credit == "hand",
                 "pool_prob": self.pool_prob == 0,
             }
+        if self.eval_search:
+            from agents import parse_spec
+
+            try:
+                parse_spec(self.eval_search)
+            except ValueError as error:
+                raise ValueError(f"bad training config value eval_search={self.eval_search!r}: {error}") from None
         bad = [k for k, ok in checks.items() if not ok]
         if bad:
             allowed = {"critic": f"one of {CRITICS}"}

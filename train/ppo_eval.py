@@ -23,16 +23,22 @@ def evaluate_against_heuristic(agent: Any, rules: str, boards: int, seed: int) -
     Returns ``points_per_hand`` of each bot (bag-adjusted), ``diff`` (agent - heuristic,
     mean per board) with ``diff_ci95`` (half-width of its 95% interval) and ``board_win_rate``.
     """
+    return evaluate_against(agent, "heuristic", rules, boards, seed)
+
+
+def evaluate_against(agent: Any, opponent: str, rules: str, boards: int, seed: int) -> dict[str, float]:
+    """``evaluate_against_heuristic`` against the bot spec ``opponent`` (e.g. ``search:fast``); the
+    opponent's points are ``heuristic_points_per_hand`` whatever it is, so the keys stay the same."""
     from agents import make_agent
     from train.tournament import TournamentConfig, run_tournament
 
-    config = TournamentConfig(bots=("ppo", "heuristic"), rules=rules, boards=boards, mode="hand", seed=seed)
+    config = TournamentConfig(bots=("ppo", opponent), rules=rules, boards=boards, mode="hand", seed=seed)
     factory = lambda spec, s: agent if spec == "ppo" else make_agent(spec, seed=s)  # noqa: E731
     report = run_tournament(config, None, progress=False, agent_factory=factory)
     pair = report["pairs"][0]
     return {
         "points_per_hand": pair["points_per_hand"]["ppo"],
-        "heuristic_points_per_hand": pair["points_per_hand"]["heuristic"],
+        "heuristic_points_per_hand": pair["points_per_hand"][opponent],
         "diff": pair["diff"],
         "diff_ci95": pair["diff_ci95"],
         "board_win_rate": pair["board_wins"]["ppo"] / max(1, pair["boards"]),
@@ -40,15 +46,19 @@ def evaluate_against_heuristic(agent: Any, rules: str, boards: int, seed: int) -
 
 
 def evaluate(policy: SpadesPolicy, config: PPOConfig, rules: Rules | None = None) -> dict[str, float] | None:
-    """``eval/*`` scalars of the greedy policy (trained on ``rules``) against HeuristicAgent, or None if the
-    tournament is missing."""
+    """``eval/*`` scalars of the greedy policy (trained on ``rules``) against HeuristicAgent, and
+    ``eval_search/*`` against ``config.eval_search`` where one is set, or None if the tournament is missing."""
     try:
         import train.tournament  # noqa: F401
     except ImportError:
         return None
     agent = NeuralAgent(clone_policy(policy, torch.device("cpu")), greedy=True, name="ppo", rules=rules)
     result = evaluate_against_heuristic(agent, config.rules, config.eval_deals, config.eval_seed)
-    return {f"eval/{k}": v for k, v in result.items()}
+    scalars = {f"eval/{k}": v for k, v in result.items()}
+    if config.eval_search:
+        vs = evaluate_against(agent, config.eval_search, config.rules, config.eval_search_deals, config.eval_seed)
+        scalars |= {f"eval_search/{k}": v for k, v in vs.items() if k in ("diff", "diff_ci95", "board_win_rate")}
+    return scalars
 
 
 def clone_policy(policy: SpadesPolicy, device: torch.device) -> SpadesPolicy:
