@@ -236,6 +236,34 @@ def heuristic_hands(seconds: float, hands: int = 4096) -> float | None:
     return timed(seconds, body)
 
 
+def learned_decisions(seconds: float, batch: int = 4096, seed: int = 0) -> float | None:
+    """Decisions/s of the committed learned bot (``checkpoints/partnership_ppo.pt``, 512 x 3, greedy,
+    one torch thread) on one batch of real positions: ``batch`` partnership games after 20 random
+    legal steps (bids and card plays), its ``act`` on their observations and masks."""
+    try:
+        import torch
+
+        from agents import make_agent
+        from spades_env import VectorSpades
+        from spades_env.envs.vector import sample_legal
+    except ImportError:
+        return None
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        agent = make_agent("learned", seed=seed)
+        env = VectorSpades("partnership", num_envs=batch, seed=seed)
+        rng = np.random.default_rng(seed)
+        obs, info = env.reset(seed=seed)
+        agent.check_supports(env.engine)
+        for _ in range(20):
+            obs, _, _, _, info = env.step(sample_legal(info["action_mask"], rng))
+        masks = info["action_mask"]
+        return timed(seconds, lambda: len(agent.act(obs, masks)))
+    finally:
+        torch.set_num_threads(threads)
+
+
 class Row(NamedTuple):
     """One measurement of the table: its rate is compared with ``base``'s, measured in the same round."""
 
@@ -308,6 +336,8 @@ def rows(batches: list[int]) -> list[Row]:
     gym_base, gym_how = (engine_one, "x the engine B=1 row; ") if 1 in batches else (SPIEL, "")
     gym_how += "hand episodes, learner: random.random() on mask.nonzero()"
     table.append(Row("Gymnasium env, heuristic opponents", "1", "steps/s", gym_heuristic_steps, gym_base, gym_how))
+    learned_how = "act on 4096 positions (after 20 random steps), torch 1 thread"
+    table.append(Row("learned bot (512 x 3 network)", "4096", "decisions/s", learned_decisions, None, learned_how))
     tournament_how = "benchmark_heuristic(hands=4096): one batch of 4096 games"
     table.append(Row("heuristic duplicate tournament", "-", "hands/s", heuristic_hands, None, tournament_how))
     return table
