@@ -110,6 +110,17 @@ class SpadesPolicy(nn.Module):
         logits = torch.cat([self.card_head(h), self.bid_head(h)], dim=-1)
         return logits, self.value_head(h).squeeze(-1)
 
+    def action_logits(self, obs: torch.Tensor, bids: bool = True) -> torch.Tensor:
+        """(B, A) logits as ``forward`` gives them, without the value head (what playing needs); with
+        ``bids=False`` (no row may bid) the bid head is skipped and its logits are -inf. The card logits
+        are the same bits as ``forward``'s: the same layers on the same batch."""
+        h = self.torso(obs)
+        cards = self.card_head(h)
+        if bids:
+            return torch.cat([cards, self.bid_head(h)], dim=-1)
+        rest = cards.new_full((len(cards), self.n_actions - self.n_card_actions), -torch.inf)
+        return torch.cat([cards, rest], dim=-1)
+
     def hyperparameters(self) -> dict[str, int]:
         """The arguments that rebuild this network (stored in checkpoints)."""
         return {
@@ -229,7 +240,7 @@ class NeuralAgent(Agent):
             return np.zeros(0, np.int64)
         with torch.no_grad():
             obs = torch.as_tensor(np.asarray(observations, dtype=np.float32), device=self.device)
-            logits, _ = self.policy(obs)
+            logits = self.policy.action_logits(obs, bids=bool(masks[:, self.policy.n_card_actions :].any()))
         logits = masked_logits(logits.float().cpu().numpy().astype(np.float64), masks)
         if self.greedy:
             return np.argmax(logits, axis=1).astype(np.int64)

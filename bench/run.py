@@ -239,7 +239,8 @@ def heuristic_hands(seconds: float, hands: int = 4096) -> float | None:
 def learned_decisions(seconds: float, batch: int = 4096, seed: int = 0) -> float | None:
     """Decisions/s of the committed learned bot (``checkpoints/partnership_ppo.pt``, 512 x 3, greedy,
     one torch thread) on one batch of real positions: ``batch`` partnership games after 20 random
-    legal steps (bids and card plays), its ``act`` on their observations and masks."""
+    legal steps (card play: ``act`` skips the bid head when no row may bid), its ``act`` on their
+    observations and masks."""
     try:
         import torch
 
@@ -336,7 +337,7 @@ def rows(batches: list[int]) -> list[Row]:
     gym_base, gym_how = (engine_one, "x the engine B=1 row; ") if 1 in batches else (SPIEL, "")
     gym_how += "hand episodes, learner: random.random() on mask.nonzero()"
     table.append(Row("Gymnasium env, heuristic opponents", "1", "steps/s", gym_heuristic_steps, gym_base, gym_how))
-    learned_how = "act on 4096 positions (after 20 random steps), torch 1 thread"
+    learned_how = "act on 4096 card-play positions (20 random steps in), torch 1 thread"
     table.append(Row("learned bot (512 x 3 network)", "4096", "decisions/s", learned_decisions, None, learned_how))
     tournament_how = "benchmark_heuristic(hands=4096): one batch of 4096 games"
     table.append(Row("heuristic duplicate tournament", "-", "hands/s", heuristic_hands, None, tournament_how))

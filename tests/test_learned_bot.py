@@ -151,3 +151,22 @@ def test_without_any_checkpoint_the_learned_bot_says_where_it_looks(monkeypatch,
     monkeypatch.setattr(agents.learned, "LEARNED_CHECKPOINTS", {"partnership": tmp_path / "none.pt"})
     with pytest.raises(ValueError, match="the learned bot needs a checkpoint in .*checkpoints; none of"):
         make_agent("learned", seed=0)
+
+
+def test_playing_logits_are_the_forward_logits_without_the_value_head():
+    import torch
+
+    from spades_env.envs import VectorSpades
+
+    policy = make_agent("learned", seed=0).agent_for("partnership").policy
+    envs = VectorSpades("partnership", num_envs=6)
+    obs, info = envs.reset(seed=3)
+    for step in range(8):  # bids, then card play
+        with torch.no_grad():
+            logits, _ = policy(torch.as_tensor(obs))
+            mine = policy.action_logits(torch.as_tensor(obs), bids=True)
+            cards = policy.action_logits(torch.as_tensor(obs), bids=False)
+        assert torch.equal(mine, logits)
+        n = policy.n_card_actions
+        assert torch.equal(cards[:, :n], logits[:, :n]) and torch.isneginf(cards[:, n:]).all()
+        obs, _, _, _, info = envs.step(make_agent("heuristic", seed=step).act(obs, info["action_mask"], envs.context()))
