@@ -141,7 +141,7 @@ class ShardWorker:
 
 
 def _tensors(weights: Weights) -> dict[str, torch.Tensor]:
-    return {k: torch.from_numpy(np.asarray(v)) for k, v in weights.items()}
+    return {k: torch.from_numpy(np.array(v)) for k, v in weights.items()}  # a writable copy (Ray hands read-only)
 
 
 class LocalShards:

@@ -12,6 +12,11 @@ Each round
 3. **trains** the policy with cross-entropy to the target and the value head with MSE on the
    labelled positions of the last ``replay_rounds`` rounds.
 
+With ``collect_shards: K``, steps 1 and 2 run in K shards of the games, each with its own seeds
+(``train/collect_actors.py``): one after another in this process, or with ``actors: N`` on N persistent Ray
+actors (``actors_ray``: a local Ray or a cluster), the same data either way; step 3 stays here (``device``),
+and the driver keeps each shard's games between rounds (in the checkpoint: ``--resume`` works the same).
+
 The network is ``agents.neural.SpadesPolicy`` and the checkpoints have PPO's payload format
 (``train/checkpoint.py``), so ``neural:path=RUN/checkpoints/best.pt`` plays them and
 ``spades export`` slims them. Run it with ``spades train --config configs/train/expert_iteration.yaml``
@@ -331,8 +336,8 @@ def train(
                     f"round {rnd + 1}/{config.rounds} positions {global_step} "
                     f"agree {scalars['agreement/teacher']:.3f} best {scalars['agreement/teacher_best']:.3f} "
                     f"ce {scalars['losses/cross_entropy']:.3f} "
-                    f"v {scalars['losses/value_loss']:.3f} collect {collect_s:.0f}s label {label_s:.0f}s "
-                    f"update {t3 - t2:.0f}s",
+                    f"v {scalars['losses/value_loss']:.3f} collect {collect_s:.1f}s label {label_s:.1f}s "
+                    f"(wall {t2 - t0:.1f}s) update {t3 - t2:.1f}s",
                     flush=True,
                 )
 
