@@ -74,22 +74,25 @@ def test_shards_cover_the_batch_in_order_with_sizes_within_one():
     assert shard_bounds(5, 1) == [(0, 5)]
 
 
-def test_a_shard_worker_gives_a_shard_the_same_data_whatever_it_ran_before():
-    """A persistent worker keeps no state between shards: shard 1 after shard 0 equals shard 1 on a fresh worker."""
+def tiny_shards():
+    """(setup, the 2 shards' games, weights) of 6 partnership games and a tiny network."""
+    from agents.neural import SpadesPolicy
     from spades_env.rules import resolve_rules
 
     rules = resolve_rules("partnership")
     stream = PositionStream(rules, 6, seed=3)
-    states = ShardedCollection.split(stream.env.state, 2)
     torch.manual_seed(0)
-    from agents.neural import SpadesPolicy
-
     policy = SpadesPolicy.for_engine(stream.env.engine, stream.obs.shape[1], hidden=16, depth=1)
     setup = ShardSetup(
         rules=rules, seed=3, episode="match", num_steps=8, reward_scale=0.01, threads=1,
         model_hparams=policy.hyperparameters(), label=LabelSpec(rules, teacher="search:samples=2,oversample=1"),
     )  # fmt: skip
-    weights = numpy_weights(policy)
+    return setup, ShardedCollection.split(stream.env.state, 2), numpy_weights(policy)
+
+
+def test_a_shard_worker_gives_a_shard_the_same_data_whatever_it_ran_before():
+    """A persistent worker keeps no state between shards: shard 1 after shard 0 equals shard 1 on a fresh worker."""
+    setup, states, weights = tiny_shards()
     busy = ShardWorker(setup)
     first = busy.run(ShardTask(4, 0, states[0], heuristic=False), weights)
     second = busy.run(ShardTask(4, 1, states[1], heuristic=False), weights)
@@ -171,3 +174,22 @@ def test_sharded_training_imports_ray_only_for_actors():
     code = "import sys, train.collect_actors, train.expert_iteration\nprint('ray' in sys.modules)"
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert run.stdout.strip() == "False"
+
+
+@pytest.mark.xdist_group("ray")
+def test_an_actor_that_keeps_dying_stops_the_round_with_a_clear_error(local_ray, tmp_path):
+    from train.collect_actors import RayShards
+
+    setup, states, weights = tiny_shards()
+
+    def always_die(task):
+        (tmp_path / f"died{os.getpid()}").touch()
+        os._exit(1)
+
+    runner = RayShards(setup, 1, always_die, max_restarts=1)
+    try:
+        with pytest.raises(RuntimeError, match="round 0: shard 0's actor died after 1 restarts this round"):
+            runner.run([ShardTask(0, 0, states[0], heuristic=True)], weights)
+    finally:
+        runner.close()
+    assert runner.restarts == 1 and len(list(tmp_path.glob("died*"))) == 2  # the first actor and its one replacement

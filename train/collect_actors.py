@@ -159,7 +159,8 @@ class LocalShards:
 
 class RayShards:
     """The shards on N persistent Ray actors (``ShardWorker`` each, 1 CPU); a dead actor is replaced and its shard
-    run again (at most ``max_restarts`` times in all). Call inside ``train.ray_shards.ray_session``."""
+    run again (at most ``max_restarts`` times a round; ``restarts`` counts them all). Call inside
+    ``train.ray_shards.ray_session``."""
 
     def __init__(
         self,
@@ -174,7 +175,7 @@ class RayShards:
         self._cls = ray.remote(num_cpus=1, max_restarts=0)(ShardWorker)
         self._setup = ray.put(setup)
         self._before = before_shard
-        self.restarts_left = max_restarts
+        self.max_restarts = max_restarts
         self.restarts = 0
         self.actors = [self._new_actor() for _ in range(actors)]
 
@@ -187,6 +188,7 @@ class RayShards:
         queue, free = list(tasks), list(range(len(self.actors)))
         pending: dict[Any, tuple[int, ShardTask]] = {}
         results: dict[int, ShardResult] = {}
+        restarts_left = self.max_restarts
         while queue or pending:
             while queue and free:
                 actor, task = free.pop(0), queue.pop(0)
@@ -196,11 +198,12 @@ class RayShards:
             try:
                 results[task.shard] = ray.get(ref)
             except ray.exceptions.RayActorError:
-                if self.restarts_left <= 0:
+                if restarts_left <= 0:
                     raise RuntimeError(
-                        f"round {task.round}: shard {task.shard}'s actor died; no restarts left"
+                        f"round {task.round}: shard {task.shard}'s actor died after {self.max_restarts} restarts "
+                        "this round; giving up (the last checkpoint resumes the run)"
                     ) from None
-                self.restarts_left -= 1
+                restarts_left -= 1
                 self.restarts += 1
                 self.actors[actor] = self._new_actor()  # a fresh one, given the shard again from the driver's copy
                 queue.insert(0, task)
