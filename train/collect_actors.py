@@ -86,6 +86,8 @@ class ShardResult:
     state: GameState
     collect_s: float
     label_s: float
+    cpu_s: float
+    """The worker process's CPU seconds on the shard (below ``collect_s + label_s`` where it waited for a core)."""
 
 
 class ShardWorker:
@@ -108,7 +110,7 @@ class ShardWorker:
         if self.before_shard is not None:
             self.before_shard(task)
         s, cpu = self.setup, torch.device("cpu")
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         games = task.state.batch_size
         if games not in self.streams:
             self.streams[games] = PositionStream(s.rules, games, s.seed, s.episode)
@@ -137,7 +139,8 @@ class ShardWorker:
             "teacher_action": labels.action,
             "teacher_best": labels.best,
         }
-        return ShardResult(task.shard, fresh, stream.env.state.copy(), t1 - t0, time.perf_counter() - t1)
+        t2, c2 = time.perf_counter(), time.process_time()
+        return ShardResult(task.shard, fresh, stream.env.state.copy(), t1 - t0, t2 - t1, c2 - c0)
 
 
 def _tensors(weights: Weights) -> dict[str, torch.Tensor]:
@@ -226,6 +229,7 @@ class ShardedCollection:
 
     def __init__(self, states: list[GameState], runner: LocalShards | RayShards) -> None:
         self.states, self.runner = states, runner
+        self.cpu_s = 0.0
 
     @staticmethod
     def split(state: GameState, shards: int) -> list[GameState]:
@@ -244,10 +248,12 @@ class ShardedCollection:
 
     def round(self, rnd: int, heuristic: bool, weights: Weights | None) -> tuple[dict[str, np.ndarray], float, float]:
         """Collect and label every shard for round ``rnd``: (the positions' ``TRAIN_KEYS`` arrays in shard order,
-        the workers' collect seconds, their label seconds); the shards' games move on only once all are back."""
+        the workers' collect seconds, their label seconds; ``cpu_s``: their CPU seconds); the shards' games move on
+        only once all are back."""
         tasks = [ShardTask(rnd, k, state, heuristic) for k, state in enumerate(self.states)]
         results = self.runner.run(tasks, None if heuristic else weights)
         self.states = [r.state for r in results]
+        self.cpu_s = sum(r.cpu_s for r in results)
         fresh = {k: np.concatenate([r.fresh[k] for r in results]) for k in TRAIN_KEYS}
         return fresh, sum(r.collect_s for r in results), sum(r.label_s for r in results)
 

@@ -324,6 +324,7 @@ def train(
                 "time/collect_s": collect_s,
                 "time/label_s": label_s,
                 "time/collect_label_s": t2 - t0,
+                **({"time/workers_cpu_s": sharded.cpu_s} if config.collect_shards else {}),
                 "time/update_s": t3 - t2,
                 "charts/labels_per_s": len(fresh["obs"]) / max(label_s, 1e-9),
                 "charts/learning_rate": optimizer.param_groups[0]["lr"],
