@@ -53,7 +53,7 @@ from train.checkpoint import (
     save_checkpoint,
     tensor_to_array,
 )
-from train.collect_actors import numpy_weights
+from train.collect_actors import numpy_weights, open_sharded_collection
 from train.expert_iteration_config import ExpertIterationConfig
 from train.expert_iteration_steps import (
     TRAIN_KEYS,
@@ -279,8 +279,6 @@ def train(
 
     with session:  # Ray (if any) is shut down however the run ends
         if config.collect_shards:
-            from train.collect_actors import open_sharded_collection
-
             sharded = open_sharded_collection(
                 config, label_spec, policy, reference, stream.env.state, ckpt and ckpt["env"], resume, before_shard
             )
