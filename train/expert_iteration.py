@@ -12,6 +12,11 @@ Each round
 3. **trains** the policy with cross-entropy to the target and the value head with MSE on the
    labelled positions of the last ``replay_rounds`` rounds.
 
+With ``collect_shards: K``, steps 1 and 2 run in K shards of the games, each with its own seeds
+(``train/collect_actors.py``): one after another in this process, or with ``actors: N`` on N persistent Ray
+actors (``actors_ray``: a local Ray or a cluster), the same data either way; step 3 stays here (``device``),
+and the driver keeps each shard's games between rounds (in the checkpoint: ``--resume`` works the same).
+
 The network is ``agents.neural.SpadesPolicy`` and the checkpoints have PPO's payload format
 (``train/checkpoint.py``), so ``neural:path=RUN/checkpoints/best.pt`` plays them and
 ``spades export`` slims them. Run it with ``spades train --config configs/train/expert_iteration.yaml``
@@ -48,11 +53,21 @@ from train.checkpoint import (
     save_checkpoint,
     tensor_to_array,
 )
+from train.collect_actors import numpy_weights, open_sharded_collection
 from train.expert_iteration_config import ExpertIterationConfig
+from train.expert_iteration_steps import (
+    TRAIN_KEYS,
+    distillation_loss,
+    learner_behaviour,
+    teacher_agreement,
+    train_on_replay,
+    with_reference_probs,
+)
 from train.labelling import LabelSpec, PositionStream, heuristic_behaviour, label_positions
 from train.ppo import make_run_name
-from train.ppo_core import MaskedCategorical
 from train.ppo_eval import clone_policy, evaluate_against_heuristic
+
+__all__ = ["TRAIN_KEYS", "distillation_loss", "teacher_agreement", "learner_behaviour", "with_reference_probs", "train"]
 
 #: Keys of a full checkpoint beyond ``REQUIRED_KEYS``: the run state that resuming needs.
 RUN_KEYS = (
@@ -67,73 +82,6 @@ RUN_KEYS = (
     "replay",
     "reference",
 )
-#: The arrays a labelled position trains on (one dict of them per round in the replay).
-TRAIN_KEYS = ("obs", "mask", "target", "ret", "has_ret", "valued", "teacher_action", "teacher_best")
-
-
-def distillation_loss(
-    policy: SpadesPolicy,
-    obs: torch.Tensor,
-    mask: torch.Tensor,
-    target: torch.Tensor,
-    ret: torch.Tensor,
-    has_ret: torch.Tensor,
-    vf_coef: float,
-) -> tuple[torch.Tensor, dict[str, float]]:
-    """Cross-entropy of the masked policy to ``target`` ((B, A) probabilities over legal actions) plus
-    ``vf_coef`` times half the squared error of the value head on ``ret`` where ``has_ret``."""
-    logits, value = policy(obs)
-    logp = MaskedCategorical(logits, mask).logits
-    ce = -torch.where(mask, target * logp, torch.zeros_like(logp)).sum(-1).mean()
-    v_loss = 0.5 * (((value - ret) ** 2) * has_ret).sum() / has_ret.sum().clamp(min=1)
-    return ce + vf_coef * v_loss, {"cross_entropy": ce.item(), "value_loss": v_loss.item()}
-
-
-@torch.no_grad()
-def teacher_agreement(policy: SpadesPolicy, data: dict[str, np.ndarray], device: torch.device) -> dict[str, float]:
-    """How often the greedy policy plays the teacher's choice: on the decisions the teacher valued
-    (``agreement/teacher``: argmax equality, where a tie between equally valued cards counts only the
-    heuristic's pick), there with one of the teacher's best-valued actions (``agreement/teacher_best``:
-    ties count) and on every decision (``agreement/all``)."""
-    hits = []
-    for lo in range(0, len(data["obs"]), 8192):
-        obs = torch.as_tensor(data["obs"][lo : lo + 8192], device=device)
-        mask = torch.as_tensor(data["mask"][lo : lo + 8192], device=device)
-        hits.append(MaskedCategorical(policy(obs)[0], mask).mode().cpu().numpy())
-    mode = np.concatenate(hits) if hits else np.zeros(0, np.int64)
-    hit = mode == data["teacher_action"]
-    best = data["teacher_best"][np.arange(len(mode)), mode]
-    valued = data["valued"]
-    return {
-        "agreement/teacher": float(hit[valued].mean()) if valued.any() else float("nan"),
-        "agreement/teacher_best": float(best[valued].mean()) if valued.any() else float("nan"),
-        "agreement/all": float(hit.mean()) if len(hit) else float("nan"),
-        "agreement/valued_fraction": float(valued.mean()) if len(valued) else float("nan"),
-    }
-
-
-def learner_behaviour(policy: SpadesPolicy, rng: np.random.Generator, device: torch.device):
-    """The network as a behaviour policy: each action sampled from its masked softmax (``rng``)."""
-
-    @torch.no_grad()
-    def act(obs: np.ndarray, mask: np.ndarray, ctx) -> tuple[np.ndarray, np.ndarray]:
-        logits, _ = policy(torch.as_tensor(obs, device=device))
-        dist = MaskedCategorical(logits, torch.as_tensor(mask, device=device))
-        return dist.sample(rng), dist.probs.float().cpu().numpy()
-
-    return act
-
-
-def with_reference_probs(behaviour, reference: SpadesPolicy, device: torch.device):
-    """``behaviour``'s actions with ``reference``'s probabilities (what the targets anchor to)."""
-
-    @torch.no_grad()
-    def act(obs: np.ndarray, mask: np.ndarray, ctx) -> tuple[np.ndarray, np.ndarray]:
-        action, _ = behaviour(obs, mask, ctx)
-        logits, _ = reference(torch.as_tensor(obs, device=device))
-        return action, MaskedCategorical(logits, torch.as_tensor(mask, device=device)).probs.float().cpu().numpy()
-
-    return act
 
 
 def _load_resume(resume: str | Path) -> tuple[dict[str, Any], ExpertIterationConfig]:
@@ -153,6 +101,28 @@ def _load_resume(resume: str | Path) -> tuple[dict[str, Any], ExpertIterationCon
     return ckpt, ExpertIterationConfig.from_dict(ckpt["config"], source=f"checkpoint {resume}")
 
 
+def collect_and_label(
+    stream: PositionStream, config: ExpertIterationConfig, behaviour, spec: LabelSpec, ray
+) -> tuple[dict[str, np.ndarray], float, float]:
+    """One batch's round in this process (labelling on Ray tasks with ``label_workers``): (the positions'
+    ``TRAIN_KEYS`` arrays, collect seconds, label seconds)."""
+    t0 = time.perf_counter()
+    positions = stream.collect(config.num_steps, behaviour, config.reward_scale)
+    t1 = time.perf_counter()
+    labels = label_positions(positions, spec, ray)
+    fresh = {
+        "obs": positions.obs,
+        "mask": positions.mask,
+        "target": labels.target,
+        "ret": positions.ret,
+        "has_ret": positions.has_ret,
+        "valued": labels.valued,
+        "teacher_action": labels.action,
+        "teacher_best": labels.best,
+    }
+    return fresh, t1 - t0, time.perf_counter() - t1
+
+
 def train(
     config: ExpertIterationConfig | None = None,
     *,
@@ -160,12 +130,14 @@ def train(
     stop_at: int | None = None,
     quiet: bool = False,
     device: str | None = None,
+    before_shard=None,
 ) -> Path:
     """Run (or resume) expert iteration; return the path of the last checkpoint written.
 
     ``resume``: a checkpoint (``RUN/checkpoints/latest.pt``) to continue from with its own config,
     beside it. ``stop_at``: stop after this many rounds in total, as if killed right after a checkpoint.
-    ``device`` overrides the config's.
+    ``device`` overrides the config's. ``before_shard``: with ``collect_shards``, called on the worker with each
+    ``train.collect_actors.ShardTask`` before it runs (tests use it to kill an actor).
     """
     from torch.utils.tensorboard import SummaryWriter
 
@@ -200,7 +172,7 @@ def train(
 
     # ---- games, network, optimizer
     stream = PositionStream(rules, config.num_envs, config.seed, config.episode)
-    if ckpt is not None:
+    if ckpt is not None and not config.collect_shards:
         restore_env(stream.env, ckpt["env"], resume)
         pending = ("next_obs", "next_mask", "next_seat")
         stream.obs, stream.mask, stream.seat = (tensor_to_array(ckpt[k]) for k in pending)
@@ -238,6 +210,19 @@ def train(
         table = "\n".join(f"|{k}|{v}|" for k, v in config.to_dict().items())
         writer.add_text("hyperparameters", f"|param|value|\n|-|-|\n{table}")
 
+    def run_games() -> dict[str, Any]:
+        """The games in progress: the one batch's (and its pending decisions), or each shard's."""
+        if config.collect_shards:
+            return {"env": sharded.checkpoint_state(), "next_obs": None, "next_mask": None, "next_seat": None}
+        return {
+            "env": env_state(stream.env.state),
+            "next_obs": array_to_tensor(stream.obs),
+            "next_mask": array_to_tensor(stream.mask),
+            "next_seat": array_to_tensor(stream.seat),
+        }
+
+    sharded = None
+
     def checkpoint(done: int, name: str = "latest.pt") -> Path:
         return save_checkpoint(
             ckpt_dir / name,
@@ -253,10 +238,7 @@ def train(
                 "global_step": global_step,
                 "update": done,
                 "run_name": run_name,
-                "env": env_state(stream.env.state),
-                "next_obs": array_to_tensor(stream.obs),
-                "next_mask": array_to_tensor(stream.mask),
-                "next_seat": array_to_tensor(stream.seat),
+                **run_games(),
                 "replay": [{k: array_to_tensor(v) for k, v in part.items()} for part in replay],
                 "best_diff": best["diff"],
                 "reference": None
@@ -277,15 +259,30 @@ def train(
             best["diff"] = result["diff"]
             checkpoint(done, "best.pt")
 
+    label_spec = LabelSpec(
+        rules=rules,
+        teacher=config.teacher,
+        seed=(config.seed,),
+        temperature=config.temperature,
+        anchor=config.anchor,
+        chunk=config.label_chunk,
+        unvalued=config.unvalued,
+    )
     ray = None
     session = contextlib.ExitStack()
-    if config.label_workers:
+    if config.label_workers or config.actors:
         from train.ray_shards import RayOptions, ray_session
 
-        ray = RayOptions(address=config.label_ray, workers=config.label_workers)
+        address = config.actors_ray if config.actors else config.label_ray
+        ray = RayOptions(address=address, workers=config.label_workers or config.actors)
         session.enter_context(ray_session(ray))  # one Ray for the whole run
 
     with session:  # Ray (if any) is shut down however the run ends
+        if config.collect_shards:
+            sharded = open_sharded_collection(
+                config, label_spec, policy, reference, stream.env.state, ckpt and ckpt["env"], resume, before_shard
+            )
+            session.callback(sharded.close)
         if ckpt is None and config.eval_initial:
             run_eval(0)
         stop = config.rounds if stop_at is None else min(stop_at, config.rounds)
@@ -294,74 +291,40 @@ def train(
             if config.anneal_lr:
                 optimizer.param_groups[0]["lr"] = config.learning_rate * (1.0 - rnd / max(1, config.rounds))
 
-            # ---- collect
+            # ---- collect and label
             t0 = time.perf_counter()
             policy.eval()
-            if rnd < config.heuristic_rounds:
-                behaviour = heuristic_behaviour(heuristic)
+            heuristic_round = rnd < config.heuristic_rounds
+            if config.collect_shards:
+                weights = None if heuristic_round else numpy_weights(policy)
+                fresh, collect_s, label_s = sharded.round(rnd, heuristic_round, weights)
             else:
-                behaviour = learner_behaviour(policy, rngs["behaviour"], dev)
-            if reference is not None:
-                behaviour = with_reference_probs(behaviour, reference, dev)
-            positions = stream.collect(config.num_steps, behaviour, config.reward_scale)
-            global_step += len(positions)
-
-            # ---- label
-            t1 = time.perf_counter()
-            spec = LabelSpec(
-                rules=rules,
-                teacher=config.teacher,
-                seed=(config.seed, rnd),
-                temperature=config.temperature,
-                anchor=config.anchor,
-                chunk=config.label_chunk,
-                unvalued=config.unvalued,
-            )
-            labels = label_positions(positions, spec, ray)
-            fresh = {
-                "obs": positions.obs,
-                "mask": positions.mask,
-                "target": labels.target,
-                "ret": positions.ret,
-                "has_ret": positions.has_ret,
-                "valued": labels.valued,
-                "teacher_action": labels.action,
-                "teacher_best": labels.best,
-            }
+                if heuristic_round:
+                    behaviour = heuristic_behaviour(heuristic)
+                else:
+                    behaviour = learner_behaviour(policy, rngs["behaviour"], dev)
+                if reference is not None:
+                    behaviour = with_reference_probs(behaviour, reference, dev)
+                spec = dataclasses.replace(label_spec, seed=(config.seed, rnd))
+                fresh, collect_s, label_s = collect_and_label(stream, config, behaviour, spec, ray)
+            global_step += len(fresh["obs"])
             t2 = time.perf_counter()
             scalars = teacher_agreement(policy, fresh, dev)
             replay = [*replay, fresh][-config.replay_rounds :]
 
             # ---- train on the replay
-            data = {k: torch.as_tensor(np.concatenate([part[k] for part in replay]), device=dev) for k in TRAIN_KEYS}
-            has_ret = data["has_ret"].float()
-            policy.train()
-            sums: dict[str, list[float]] = {}
-            m = len(has_ret)
-            for _ in range(config.epochs):
-                order = rngs["minibatches"].permutation(m)
-                for lo in range(0, m, config.minibatch):
-                    mb = torch.as_tensor(order[lo : lo + config.minibatch], device=dev)
-                    loss, stats = distillation_loss(
-                        policy, data["obs"][mb], data["mask"][mb], data["target"][mb], data["ret"][mb], has_ret[mb],
-                        config.vf_coef,
-                    )  # fmt: skip
-                    optimizer.zero_grad()
-                    loss.backward()
-                    torch.nn.utils.clip_grad_norm_(policy.parameters(), config.max_grad_norm)
-                    optimizer.step()
-                    for k, v in stats.items():
-                        sums.setdefault(k, []).append(v)
-            policy.eval()
+            sums, m = train_on_replay(policy, optimizer, replay, rngs["minibatches"], config, dev)
             t3 = time.perf_counter()
 
             # ---- logging
             scalars |= {f"losses/{k}": float(np.mean(v)) for k, v in sums.items()}
             scalars |= {
-                "time/collect_s": t1 - t0,
-                "time/label_s": t2 - t1,
+                "time/collect_s": collect_s,
+                "time/label_s": label_s,
+                "time/collect_label_s": t2 - t0,
+                **({"time/workers_cpu_s": sharded.cpu_s} if config.collect_shards else {}),
                 "time/update_s": t3 - t2,
-                "charts/labels_per_s": len(positions) / max(t2 - t1, 1e-9),
+                "charts/labels_per_s": len(fresh["obs"]) / max(label_s, 1e-9),
                 "charts/learning_rate": optimizer.param_groups[0]["lr"],
                 "charts/trained_positions": float(m),
             }
@@ -372,8 +335,8 @@ def train(
                     f"round {rnd + 1}/{config.rounds} positions {global_step} "
                     f"agree {scalars['agreement/teacher']:.3f} best {scalars['agreement/teacher_best']:.3f} "
                     f"ce {scalars['losses/cross_entropy']:.3f} "
-                    f"v {scalars['losses/value_loss']:.3f} collect {t1 - t0:.0f}s label {t2 - t1:.0f}s "
-                    f"update {t3 - t2:.0f}s",
+                    f"v {scalars['losses/value_loss']:.3f} collect {collect_s:.1f}s label {label_s:.1f}s "
+                    f"(wall {t2 - t0:.1f}s) update {t3 - t2:.1f}s",
                     flush=True,
                 )
 

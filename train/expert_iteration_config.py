@@ -69,6 +69,19 @@ class ExpertIterationConfig:
     """With ``label_workers``: ``local`` (a Ray started on this machine with N CPUs) or a cluster address
     (``host:port``, ``ray://host:port``, ``auto``), as ``spades tournament --ray``."""
 
+    collect_shards: int = 0
+    """0: collect and label the round as one batch of ``num_envs`` games (in this process; labelling on Ray
+    tasks with ``label_workers``). K: the games are cut into K shards, each played and labelled by a worker
+    with its own seeds (behaviour ``(seed, 1, round, shard)``, teacher ``(seed, round, shard, chunk)``), so
+    the data depend on K but not on where the shards run (``actors``; ``train.collect_actors``)."""
+    actors: int = 0
+    """With ``collect_shards``: 0 runs the shards one after another in this process; N on N persistent Ray
+    actors (1 CPU each; ``actors_ray``), each holding its games, the teacher and a copy of the network, sent
+    the weights every round. The same checkpoints either way; the learner stays in this process (``device``)."""
+    actors_ray: str = "local"
+    """With ``actors``: ``local`` (a Ray started on this machine with ``actors`` CPUs) or a cluster address
+    (``host:port``, ``ray://host:port``, ``auto``), as ``spades tournament --ray``."""
+
     replay_rounds: int = 1
     """Train on the labelled positions of the last this many rounds (1: the current round only)."""
     epochs: int = 2
@@ -125,6 +138,8 @@ class ExpertIterationConfig:
             "heuristic_rounds": self.heuristic_rounds >= 0,
             "label_chunk": self.label_chunk >= 1,
             "label_workers": self.label_workers >= 0,
+            "collect_shards": 0 <= self.collect_shards <= self.num_envs,
+            "actors": self.actors >= 0,
             "replay_rounds": self.replay_rounds >= 1,
             "epochs": self.epochs >= 1,
             "minibatch": self.minibatch >= 1,
@@ -137,6 +152,15 @@ class ExpertIterationConfig:
         if bad:
             raise ValueError(
                 f"bad expert-iteration config value(s): {', '.join(f'{k}={getattr(self, k)!r}' for k in bad)}"
+            )
+        if self.actors and not self.collect_shards:
+            raise ValueError(
+                f"actors={self.actors} needs collect_shards >= 1 (the shards the actors collect and label)"
+            )
+        if self.label_workers and self.collect_shards:
+            raise ValueError(
+                f"label_workers={self.label_workers} is for collect_shards: 0; with "
+                f"collect_shards={self.collect_shards} the shards' workers label (actors: N puts them on Ray)"
             )
 
     @classmethod

@@ -96,6 +96,11 @@ class PositionStream:
         self.obs, info = self.env.reset(seed=seed)
         self.mask, self.seat = info["action_mask"], info["to_play"]
 
+    def restore(self, state: GameState) -> None:
+        """Go on from ``state`` (the games of a shard between rounds: ``train.collect_actors``)."""
+        self.obs, info = self.env.restore(state)
+        self.mask, self.seat = info["action_mask"], info["to_play"]
+
     def collect(self, num_steps: int, behaviour: Behaviour, reward_scale: float) -> Positions:
         """``num_steps`` decisions in every game (M = num_steps * B rows, step-major)."""
         b = self.env.num_envs
