@@ -15,6 +15,7 @@ from train.ppo import PPOConfig, train  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 CUTTHROAT4 = ROOT / "configs" / "train" / "cutthroat4.yaml"
+CUTTHROAT4_CHECKPOINT = ROOT / "checkpoints" / "cutthroat4_ppo.pt"
 
 #: The sizes a smoke run shrinks; every other setting is the recipe's own.
 TINY = {
@@ -37,6 +38,7 @@ TINY = {
 def test_cutthroat4_recipe_smoke(tmp_path):
     recipe = PPOConfig.from_yaml(CUTTHROAT4)
     assert recipe.rules == "cutthroat-4" and recipe.imitation_updates > 0 and recipe.heuristic_prob == 1.0
+    assert recipe.paired and recipe.bag_adjusted_reward
     assert recipe.keep_best and recipe.eval_every > 0
     cfg = dataclasses.replace(recipe, run_dir=str(tmp_path), **TINY)
     latest = train(cfg, quiet=True)
@@ -72,3 +74,22 @@ def test_cutthroat4_recipe_network_exports_within_5_mb(tmp_path):
     policy = SpadesPolicy.for_engine(env.engine, obs.shape[1], hidden=recipe.hidden, depth=recipe.depth)
     torch.save(policy.state_dict(), tmp_path / "weights.pt")
     assert (tmp_path / "weights.pt").stat().st_size <= 5 * 2**20
+
+
+def test_the_committed_cutthroat4_checkpoint_is_the_recipes_network_and_plays_cutthroat4():
+    from spades_env.envs.vector import VectorSpades
+
+    assert CUTTHROAT4_CHECKPOINT.stat().st_size <= 5 * 2**20
+    data = torch.load(CUTTHROAT4_CHECKPOINT, weights_only=True)
+    recipe = PPOConfig.from_yaml(CUTTHROAT4)
+    assert data["slim"] and data["rules"]["name"] == "cutthroat-4"
+    assert (data["model_hparams"]["hidden"], data["model_hparams"]["depth"]) == (recipe.hidden, recipe.depth)
+    trained = data["config"]
+    for key in ("num_envs", "num_steps", "learning_rate", "paired", "bag_adjusted_reward", "heuristic_prob"):
+        assert trained[key] == getattr(recipe, key), key
+    agent = NeuralAgent.from_checkpoint(CUTTHROAT4_CHECKPOINT)
+    env = VectorSpades("cutthroat-4", num_envs=2, seed=5)
+    agent.check_supports(env.engine)
+    obs, info = env.reset()
+    actions = agent.act(obs, info["action_mask"])
+    assert info["action_mask"][np.arange(2), actions].all()
