@@ -6,6 +6,7 @@ import pytest
 from agents import LEARNED_CHECKPOINT, make_agent
 from agents.neural import NeuralAgent
 from spades_env.engine import SpadesEngine
+from spades_env.rules import list_presets
 from train.tournament import TournamentConfig, demo_config, run_tournament
 
 
@@ -28,11 +29,22 @@ def test_the_neural_bot_parses_greedy_from_its_spec():
         make_agent(f"neural:path={LEARNED_CHECKPOINT},greedy=sometimes", seed=0)
 
 
-@pytest.mark.parametrize("preset", ["partnership", "partnership-tournament"])
-def test_the_learned_bot_plays_rules_whose_observations_mean_the_same(preset):
+#: The presets a committed checkpoint plays (its own, and those whose observations mean the same).
+LEARNED_PRESETS = ("partnership", "partnership-tournament", "cutthroat-4")
+
+
+@pytest.mark.parametrize("preset", list_presets())
+def test_the_learned_bot_plays_exactly_the_presets_of_its_checkpoints(preset):
     agent = make_agent("learned", seed=0)
-    agent.check_supports(SpadesEngine(preset))
-    assert agent.supports(SpadesEngine(preset))
+    engine = SpadesEngine(preset)
+    assert agent.supports(engine) == (preset in LEARNED_PRESETS)
+    if preset in LEARNED_PRESETS:
+        agent.check_supports(engine)
+        assert agent.bound.rules.n_players == engine.rules.n_players
+        assert agent.bound.rules.partnership == engine.rules.partnership
+    else:
+        with pytest.raises(ValueError, match=f"bot 'learned' has no checkpoint for the rules '{preset}'"):
+            agent.check_supports(engine)
 
 
 @pytest.mark.parametrize(
@@ -46,13 +58,27 @@ def test_the_learned_bot_plays_rules_whose_observations_mean_the_same(preset):
         ("hearts", "game 'spades' vs 'hearts'"),
     ],
 )
-def test_the_learned_bot_refuses_other_rules_naming_both_and_what_differs(preset, differs):
-    agent = make_agent("learned", seed=0)
+def test_a_neural_bot_refuses_other_rules_naming_both_and_what_differs(preset, differs):
+    agent = make_agent(f"neural:path={LEARNED_CHECKPOINT}", seed=0)
     engine = SpadesEngine(preset)
     assert not agent.supports(engine)
     message = f"trained on the rules 'partnership' and the table plays '{preset}'.*: {differs}"
     with pytest.raises(ValueError, match=message):
         agent.check_supports(engine)
+    with pytest.raises(ValueError, match=message):
+        config = TournamentConfig(bots=(f"neural:path={LEARNED_CHECKPOINT}", "random"), rules=preset, boards=2)
+        run_tournament(config, None, progress=False)
+
+
+@pytest.mark.parametrize(
+    "preset, nearest",
+    [
+        ("partnership-250", "trained on the rules 'partnership' .*: target_score 500 vs 250"),
+        ("cutthroat-5", "trained on the rules 'cutthroat-4' .*: n_players 4 vs 5"),
+    ],
+)
+def test_the_learned_bot_refuses_a_table_naming_the_nearest_checkpoints_differences(preset, nearest):
+    message = rf"no checkpoint for the rules '{preset}' \(it plays \[.*'partnership'\].*nearest: .*{nearest}"
     with pytest.raises(ValueError, match=message):
         config = TournamentConfig(bots=("learned", "random"), rules=preset, boards=2, chunk=2)
         run_tournament(config, None, progress=False)
