@@ -13,7 +13,10 @@ from train.checkpoint import load_checkpoint  # noqa: E402
 from train.ppo import PPOConfig, train  # noqa: E402
 from train.ppo_eval import eval_gain  # noqa: E402
 
-HEARTS = Path(__file__).resolve().parent.parent / "configs" / "train" / "hearts.yaml"
+ROOT = Path(__file__).resolve().parent.parent
+HEARTS = ROOT / "configs" / "train" / "hearts.yaml"
+HEARTS_FINETUNE = ROOT / "configs" / "train" / "hearts_finetune.yaml"
+HEARTS_CHECKPOINT = ROOT / "checkpoints" / "hearts_ppo.pt"
 
 
 def tiny(config: PPOConfig, tmp_path: Path) -> PPOConfig:
@@ -75,6 +78,32 @@ def test_keep_best_keeps_the_network_with_the_fewest_hearts_points(hearts_run):
     best = load_checkpoint(run / "checkpoints" / "best.pt")
     assert best["best_diff"] == pytest.approx(min(diffs))
     assert best["update"] == diffs.index(min(diffs))  # evaluation k follows update k (0: behaviour cloning)
+
+
+def test_hearts_finetune_recipe_smoke(hearts_run, tmp_path):
+    _, run, _ = hearts_run
+    start = str(run / "checkpoints" / "best.pt")
+    config = dataclasses.replace(
+        tiny(PPOConfig.from_yaml(HEARTS_FINETUNE), tmp_path), imitation_updates=0, init_from=start
+    )
+    assert config.rules == "hearts" and config.learning_rate > PPOConfig.from_yaml(HEARTS).learning_rate
+    latest = load_checkpoint(train(config, quiet=True))
+    assert latest["update"] == config.total_updates and latest["config"]["init_from"] == start
+    assert (Path(config.run_dir) / latest["run_name"] / "checkpoints" / "best.pt").exists()
+
+
+def test_hearts_checkpoint_is_slim_and_takes_fewer_points_than_random():
+    from agents import make_agent
+    from spades_env.engine import SpadesEngine
+    from train.tournament import TournamentConfig, run_tournament
+
+    assert HEARTS_CHECKPOINT.stat().st_size <= 5 * 2**20
+    spec = f"neural:path={HEARTS_CHECKPOINT}"
+    agent = make_agent(spec, seed=0)
+    assert agent.supports(SpadesEngine("hearts")) and not agent.supports(SpadesEngine("partnership"))
+    config = TournamentConfig(bots=(spec, "random"), rules="hearts", boards=8, chunk=8)
+    pair = run_tournament(config, None, progress=False)["pairs"][0]
+    assert pair["diff"] < 0  # Hearts points are penalties: fewer than random play takes
 
 
 def test_eval_gain_is_minus_the_diff_in_hearts_only():
