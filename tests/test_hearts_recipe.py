@@ -1,5 +1,6 @@
-"""The training recipes run end to end on tiny sizes: the Hearts recipe (``configs/train/hearts.yaml``) clones the
-heuristic (the pass included), fine-tunes with PPO, evaluates and keeps the network that takes the fewest points."""
+"""The Hearts recipes run end to end on tiny sizes: ``configs/train/hearts.yaml`` clones the heuristic (the pass
+included), fine-tunes with PPO, evaluates and keeps the network that takes the fewest points; ``hearts_finetune.yaml``
+goes on from it; the committed ``checkpoints/hearts_ppo.pt`` plays Hearts."""
 
 import dataclasses
 from pathlib import Path
