@@ -278,7 +278,7 @@ def train(
         for key, value in result.items():
             writer.add_scalar(key, value, step)
         if not quiet:
-            print(f"{label} " + " ".join(f"{k[5:]} {v:.2f}" for k, v in result.items()), flush=True)
+            print(f"{label} " + " ".join(f"{k.removeprefix('eval/')} {v:.2f}" for k, v in result.items()), flush=True)
         if config.keep_best and eval_gain(result["eval/diff"], rules) > eval_gain(best["diff"], rules):
             best["diff"] = result["eval/diff"]
             checkpoint(update, "best.pt")
