@@ -65,7 +65,7 @@ from train.expert_iteration_steps import (
 )
 from train.labelling import LabelSpec, PositionStream, heuristic_behaviour, label_positions
 from train.ppo import make_run_name
-from train.ppo_eval import clone_policy, evaluate_against_heuristic
+from train.ppo_eval import clone_policy, eval_gain, evaluate_against_heuristic
 
 __all__ = ["TRAIN_KEYS", "distillation_loss", "teacher_agreement", "learner_behaviour", "with_reference_probs", "train"]
 
@@ -186,13 +186,14 @@ def train(
         reference = SpadesPolicy(**policy.hyperparameters()).to(dev).eval()
     replay: list[dict[str, np.ndarray]] = []
     global_step, start_round = 0, 0
-    best = {"diff": -float("inf")}
+    worst = eval_gain(-float("inf"), rules)  # the diff of gain -inf (Hearts: +inf points)
+    best = {"diff": worst}
     if ckpt is not None:
         policy.load_state_dict(ckpt["model"])
         optimizer.load_state_dict(ckpt["optimizer"])
         replay = [{k: tensor_to_array(v) for k, v in part.items()} for part in ckpt["replay"]]
         global_step, start_round = ckpt["global_step"], ckpt["update"]
-        best["diff"] = ckpt.get("best_diff", -float("inf"))
+        best["diff"] = ckpt.get("best_diff", worst)
         restore_rng_states(rngs, ckpt["rng"])
     elif config.init_from:
         init = load_checkpoint(config.init_from)
@@ -255,7 +256,7 @@ def train(
             writer.add_scalar(f"eval/{key}", value, global_step)
         if not quiet:
             print(f"eval round {done} " + " ".join(f"{k} {v:.2f}" for k, v in result.items()), flush=True)
-        if config.keep_best and result["diff"] > best["diff"]:
+        if config.keep_best and eval_gain(result["diff"], rules) > eval_gain(best["diff"], rules):
             best["diff"] = result["diff"]
             checkpoint(done, "best.pt")
 

@@ -44,7 +44,7 @@ from train.critic import ActorCritic, PerfectCritic, policy_columns
 from train.pairing import PairedGames
 from train.ppo_config import PPOConfig
 from train.ppo_core import TurnBuffer
-from train.ppo_eval import evaluate, evaluate_against_heuristic
+from train.ppo_eval import eval_gain, evaluate, evaluate_against_heuristic
 from train.ppo_rollout import HEURISTIC, SELF_PLAY, Opponents, collect_rollout
 from train.ppo_stats import HandStats
 from train.ppo_update import ppo_update
@@ -267,7 +267,8 @@ def train(
             },
         )
 
-    best = {"diff": ckpt.get("best_diff", -float("inf")) if ckpt else -float("inf")}
+    worst = eval_gain(-float("inf"), rules)  # the diff of gain -inf (eval_gain is its own inverse)
+    best = {"diff": ckpt.get("best_diff", worst) if ckpt else worst}
 
     def run_eval(update: int, step: int, label: str = "eval") -> None:
         """Duplicate evaluation against HeuristicAgent; ``best.pt`` keeps the best network so far."""
@@ -278,7 +279,7 @@ def train(
             writer.add_scalar(key, value, step)
         if not quiet:
             print(f"{label} " + " ".join(f"{k.removeprefix('eval/')} {v:.2f}" for k, v in result.items()), flush=True)
-        if config.keep_best and result["eval/diff"] > best["diff"]:
+        if config.keep_best and eval_gain(result["eval/diff"], rules) > eval_gain(best["diff"], rules):
             best["diff"] = result["eval/diff"]
             checkpoint(update, "best.pt")
 

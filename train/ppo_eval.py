@@ -73,3 +73,10 @@ def net_from(snapshot: dict[str, torch.Tensor], like: SpadesPolicy, device: torc
     net = SpadesPolicy(**like.hyperparameters())
     net.load_state_dict(snapshot)
     return net.to(device).eval()
+
+
+def eval_gain(diff: float, rules: Rules) -> float:
+    """How much better than HeuristicAgent an evaluation's ``diff`` (network - heuristic, per hand) is: the diff
+    itself, or minus it in Hearts, whose points are penalties (lower is better [RULES 7]). ``keep_best`` keeps
+    the network of the highest gain."""
+    return -diff if rules.hearts else diff
