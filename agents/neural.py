@@ -9,6 +9,7 @@ observations and actions mean what they meant in training (``observation_differe
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -69,7 +70,9 @@ def torch_device(device: str | torch.device) -> torch.device:
 
 def _layer(n_in: int, n_out: int, std: float = float(np.sqrt(2))) -> nn.Linear:
     """A linear layer with orthogonal weights and zero bias (CleanRL's ``layer_init``)."""
-    layer = nn.Linear(n_in, n_out)
+    with warnings.catch_warnings():  # a game without bids (Hearts) has a bid head of 0 outputs: nothing to initialise
+        warnings.filterwarnings("ignore", "Initializing zero-element tensors", UserWarning)
+        layer = nn.Linear(n_in, n_out)
     nn.init.orthogonal_(layer.weight, std)
     nn.init.constant_(layer.bias, 0.0)
     return layer

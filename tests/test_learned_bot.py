@@ -30,7 +30,7 @@ def test_the_neural_bot_parses_greedy_from_its_spec():
 
 
 #: The presets a committed checkpoint plays (its own, and those whose observations mean the same).
-LEARNED_PRESETS = ("partnership", "partnership-tournament", "cutthroat-4")
+LEARNED_PRESETS = ("partnership", "partnership-tournament", "cutthroat-4", "hearts")
 
 
 @pytest.mark.parametrize("preset", list_presets())
@@ -40,7 +40,7 @@ def test_the_learned_bot_plays_exactly_the_presets_of_its_checkpoints(preset):
     assert agent.supports(engine) == (preset in LEARNED_PRESETS)
     if preset in LEARNED_PRESETS:
         agent.check_supports(engine)
-        assert agent.bound.rules.n_players == engine.rules.n_players
+        assert agent.bound.rules.game == engine.rules.game and agent.bound.rules.n_players == engine.rules.n_players
         assert agent.bound.rules.partnership == engine.rules.partnership
     else:
         with pytest.raises(ValueError, match=f"bot 'learned' has no checkpoint for the rules '{preset}'"):
