@@ -33,7 +33,7 @@ from agents.heuristic import HeuristicAgent
 from agents.neural import SpadesPolicy
 from spades_env.engine import GameState
 from train.checkpoint import CheckpointError, env_state, tensor_to_array
-from train.expert_iteration_steps import TRAIN_KEYS, learner_behaviour, with_reference_probs
+from train.expert_iteration_steps import TRAIN_KEYS, learner_behaviour, train_arrays, with_reference_probs
 from train.labelling import LabelShard, LabelSpec, PositionStream, heuristic_behaviour, label_shard
 
 #: Network weights as they travel to the workers: ``{name: numpy array}`` (a state_dict on the CPU).
@@ -129,16 +129,7 @@ class ShardWorker:
         t1 = time.perf_counter()
         spec = dataclasses.replace(s.label, seed=(s.seed, task.round, task.shard))
         labels = label_shard(LabelShard(positions, 0, spec))
-        fresh = {
-            "obs": positions.obs,
-            "mask": positions.mask,
-            "target": labels.target,
-            "ret": positions.ret,
-            "has_ret": positions.has_ret,
-            "valued": labels.valued,
-            "teacher_action": labels.action,
-            "teacher_best": labels.best,
-        }
+        fresh = train_arrays(positions, labels)
         t2, c2 = time.perf_counter(), time.process_time()
         return ShardResult(task.shard, fresh, stream.env.state.copy(), t1 - t0, t2 - t1, c2 - c0)
 

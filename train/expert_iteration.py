@@ -60,6 +60,7 @@ from train.expert_iteration_steps import (
     distillation_loss,
     learner_behaviour,
     teacher_agreement,
+    train_arrays,
     train_on_replay,
     with_reference_probs,
 )
@@ -110,16 +111,7 @@ def collect_and_label(
     positions = stream.collect(config.num_steps, behaviour, config.reward_scale)
     t1 = time.perf_counter()
     labels = label_positions(positions, spec, ray)
-    fresh = {
-        "obs": positions.obs,
-        "mask": positions.mask,
-        "target": labels.target,
-        "ret": positions.ret,
-        "has_ret": positions.has_ret,
-        "valued": labels.valued,
-        "teacher_action": labels.action,
-        "teacher_best": labels.best,
-    }
+    fresh = train_arrays(positions, labels)
     return fresh, t1 - t0, time.perf_counter() - t1
 
 

@@ -17,6 +17,20 @@ from train.ppo_core import MaskedCategorical
 TRAIN_KEYS = ("obs", "mask", "target", "ret", "has_ret", "valued", "teacher_action", "teacher_best")
 
 
+def train_arrays(positions, labels) -> dict[str, np.ndarray]:
+    """The ``TRAIN_KEYS`` arrays of labelled positions (``train.labelling`` ``Positions`` and their ``Labels``)."""
+    return {
+        "obs": positions.obs,
+        "mask": positions.mask,
+        "target": labels.target,
+        "ret": positions.ret,
+        "has_ret": positions.has_ret,
+        "valued": labels.valued,
+        "teacher_action": labels.action,
+        "teacher_best": labels.best,
+    }
+
+
 def distillation_loss(
     policy: SpadesPolicy,
     obs: torch.Tensor,
