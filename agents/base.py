@@ -22,14 +22,23 @@ class Agent:
         """Re-seed the agent's randomness."""
         self.rng = np.random.default_rng(seed)
 
+    def unsupported_reason(self, engine: SpadesEngine) -> str | None:
+        """Why the agent cannot play ``engine``'s rules (one line naming the bot and the rules), or None if it can.
+
+        The one place a bot says what it plays: ``supports`` and ``check_supports`` derive from it."""
+        return None
+
     def supports(self, engine: SpadesEngine) -> bool:
         """Whether the agent can play this rule set."""
-        return True
+        return self.unsupported_reason(engine) is None
 
     def check_supports(self, engine: SpadesEngine) -> None:
         """Raise ValueError, naming the bot and the rules (and why, where the bot knows), unless it can play them."""
-        if not self.supports(engine):
-            raise ValueError(f"bot {self.name!r} does not support the rules {engine.rules.name!r}")
+        reason = self.unsupported_reason(engine)
+        if reason is None and not self.supports(engine):  # a bot that overrides only ``supports``
+            reason = f"bot {self.name!r} does not support the rules {engine.rules.name!r}"
+        if reason is not None:
+            raise ValueError(reason)
 
     def act(self, observations: np.ndarray, masks: np.ndarray, context: DecisionContext | None = None) -> np.ndarray:
         """One legal action per row: observations (B, D) float32, masks (B, A) bool -> (B,) int64."""

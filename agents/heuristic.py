@@ -87,9 +87,6 @@ class HeuristicAgent(Agent):
         self._hearts = HeartsHeuristicAgent(seed)
         """Hearts decisions go to the Hearts strategy (``agents.hearts_heuristic``)."""
 
-    def supports(self, engine: SpadesEngine) -> bool:
-        return True
-
     # ------------------------------------------------------------------ entry
     def act(self, observations, masks: np.ndarray, context: DecisionContext | None = None) -> np.ndarray:
         if context is None:

@@ -87,14 +87,6 @@ class LearnedAgent(Agent):
             f"and the rules whose observations mean the same); nearest: {nearest}"
         )
 
-    def supports(self, engine: SpadesEngine) -> bool:
-        return self.unsupported_reason(engine) is None
-
-    def check_supports(self, engine: SpadesEngine) -> None:
-        reason = self.unsupported_reason(engine)
-        if reason is not None:
-            raise ValueError(reason)
-
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
         self.seed = seed

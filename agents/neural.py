@@ -229,14 +229,6 @@ class NeuralAgent(Agent):
             )
         return None
 
-    def supports(self, engine: SpadesEngine) -> bool:
-        return self.unsupported_reason(engine) is None
-
-    def check_supports(self, engine: SpadesEngine) -> None:
-        reason = self.unsupported_reason(engine)
-        if reason is not None:
-            raise ValueError(reason)
-
     def act(self, observations: np.ndarray, masks: np.ndarray, context: DecisionContext | None = None) -> np.ndarray:
         masks = np.asarray(masks, dtype=bool)
         if len(masks) == 0:

@@ -147,22 +147,20 @@ def local_ray():
 
 
 @pytest.mark.xdist_group("ray")  # with tests/test_ray.py: one pytest-xdist worker, one Ray at a time
-def test_an_actor_killed_mid_round_is_replaced_and_the_run_equals_the_one_in_process(local_ray, tmp_path, local_run):
+def test_an_actor_killed_mid_round_is_replaced_and_a_run_on_actors_resumes_to_the_run_in_process(
+    local_ray, tmp_path, local_run
+):
+    """One run on 2 actors: an actor dies holding round 0's second shard, the run stops after that round and
+    resumes (on new actors, as its checkpoint says): the same checkpoint as the run in this process."""
     marker, driver = tmp_path / "killed", os.getpid()
 
     def kill_once(task):
-        if task.round == 1 and task.shard == 1 and os.getpid() != driver and not marker.exists():
+        if task.round == 0 and task.shard == 1 and os.getpid() != driver and not marker.exists():
             marker.write_text(str(os.getpid()))
-            os._exit(1)  # the actor dies holding round 1's second shard
+            os._exit(1)
 
-    on_actors = train(sharded_config(tmp_path, actors=2), quiet=True, before_shard=kill_once)
+    half = train(sharded_config(tmp_path, actors=2), stop_at=1, quiet=True, before_shard=kill_once)
     assert int(marker.read_text()) != driver
-    assert_same(run_state(local_run), run_state(on_actors))
-
-
-@pytest.mark.xdist_group("ray")
-def test_a_run_on_actors_stopped_after_a_round_resumes_to_the_run_in_process(local_ray, tmp_path, local_run):
-    half = train(sharded_config(tmp_path, actors=2), stop_at=1, quiet=True)
     assert load_checkpoint(half)["config"]["actors"] == 2
     assert_same(run_state(local_run), run_state(train(None, resume=half, quiet=True)))
 
