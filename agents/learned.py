@@ -10,6 +10,7 @@ nearest checkpoint, what differs. torch is imported only when a checkpoint is lo
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +19,15 @@ from agents.base import Agent, DecisionContext
 from agents.options import parse_bool
 from spades_env.engine import SpadesEngine
 
-CHECKPOINT_DIR = Path(__file__).resolve().parent.parent / "checkpoints"
+
+def _checkpoint_dir() -> Path:
+    """The source checkout's ``checkpoints/``, else the copy a wheel installs in ``<prefix>/share/spades_env``."""
+    source = Path(__file__).resolve().parent.parent / "checkpoints"
+    installed = Path(sys.prefix) / "share" / "spades_env" / "checkpoints"
+    return installed if not source.is_dir() and installed.is_dir() else source
+
+
+CHECKPOINT_DIR = _checkpoint_dir()
 
 #: The committed checkpoints, in the order they are tried: the preset each was trained on -> its file.
 LEARNED_CHECKPOINTS: dict[str, Path] = {
@@ -29,7 +38,7 @@ LEARNED_CHECKPOINTS: dict[str, Path] = {
 
 
 def available_checkpoints() -> dict[str, Path]:
-    """The committed checkpoints that are present (a source checkout has them; a bare wheel may not)."""
+    """The committed checkpoints that are present (a source checkout and a wheel install have them all)."""
     return {preset: path for preset, path in LEARNED_CHECKPOINTS.items() if path.exists()}
 
 

@@ -16,7 +16,9 @@ from train.critic import ActorCritic, PerfectCritic, policy_columns  # noqa: E40
 from train.ppo import PPOConfig, train  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from test_training import SMOKE, assert_same, resume_later, without_run_identity  # noqa: E402
+from test_training import SMOKE, resume_later  # noqa: E402
+
+from tests.checkpoint_compare import assert_same, without_run_identity  # noqa: E402
 
 
 def test_the_critic_sees_every_hand_and_the_policy_only_its_own():

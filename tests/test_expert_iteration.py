@@ -10,6 +10,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from agents.neural import NeuralAgent, SpadesPolicy  # noqa: E402
+from tests.checkpoint_compare import assert_same, without_run_identity  # noqa: E402
 from train.checkpoint import export_slim, load_checkpoint  # noqa: E402
 from train.expert_iteration import distillation_loss, teacher_agreement, train  # noqa: E402
 from train.expert_iteration_config import ExpertIterationConfig, trainer_for  # noqa: E402
@@ -69,25 +70,6 @@ def test_teacher_agreement_counts_ties_between_best_cards_separately():
 @pytest.fixture(scope="module")
 def full_run(tmp_path_factory):
     return train(smoke_config(tmp_path_factory.mktemp("full")), quiet=True)
-
-
-def without_run_identity(ckpt):
-    return {k: v for k, v in ckpt.items() if k != "run_name"} | {"config": ckpt["config"] | {"run_dir": ""}}
-
-
-def assert_same(a, b, where="checkpoint"):
-    if isinstance(a, dict):
-        assert a.keys() == b.keys(), where
-        for k in a:
-            assert_same(a[k], b[k], f"{where}[{k!r}]")
-    elif isinstance(a, (list, tuple)):
-        assert len(a) == len(b), where
-        for i, (x, y) in enumerate(zip(a, b, strict=True)):
-            assert_same(x, y, f"{where}[{i}]")
-    elif isinstance(a, torch.Tensor):
-        assert a.dtype == b.dtype and torch.equal(a, b), where
-    else:
-        assert a == b, where
 
 
 def test_a_smoke_run_writes_a_playable_checkpoint_with_its_curves(full_run):
@@ -160,6 +142,19 @@ def test_the_cli_trains_and_resumes_the_smoke_recipe(tmp_path):
     assert first.exit_code == 0, first.output
     latest = Path(first.output.split("checkpoint:")[-1].strip())
     assert load_checkpoint(latest)["update"] == 1
-    second = runner.invoke(app, ["train", "--resume", str(latest), "--stop-at", "2"])
+    second = runner.invoke(app, ["train", "--resume", str(latest), "--stop-at", "2", "--actors", "0"])
     assert second.exit_code == 0, second.output
     assert load_checkpoint(latest)["update"] == 2
+    refused = runner.invoke(app, ["train", "--resume", str(latest), "--actors", "2"])  # the smoke run has no shards
+    assert "actors=2 needs collect_shards >= 1" in str(refused.exception) and load_checkpoint(latest)["update"] == 2
+
+
+def test_the_cli_refuses_actors_for_ppo(tmp_path):
+    from typer.testing import CliRunner
+
+    from train.cli import app
+
+    ppo_smoke = ROOT / "configs" / "train" / "smoke.yaml"
+    result = CliRunner().invoke(app, ["train", "--config", str(ppo_smoke), "--run-dir", str(tmp_path), "--actors", "1"])
+    assert result.exit_code != 0 and not list(tmp_path.iterdir())
+    assert "--actors 1 is for expert iteration" in str(result.exception)

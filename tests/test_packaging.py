@@ -87,6 +87,25 @@ while not done:
 print("installed ok:", len(presets), "presets")
 """
 
+_INSTALLED_LEARNED_CHECK = """
+import pathlib, sys
+import numpy as np
+from agents import make_agent
+from agents.base import DecisionContext
+from spades_env import VectorSpades
+
+bot = make_agent("learned", seed=0)
+where = pathlib.Path(sys.prefix).resolve() / "share" / "spades_env" / "checkpoints"
+assert all(path.parent.resolve() == where for path in bot.paths.values()), bot.paths
+env = VectorSpades("hearts", num_envs=2, seed=0)
+obs, info = env.reset()
+bot.check_supports(env.engine)
+mask = info["action_mask"]
+actions = bot.act(obs, mask, DecisionContext(env.engine, env.state, np.arange(2), info["to_play"]))
+assert mask[np.arange(2), actions].all() and bot.bound is bot.agent_for("hearts")
+print("learned ok:", sorted(bot.paths), "from share/spades_env/checkpoints")
+"""
+
 # The compiled side from the install: a kernel compiles, equals its NumPy twin, and caches beside the
 # installed module (the matches above run with NUMBA_DISABLE_JIT=1: compiling the whole engine in the
 # fresh venv took ~2.5 min of the suite's CPU and tests nothing the checkout's compiled tests do not).
@@ -107,7 +126,8 @@ print("compiled ok")
 @pytest.mark.slow
 def test_a_built_wheel_ships_the_presets_and_plays_from_a_fresh_venv(tmp_path):
     """Build the wheel, install it alone in a fresh venv (dependencies seen through a .pth),
-    and from outside the repository list the presets and play through both env entry points."""
+    and from outside the repository list the presets, play through both env entry points and let the
+    ``learned`` bot (its checkpoints installed with the wheel) pick the Hearts network and play."""
     import os
     import shutil
     import sysconfig
@@ -120,7 +140,7 @@ def test_a_built_wheel_ships_the_presets_and_plays_from_a_fresh_venv(tmp_path):
     src.mkdir()
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(root / name, src / name)
-    for name in ("spades_env", "agents", "train"):
+    for name in ("spades_env", "agents", "train", "checkpoints"):
         shutil.copytree(root / name, src / name, ignore=shutil.ignore_patterns("__pycache__"))
     pip = [sys.executable, "-m", "pip"]
     subprocess.run(
@@ -150,6 +170,12 @@ def test_a_built_wheel_ships_the_presets_and_plays_from_a_fresh_venv(tmp_path):
     )
     assert out.returncode == 0, out.stderr[-3000:]
     assert f"installed ok: {len(spades_env.list_presets())} presets" in out.stdout
+    out = subprocess.run(
+        [python, "-c", _INSTALLED_LEARNED_CHECK], cwd=outside, env={**env, "NUMBA_DISABLE_JIT": "1"},
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "learned ok: ['cutthroat-4', 'hearts', 'partnership'] from share/spades_env/checkpoints" in out.stdout
     check = [python, "-c", _INSTALLED_COMPILED_CHECK]
     out = subprocess.run(check, cwd=outside, env=env, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr[-3000:]

@@ -19,7 +19,9 @@ from train.ppo_core import TurnBuffer  # noqa: E402
 from train.ppo_rollout import HEURISTIC, SELF_PLAY, Opponents  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from test_training import SMOKE, assert_same, resume_later, without_run_identity  # noqa: E402
+from test_training import SMOKE, resume_later  # noqa: E402
+
+from tests.checkpoint_compare import assert_same, without_run_identity  # noqa: E402
 
 
 def play(buf, pairing, seats, ends, rewards, values, hand=0):

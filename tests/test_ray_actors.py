@@ -14,6 +14,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from tests.checkpoint_compare import assert_same  # noqa: E402
 from train.checkpoint import load_checkpoint  # noqa: E402
 from train.collect_actors import (  # noqa: E402
     LocalShards,
@@ -45,21 +46,6 @@ def run_state(path):
     ckpt = load_checkpoint(path)
     config = ckpt["config"] | {"run_dir": "", "actors": 0}
     return {k: v for k, v in ckpt.items() if k != "run_name"} | {"config": config}
-
-
-def assert_same(a, b, where="checkpoint"):
-    if isinstance(a, dict):
-        assert a.keys() == b.keys(), where
-        for k in a:
-            assert_same(a[k], b[k], f"{where}[{k!r}]")
-    elif isinstance(a, (list, tuple)):
-        assert len(a) == len(b), where
-        for i, (x, y) in enumerate(zip(a, b, strict=True)):
-            assert_same(x, y, f"{where}[{i}]")
-    elif isinstance(a, torch.Tensor):
-        assert a.dtype == b.dtype and torch.equal(a, b), where
-    else:
-        assert a == b, where
 
 
 @pytest.fixture(scope="module")
@@ -151,7 +137,8 @@ def test_an_actor_killed_mid_round_is_replaced_and_a_run_on_actors_resumes_to_th
     local_ray, tmp_path, local_run
 ):
     """One run on 2 actors: an actor dies holding round 0's second shard, the run stops after that round and
-    resumes (on new actors, as its checkpoint says): the same checkpoint as the run in this process."""
+    resumes in this process (``actors=0``, as ``spades train --resume ... --actors 0``): the same checkpoint as
+    the run in this process from the start."""
     marker, driver = tmp_path / "killed", os.getpid()
 
     def kill_once(task):
@@ -162,7 +149,9 @@ def test_an_actor_killed_mid_round_is_replaced_and_a_run_on_actors_resumes_to_th
     half = train(sharded_config(tmp_path, actors=2), stop_at=1, quiet=True, before_shard=kill_once)
     assert int(marker.read_text()) != driver
     assert load_checkpoint(half)["config"]["actors"] == 2
-    assert_same(run_state(local_run), run_state(train(None, resume=half, quiet=True)))
+    resumed = train(None, resume=half, quiet=True, actors=0)
+    assert load_checkpoint(resumed)["config"]["actors"] == 0
+    assert_same(run_state(local_run), run_state(resumed))
 
 
 def test_sharded_training_imports_ray_only_for_actors():

@@ -13,6 +13,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from agents.neural import NeuralAgent  # noqa: E402
+from tests.checkpoint_compare import assert_same, without_run_identity  # noqa: E402
 from train.checkpoint import load_checkpoint, save_checkpoint  # noqa: E402
 from train.ppo import PPOConfig, train  # noqa: E402
 
@@ -43,28 +44,6 @@ def test_smoke_run_writes_a_complete_checkpoint_and_tensorboard_logs(full_run):
     run = full_run.parent.parent
     assert run.name.startswith("partnership__smoke__1__")
     assert list(run.glob("events.out.tfevents.*"))
-
-
-def assert_same(a, b, where="checkpoint"):
-    """Equal plain data: dicts, lists and tuples item by item, tensors bit for bit."""
-    assert type(a) is type(b), where
-    if isinstance(a, dict):
-        assert list(a) == list(b), where
-        for key in a:
-            assert_same(a[key], b[key], f"{where}[{key!r}]")
-    elif isinstance(a, (list, tuple)):
-        assert len(a) == len(b), where
-        for i, (x, y) in enumerate(zip(a, b, strict=True)):
-            assert_same(x, y, f"{where}[{i}]")
-    elif isinstance(a, torch.Tensor):
-        assert a.dtype == b.dtype and torch.equal(a, b), where
-    else:
-        assert a == b, where
-
-
-def without_run_identity(ckpt):
-    """A checkpoint minus what names the run (its name and run directory)."""
-    return {k: v for k, v in ckpt.items() if k != "run_name"} | {"config": ckpt["config"] | {"run_dir": ""}}
 
 
 def resume_later(checkpoint, seconds=100, **options):

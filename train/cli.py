@@ -116,31 +116,45 @@ def train(
     run_dir: str = typer.Option(None, help="Directory for runs (default: the config's run_dir)."),
     stop_at: int = typer.Option(None, help="Stop after N updates (PPO) or rounds (expert iteration) in all."),
     init_from: str = typer.Option(None, help="Start from this checkpoint's network (default: the config's)."),
+    actors: int = typer.Option(
+        None, help="Expert iteration: Ray actors that collect the shards (0: this process; default: the config's)."
+    ),
 ) -> None:
     """Training: PPO self-play (train/ppo.py), or expert iteration (train/expert_iteration.py) for a config
     with `algorithm: expert_iteration`; logs to TensorBoard, saves checkpoints."""
     import dataclasses
 
-    from train.expert_iteration_config import trainer_for
+    from train.expert_iteration_config import ExpertIterationConfig, trainer_for
 
+    where = {} if actors is None else {"actors": actors}
     if resume is not None:
         options = {"--config": config, "--run-dir": run_dir, "--init-from": init_from}
         given = [flag for flag, value in options.items() if value is not None]
         if given:
             raise ValueError(
                 f"{' and '.join(given)} cannot be combined with --resume: a resumed run goes on with its "
-                "checkpoint's config, beside the checkpoint (only --device and --stop-at apply)"
+                "checkpoint's config, beside the checkpoint (only --device, --stop-at and --actors apply)"
             )
-        _, run_training = trainer_for(checkpoint=resume)
-        path = run_training(None, resume=resume, stop_at=stop_at, device=device)
+        config_class, run_training = trainer_for(checkpoint=resume)
+        _check_actors_option(actors, config_class is ExpertIterationConfig)
+        path = run_training(None, resume=resume, stop_at=stop_at, device=device, **where)
     else:
         config_class, run_training = trainer_for(config=config or "configs/train/default.yaml")
+        _check_actors_option(actors, config_class is ExpertIterationConfig)
         cfg = config_class.from_yaml(config or "configs/train/default.yaml")
         overrides = {
             k: v for k, v in {"device": device, "run_dir": run_dir, "init_from": init_from}.items() if v is not None
-        }
+        } | where
         path = run_training(dataclasses.replace(cfg, **overrides), stop_at=stop_at)
     typer.echo(f"checkpoint: {path}")
+
+
+def _check_actors_option(actors: int | None, expert_iteration: bool) -> None:
+    if actors is not None and not expert_iteration:
+        raise ValueError(
+            f"--actors {actors} is for expert iteration (`algorithm: expert_iteration` with collect_shards); "
+            "PPO's rollouts run in the trainer's process"
+        )
 
 
 @app.command()

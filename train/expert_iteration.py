@@ -122,14 +122,17 @@ def train(
     stop_at: int | None = None,
     quiet: bool = False,
     device: str | None = None,
+    actors: int | None = None,
     before_shard=None,
 ) -> Path:
     """Run (or resume) expert iteration; return the path of the last checkpoint written.
 
     ``resume``: a checkpoint (``RUN/checkpoints/latest.pt``) to continue from with its own config,
     beside it. ``stop_at``: stop after this many rounds in total, as if killed right after a checkpoint.
-    ``device`` overrides the config's. ``before_shard``: with ``collect_shards``, called on the worker with each
-    ``train.collect_actors.ShardTask`` before it runs (tests use it to kill an actor).
+    ``device`` overrides the config's, and so does ``actors`` (where the shards run: a resumed run may move
+    to Ray actors or back into this process; the data do not depend on it). ``before_shard``: with
+    ``collect_shards``, called on the worker with each ``train.collect_actors.ShardTask`` before it runs (tests
+    use it to kill an actor).
     """
     from torch.utils.tensorboard import SummaryWriter
 
@@ -144,6 +147,8 @@ def train(
     assert config is not None
     if device is not None:
         config = dataclasses.replace(config, device=device)
+    if actors is not None:
+        config = dataclasses.replace(config, actors=actors)  # validated again: actors need collect_shards
     dev = torch_device(config.device)
     rules = resolve_rules(ckpt["rules"] if ckpt else config.rules)
     run_name = ckpt["run_name"] if ckpt else make_run_name(config, rules.name)
