@@ -151,6 +151,48 @@ def restore_env(envs: Any, data: dict[str, torch.Tensor], path: str | Path) -> N
     envs.restore(state)
 
 
+def load_run_state(resume: str | Path, run_keys: tuple[str, ...] | list[str], kind: str = "") -> dict[str, Any]:
+    """A full checkpoint to resume (``kind``: what run, for the error, e.g. ``"expert-iteration "``); a slim
+    one, a checkpoint lacking ``run_keys`` or of another format or observation VERSION fails in one line."""
+    from spades_env.observation import VERSION as OBS_VERSION
+
+    ckpt = load_checkpoint(resume)
+    if ckpt.get("slim"):
+        raise ValueError(f"{resume}: a slim checkpoint holds no run state to resume; use init_from to start from it")
+    missing = [k for k in run_keys if k not in ckpt]
+    if missing or ckpt["format"] != CHECKPOINT_FORMAT:
+        raise CheckpointError(
+            f"checkpoint {resume}: no {kind}run state of format {CHECKPOINT_FORMAT} to resume "
+            f"(format {ckpt['format']}, lacking {missing})"
+        )
+    if ckpt["obs_version"] != OBS_VERSION:
+        raise ValueError(f"{resume}: observation VERSION {ckpt['obs_version']} != current {OBS_VERSION}")
+    return ckpt
+
+
+def training_payload(
+    *, rules: Any, config: Any, policy: torch.nn.Module, optimizer: torch.optim.Optimizer,
+    rngs: dict[str, np.random.Generator], global_step: int, update: int, run_name: str,
+) -> dict[str, Any]:  # fmt: skip
+    """What every training checkpoint holds first (PPO and expert iteration add their run state after it):
+    the format, rules, observation version, config, network, optimizer, generators and progress."""
+    from spades_env.observation import VERSION as OBS_VERSION
+
+    return {
+        "format": CHECKPOINT_FORMAT,
+        "rules": rules.to_dict(),
+        "obs_version": OBS_VERSION,
+        "config": config.to_dict(),
+        "model_hparams": policy.hyperparameters(),
+        "model": {k: v.detach().cpu() for k, v in policy.state_dict().items()},
+        "optimizer": optimizer.state_dict(),
+        "rng": rng_states(rngs),
+        "global_step": global_step,
+        "update": update,
+        "run_name": run_name,
+    }
+
+
 def rng_states(rngs: dict[str, np.random.Generator]) -> dict[str, Any]:
     """The run's generators' states, with torch's (and CUDA's where there is one): a checkpoint's ``rng``."""
     states: dict[str, Any] = {k: g.bit_generator.state for k, g in rngs.items()}

@@ -42,16 +42,15 @@ import torch
 from agents.heuristic import HeuristicAgent
 from agents.neural import NeuralAgent, SpadesPolicy, torch_device
 from train.checkpoint import (
-    CHECKPOINT_FORMAT,
-    CheckpointError,
     array_to_tensor,
     env_state,
     load_checkpoint,
+    load_run_state,
     restore_env,
     restore_rng_states,
-    rng_states,
     save_checkpoint,
     tensor_to_array,
+    training_payload,
 )
 from train.collect_actors import numpy_weights, open_sharded_collection
 from train.expert_iteration_config import ExpertIterationConfig
@@ -86,19 +85,7 @@ RUN_KEYS = (
 
 
 def _load_resume(resume: str | Path) -> tuple[dict[str, Any], ExpertIterationConfig]:
-    from spades_env.observation import VERSION as OBS_VERSION
-
-    ckpt = load_checkpoint(resume)
-    if ckpt.get("slim"):
-        raise ValueError(f"{resume}: a slim checkpoint holds no run state to resume; use init_from to start from it")
-    missing = [k for k in RUN_KEYS if k not in ckpt]
-    if missing or ckpt["format"] != CHECKPOINT_FORMAT:
-        raise CheckpointError(
-            f"checkpoint {resume}: no expert-iteration run state of format {CHECKPOINT_FORMAT} to resume "
-            f"(format {ckpt['format']}, lacking {missing})"
-        )
-    if ckpt["obs_version"] != OBS_VERSION:
-        raise ValueError(f"{resume}: observation VERSION {ckpt['obs_version']} != current {OBS_VERSION}")
+    ckpt = load_run_state(resume, RUN_KEYS, "expert-iteration ")
     return ckpt, ExpertIterationConfig.from_dict(ckpt["config"], source=f"checkpoint {resume}")
 
 
@@ -225,17 +212,16 @@ def train(
         return save_checkpoint(
             ckpt_dir / name,
             {
-                "format": CHECKPOINT_FORMAT,
-                "rules": rules.to_dict(),
-                "obs_version": OBS_VERSION,
-                "config": config.to_dict(),
-                "model_hparams": policy.hyperparameters(),
-                "model": {k: v.detach().cpu() for k, v in policy.state_dict().items()},
-                "optimizer": optimizer.state_dict(),
-                "rng": rng_states(rngs),
-                "global_step": global_step,
-                "update": done,
-                "run_name": run_name,
+                **training_payload(
+                    rules=rules,
+                    config=config,
+                    policy=policy,
+                    optimizer=optimizer,
+                    rngs=rngs,
+                    global_step=global_step,
+                    update=done,
+                    run_name=run_name,
+                ),
                 **run_games(),
                 "replay": [{k: array_to_tensor(v) for k, v in part.items()} for part in replay],
                 "best_diff": best["diff"],

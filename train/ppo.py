@@ -29,16 +29,15 @@ import torch
 
 from agents.neural import SpadesPolicy, torch_device
 from train.checkpoint import (
-    CHECKPOINT_FORMAT,
-    CheckpointError,
     array_to_tensor,
     env_state,
     load_checkpoint,
+    load_run_state,
     restore_env,
     restore_rng_states,
-    rng_states,
     save_checkpoint,
     tensor_to_array,
+    training_payload,
 )
 from train.critic import ActorCritic, PerfectCritic, policy_columns
 from train.pairing import PairedGames
@@ -100,19 +99,9 @@ def train(
     device_name = device if device is not None else (config.device if config is not None else None)
     if device_name is not None:
         torch_device(device_name)  # a missing GPU fails before any work
-    ckpt = load_checkpoint(resume) if resume is not None else None
-    if ckpt is not None and ckpt.get("slim"):
-        raise ValueError(f"{resume}: a slim checkpoint holds no run state to resume; use init_from to start from it")
+    ckpt = load_run_state(resume, RUN_KEYS) if resume is not None else None
     if ckpt is not None:
-        missing = [k for k in RUN_KEYS if k not in ckpt]
-        if missing or ckpt["format"] != CHECKPOINT_FORMAT:
-            raise CheckpointError(
-                f"checkpoint {resume}: no run state of format {CHECKPOINT_FORMAT} to resume "
-                f"(format {ckpt['format']}, lacking {missing})"
-            )
         config = PPOConfig.from_dict(ckpt["config"], source=f"checkpoint {resume}")
-        if ckpt["obs_version"] != OBS_VERSION:
-            raise ValueError(f"{resume}: observation VERSION {ckpt['obs_version']} != current {OBS_VERSION}")
     assert config is not None
     if device_name is not None:
         config = dataclasses.replace(config, device=device_name)
@@ -243,17 +232,16 @@ def train(
         return save_checkpoint(
             ckpt_dir / name,
             {
-                "format": CHECKPOINT_FORMAT,
-                "rules": rules.to_dict(),
-                "obs_version": OBS_VERSION,
-                "config": config.to_dict(),
-                "model_hparams": policy.hyperparameters(),
-                "model": {k: v.detach().cpu() for k, v in policy.state_dict().items()},
-                "optimizer": optimizer.state_dict(),
-                "rng": rng_states(rngs),
-                "global_step": global_step,
-                "update": update,
-                "run_name": run_name,
+                **training_payload(
+                    rules=rules,
+                    config=config,
+                    policy=policy,
+                    optimizer=optimizer,
+                    rngs=rngs,
+                    global_step=global_step,
+                    update=update,
+                    run_name=run_name,
+                ),
                 "env": env_state(envs.state),
                 "next_obs": array_to_tensor(next_obs),
                 "next_mask": array_to_tensor(next_mask),
