@@ -1,6 +1,6 @@
-"""The Hearts recipes run end to end on tiny sizes: ``configs/train/hearts.yaml`` clones the heuristic (the pass
-included), fine-tunes with PPO, evaluates and keeps the network that takes the fewest points; ``hearts_finetune.yaml``
-goes on from it; the committed ``checkpoints/hearts_ppo.pt`` plays Hearts."""
+"""The Hearts recipe is one run, ``configs/train/hearts.yaml``: it clones the heuristic (the pass included), goes
+straight on with PPO at the fine-tuning settings, evaluates and keeps the network that takes the fewest points;
+the committed ``checkpoints/hearts_ppo.pt`` is that run's network and plays Hearts."""
 
 import dataclasses
 from pathlib import Path
@@ -15,31 +15,32 @@ from train.ppo import PPOConfig, train  # noqa: E402
 from train.ppo_eval import eval_gain  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-HEARTS = ROOT / "configs" / "train" / "hearts.yaml"
-HEARTS_FINETUNE = ROOT / "configs" / "train" / "hearts_finetune.yaml"
+RECIPES = ROOT / "configs" / "train"
+HEARTS = RECIPES / "hearts.yaml"
 HEARTS_CHECKPOINT = ROOT / "checkpoints" / "hearts_ppo.pt"
 
+#: Sizes cut to seconds: a tiny network, a few games, two rounds of cloning and two PPO updates, evaluated after
+#: each. 80 decisions per game finish one Hearts hand (12 passed cards + 52 plays), so the value head has targets.
+TINY = dict(
+    num_envs=4,
+    num_steps=16,
+    hidden=32,
+    depth=1,
+    imitation_updates=2,
+    imitation_num_envs=4,
+    imitation_num_steps=80,
+    imitation_minibatch=64,
+    imitation_heldout=64,
+    total_updates=2,
+    eval_every=1,
+    eval_deals=4,
+    checkpoint_every=1,
+)
 
-def tiny(config: PPOConfig, tmp_path: Path) -> PPOConfig:
-    """``config`` with its sizes cut to seconds: a tiny network, a few games, two rounds and two updates.
-    80 decisions per game finish one Hearts hand (12 passed cards + 52 plays), so the value head has targets."""
-    return dataclasses.replace(
-        config,
-        run_dir=str(tmp_path),
-        num_envs=4,
-        num_steps=16,
-        hidden=32,
-        depth=1,
-        imitation_updates=2,
-        imitation_num_envs=4,
-        imitation_num_steps=80,
-        imitation_minibatch=64,
-        imitation_heldout=64,
-        total_updates=2,
-        eval_every=1,
-        eval_deals=4,
-        checkpoint_every=1,
-    )
+
+def tiny(recipe: Path, tmp_path: Path, **overrides) -> PPOConfig:
+    """The recipe at ``recipe`` with ``TINY``'s sizes (and ``overrides``), writing its run under ``tmp_path``."""
+    return dataclasses.replace(PPOConfig.from_yaml(recipe), run_dir=str(tmp_path), **(TINY | overrides))
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +48,7 @@ def hearts_run(tmp_path_factory):
     """One tiny run of the Hearts recipe: its config, its run directory and its TensorBoard scalars."""
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
-    config = tiny(PPOConfig.from_yaml(HEARTS), tmp_path_factory.mktemp("hearts"))
+    config = tiny(HEARTS, tmp_path_factory.mktemp("hearts"))
     run = train(config, quiet=True).parent.parent
     scalars = {}
     for logdir in (run, run / "imitation"):
@@ -57,19 +58,32 @@ def hearts_run(tmp_path_factory):
     return config, run, scalars
 
 
+def test_hearts_has_one_recipe_cloning_then_ppo_at_the_fine_tuning_settings():
+    assert sorted(p.name for p in RECIPES.glob("hearts*.yaml")) == ["hearts.yaml"]
+    recipe = PPOConfig.from_yaml(HEARTS)
+    assert recipe.rules == "hearts" and recipe.init_from is None
+    assert recipe.imitation_updates > 0 and recipe.total_updates > 0 and recipe.heuristic_prob == 1.0
+    # The settings that moved the cloned policy (lr 5e-5 moved it by a KL of ~0.0005 an update).
+    assert recipe.learning_rate == 2.5e-4 and recipe.anneal_lr
+    assert (recipe.ent_coef, recipe.target_kl) == (0.003, 0.02)
+    assert recipe.keep_best and recipe.eval_every > 0
+
+
 def test_hearts_recipe_smoke(hearts_run):
     config, run, scalars = hearts_run
-    assert config.rules == "hearts" and config.imitation_updates > 0 and config.heuristic_prob == 1.0
-    assert config.keep_best and config.eval_every > 0
     # Behaviour cloning learned the heuristic's passes and plays, and the hand returns (minus the points).
     assert all(0 <= a <= 1 for a in scalars["imitation/heldout_accuracy"])
     assert scalars["imitation/value_loss"][0] > 0
+    # Then PPO in the same run, from the recipe's own learning rate (not cloning's), annealed.
     assert len(scalars["losses/value_loss"]) == config.total_updates
+    lrs = scalars["charts/learning_rate"]
+    assert lrs[0] == pytest.approx(config.learning_rate) and lrs[-1] < lrs[0]
     # One evaluation after behaviour cloning and one per update, of Hearts points (0..26 a seat and hand).
     assert len(scalars["eval/diff"]) == config.total_updates + 1
     assert all(0 <= p <= 26 for p in scalars["eval/points_per_hand"])
     latest = load_checkpoint(run / "checkpoints" / "latest.pt")
     assert latest["rules"]["name"] == "hearts" and latest["update"] == config.total_updates
+    assert latest["config"]["init_from"] is None
 
 
 def test_keep_best_keeps_the_network_with_the_fewest_hearts_points(hearts_run):
@@ -81,24 +95,19 @@ def test_keep_best_keeps_the_network_with_the_fewest_hearts_points(hearts_run):
     assert best["update"] == diffs.index(min(diffs))  # evaluation k follows update k (0: behaviour cloning)
 
 
-def test_hearts_finetune_recipe_smoke(hearts_run, tmp_path):
-    _, run, _ = hearts_run
-    start = str(run / "checkpoints" / "best.pt")
-    config = dataclasses.replace(
-        tiny(PPOConfig.from_yaml(HEARTS_FINETUNE), tmp_path), imitation_updates=0, init_from=start
-    )
-    assert config.rules == "hearts" and config.learning_rate > PPOConfig.from_yaml(HEARTS).learning_rate
-    latest = load_checkpoint(train(config, quiet=True))
-    assert latest["update"] == config.total_updates and latest["config"]["init_from"] == start
-    assert (Path(config.run_dir) / latest["run_name"] / "checkpoints" / "best.pt").exists()
-
-
-def test_hearts_checkpoint_is_slim_and_takes_fewer_points_than_random():
+def test_hearts_checkpoint_is_the_recipes_network_slim_and_takes_fewer_points_than_random():
     from agents import make_agent
     from spades_env.engine import SpadesEngine
     from train.tournament import TournamentConfig, run_tournament
 
     assert HEARTS_CHECKPOINT.stat().st_size <= 5 * 2**20
+    data = torch.load(HEARTS_CHECKPOINT, weights_only=True)
+    recipe = PPOConfig.from_yaml(HEARTS)
+    assert data["slim"] and data["rules"]["name"] == "hearts"
+    assert (data["model_hparams"]["hidden"], data["model_hparams"]["depth"]) == (recipe.hidden, recipe.depth)
+    trained = data["config"]
+    for key in ("imitation_updates", "total_updates", "learning_rate", "ent_coef", "target_kl", "init_from"):
+        assert trained[key] == getattr(recipe, key), key
     spec = f"neural:path={HEARTS_CHECKPOINT}"
     agent = make_agent(spec, seed=0)
     assert agent.supports(SpadesEngine("hearts")) and not agent.supports(SpadesEngine("partnership"))
