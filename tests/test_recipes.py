@@ -15,6 +15,7 @@ from train.ppo import PPOConfig, train  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 CUTTHROAT4 = ROOT / "configs" / "train" / "cutthroat4.yaml"
+CUTTHROAT4_RELATIVE = ROOT / "configs" / "train" / "cutthroat4_relative.yaml"
 CUTTHROAT4_CHECKPOINT = ROOT / "checkpoints" / "cutthroat4_ppo.pt"
 
 #: The sizes a smoke run shrinks; every other setting is the recipe's own.
@@ -63,6 +64,13 @@ def test_cutthroat4_recipe_smoke(tmp_path):
         obs, _, _, _, info = env.step(actions)
     with pytest.raises(ValueError, match="cutthroat-4"):
         agent.check_supports(VectorSpades("partnership", num_envs=1, seed=0).engine)
+
+
+def test_the_relative_reward_experiment_is_the_cutthroat4_recipe_with_only_the_weight_changed():
+    recipe, relative = PPOConfig.from_yaml(CUTTHROAT4).to_dict(), PPOConfig.from_yaml(CUTTHROAT4_RELATIVE).to_dict()
+    assert recipe["opponent_reward_weight"] == 0.0 and relative["opponent_reward_weight"] == 1.0
+    changed = {k for k in recipe if recipe[k] != relative[k]}
+    assert changed == {"exp_name", "opponent_reward_weight"}
 
 
 def test_cutthroat4_recipe_network_exports_within_5_mb(tmp_path):

@@ -53,6 +53,11 @@ class PPOConfig:
     ``pool_prob: 0``."""
     pair_weight: float = 1.0
     """How much of the twin's hand reward is subtracted (1: the duplicate difference; 0: none)."""
+    opponent_reward_weight: float = 0.0
+    """A seat's hand reward becomes its side's minus this times the mean reward of the other sides (after
+    ``bag_adjusted_reward``, before ``reward_scale`` and pairing). Tournaments compare a side's points with
+    the other sides' points, so with several opponent sides (cutthroat) setting one of them (making it miss
+    its bid) is worth points there that an own-points reward does not pay for. 0: own points only."""
 
     learning_rate: float = 3e-4
     """Adam learning rate."""
@@ -162,6 +167,7 @@ class PPOConfig:
             "imitation_heldout": self.imitation_heldout >= 0,
             "total_updates": self.total_updates >= 0,
             "eval_search_deals": self.eval_search_deals >= 1,
+            "opponent_reward_weight": 0.0 <= self.opponent_reward_weight <= 1.0,
         }
         if self.paired:
             checks |= {
@@ -179,7 +185,7 @@ class PPOConfig:
                 raise ValueError(f"bad training config value eval_search={self.eval_search!r}: {error}") from None
         bad = [k for k, ok in checks.items() if not ok]
         if bad:
-            allowed = {"critic": f"one of {CRITICS}"}
+            allowed = {"critic": f"one of {CRITICS}", "opponent_reward_weight": "0 <= w <= 1"}
             if self.paired:
                 paired = {"num_envs": "even", "episode": "'match'", "credit": "'hand'", "pool_prob": "0"}
                 allowed |= {k: f"{v} with paired: true" for k, v in paired.items()}

@@ -85,6 +85,20 @@ def adjusted_rewards(engine: Any, rewards: np.ndarray, finished: list) -> np.nda
     return out
 
 
+def relative_rewards(engine: Any, rewards: np.ndarray, weight: float) -> np.ndarray:
+    """(B, N) float32 rewards with each seat's side reward minus ``weight`` times the mean reward of the
+    other sides (``opponent_reward_weight``): a point taken from any opponent side counts, as it does
+    when a tournament compares sides. Partnership: own side minus ``weight`` times the other side."""
+    out = np.asarray(rewards, np.float32)
+    if weight == 0.0:
+        return out
+    side_of_seat, n_sides = engine.side_of_seat, engine.n_sides
+    first_seat = np.array([np.flatnonzero(side_of_seat == side)[0] for side in range(n_sides)])
+    side_reward = out[:, first_seat]  # (B, n_sides): every seat of a side has its side's reward
+    others_mean = (side_reward.sum(axis=1, keepdims=True) - side_reward) / np.float32(n_sides - 1)
+    return (out - np.float32(weight) * others_mean[:, side_of_seat]).astype(np.float32)
+
+
 def collect_rollout(
     model: ActorCritic,
     envs: Any,
@@ -139,6 +153,8 @@ def collect_rollout(
         episode_end = hand_done if config.credit == "hand" else (terminated | truncated)
         if config.bag_adjusted_reward and info.get("finished_hands"):
             rewards = adjusted_rewards(engine, rewards, info["finished_hands"])
+        if config.opponent_reward_weight:
+            rewards = relative_rewards(engine, rewards, config.opponent_reward_weight)
         rewards = np.asarray(rewards, np.float32) * config.reward_scale
         if pairing is not None:
             rewards = pairing.credit(buffer, rewards, hand_done, hand_number)
