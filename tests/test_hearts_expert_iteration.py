@@ -1,6 +1,7 @@
 """``configs/train/hearts_expert_iteration.yaml`` (expert iteration on Hearts from ``checkpoints/hearts_ppo.pt``)
 runs end to end on tiny sizes: the search teacher values the card play, the passes it does not value keep the
-starting network's probabilities, and the run evaluates in Hearts points and keeps its best network."""
+starting network's probabilities, and the run evaluates in Hearts points and keeps its best network; the committed
+``checkpoints/hearts_expit.pt`` is that recipe's network."""
 
 import dataclasses
 from pathlib import Path
@@ -87,3 +88,23 @@ def test_a_tiny_hearts_run_evaluates_in_hearts_points_and_keeps_the_fewest(heart
     best = load_checkpoint(latest.parent / "best.pt")
     assert best["best_diff"] == pytest.approx(min(diffs))  # Hearts: the fewest points is the best
     assert best["update"] == diffs.index(min(diffs))
+
+
+def test_the_committed_hearts_expit_checkpoint_is_the_recipes_network_and_plays_hearts_only():
+    from agents import make_agent
+    from spades_env.engine import SpadesEngine
+    from train.tournament import TournamentConfig, run_tournament
+
+    path = ROOT / "checkpoints" / "hearts_expit.pt"
+    assert path.stat().st_size <= 5 * 2**20
+    data = torch.load(path, weights_only=True)
+    recipe = ExpertIterationConfig.from_yaml(RECIPE)
+    assert data["slim"] and data["rules"]["name"] == "hearts" and data["update"] <= recipe.rounds
+    assert (data["model_hparams"]["hidden"], data["model_hparams"]["depth"]) == (recipe.hidden, recipe.depth)
+    for key in ("algorithm", "teacher", "temperature", "anchor", "anchor_to", "unvalued", "init_from", "rounds"):
+        assert data["config"][key] == getattr(recipe, key), key
+    spec = f"neural:path={path}"
+    agent = make_agent(spec, seed=0)
+    assert agent.supports(SpadesEngine("hearts")) and not agent.supports(SpadesEngine("partnership"))
+    config = TournamentConfig(bots=(spec, "random"), rules="hearts", boards=8, chunk=8)
+    assert run_tournament(config, None, progress=False)["pairs"][0]["diff"] < 0  # fewer penalty points than random
