@@ -33,7 +33,7 @@ CHECKPOINT_DIR = _checkpoint_dir()
 LEARNED_CHECKPOINTS: dict[str, Path] = {
     "partnership": CHECKPOINT_DIR / "partnership_ppo.pt",
     "cutthroat-4": CHECKPOINT_DIR / "cutthroat4_ppo.pt",
-    "hearts": CHECKPOINT_DIR / "hearts_ppo.pt",
+    "hearts": CHECKPOINT_DIR / "hearts_expit.pt",  # hearts_ppo.pt (the one-run recipe) improved by expert iteration
 }
 
 

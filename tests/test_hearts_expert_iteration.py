@@ -24,7 +24,7 @@ PASSES = 12  # decisions before the first card of hand 1: four seats pass 3 card
 #: Seconds: a few games of one Hearts hand and a little more (80 decisions: 12 passes, 52 cards, the next hand's
 #: first passes), a 2-layout teacher, small chunks and minibatches, an evaluation after each round.
 TINY = dict(
-    rounds=2,
+    rounds=1,
     num_envs=4,
     num_steps=80,
     teacher="search:samples=2,oversample=1",
