@@ -1,4 +1,5 @@
-"""Comparing training checkpoints bit for bit (PPO, expert iteration, sharded and resumed runs)."""
+"""Comparing training checkpoints bit for bit (PPO, expert iteration, sharded and resumed runs), and the committed
+checkpoints with the recipes that made them."""
 
 import torch
 
@@ -23,3 +24,15 @@ def assert_same(a, b, where="checkpoint"):
 def without_run_identity(ckpt):
     """A checkpoint minus what names the run (its name and run directory)."""
     return {k: v for k, v in ckpt.items() if k != "run_name"} | {"config": ckpt["config"] | {"run_dir": ""}}
+
+
+def committed_checkpoint(path, recipe, rules: str, keys) -> dict:
+    """The committed slim checkpoint at ``path`` (read with ``weights_only``), asserted <= 5 MiB, trained on the
+    preset ``rules`` with ``recipe``'s network size and ``recipe``'s values of the config ``keys``."""
+    assert path.stat().st_size <= 5 * 2**20
+    data = torch.load(path, weights_only=True)
+    assert data["slim"] and data["rules"]["name"] == rules
+    assert (data["model_hparams"]["hidden"], data["model_hparams"]["depth"]) == (recipe.hidden, recipe.depth)
+    for key in keys:
+        assert data["config"][key] == getattr(recipe, key), key
+    return data

@@ -12,6 +12,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from agents.neural import NeuralAgent  # noqa: E402
+from tests.checkpoint_compare import committed_checkpoint  # noqa: E402
 from train.checkpoint import load_checkpoint  # noqa: E402
 from train.expert_iteration import train  # noqa: E402
 from train.expert_iteration_config import ExpertIterationConfig  # noqa: E402
@@ -96,13 +97,9 @@ def test_the_committed_hearts_expit_checkpoint_is_the_recipes_network_and_plays_
     from train.tournament import TournamentConfig, run_tournament
 
     path = ROOT / "checkpoints" / "hearts_expit.pt"
-    assert path.stat().st_size <= 5 * 2**20
-    data = torch.load(path, weights_only=True)
     recipe = ExpertIterationConfig.from_yaml(RECIPE)
-    assert data["slim"] and data["rules"]["name"] == "hearts" and data["update"] <= recipe.rounds
-    assert (data["model_hparams"]["hidden"], data["model_hparams"]["depth"]) == (recipe.hidden, recipe.depth)
-    for key in ("algorithm", "teacher", "temperature", "anchor", "anchor_to", "unvalued", "init_from", "rounds"):
-        assert data["config"][key] == getattr(recipe, key), key
+    keys = ("algorithm", "teacher", "temperature", "anchor", "anchor_to", "unvalued", "init_from", "rounds")
+    assert committed_checkpoint(path, recipe, "hearts", keys)["update"] <= recipe.rounds
     spec = f"neural:path={path}"
     agent = make_agent(spec, seed=0)
     assert agent.supports(SpadesEngine("hearts")) and not agent.supports(SpadesEngine("partnership"))

@@ -10,6 +10,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from spades_env.rules import resolve_rules  # noqa: E402
+from tests.checkpoint_compare import committed_checkpoint  # noqa: E402
 from train.checkpoint import load_checkpoint  # noqa: E402
 from train.ppo import PPOConfig, train  # noqa: E402
 from train.ppo_eval import eval_gain  # noqa: E402
@@ -101,14 +102,8 @@ def test_hearts_checkpoint_is_the_recipes_network_slim_and_takes_fewer_points_th
     from spades_env.engine import SpadesEngine
     from train.tournament import TournamentConfig, run_tournament
 
-    assert HEARTS_CHECKPOINT.stat().st_size <= 5 * 2**20
-    data = torch.load(HEARTS_CHECKPOINT, weights_only=True)
-    recipe = PPOConfig.from_yaml(HEARTS)
-    assert data["slim"] and data["rules"]["name"] == "hearts"
-    assert (data["model_hparams"]["hidden"], data["model_hparams"]["depth"]) == (recipe.hidden, recipe.depth)
-    trained = data["config"]
-    for key in ("imitation_updates", "total_updates", "learning_rate", "ent_coef", "target_kl", "init_from"):
-        assert trained[key] == getattr(recipe, key), key
+    keys = ("imitation_updates", "total_updates", "learning_rate", "ent_coef", "target_kl", "init_from")
+    committed_checkpoint(HEARTS_CHECKPOINT, PPOConfig.from_yaml(HEARTS), "hearts", keys)
     spec = f"neural:path={HEARTS_CHECKPOINT}"
     agent = make_agent(spec, seed=0)
     assert agent.supports(SpadesEngine("hearts")) and not agent.supports(SpadesEngine("partnership"))

@@ -10,6 +10,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from agents.neural import NeuralAgent, SpadesPolicy  # noqa: E402
+from tests.checkpoint_compare import committed_checkpoint  # noqa: E402
 from train.checkpoint import export_slim, load_checkpoint  # noqa: E402
 from train.ppo import PPOConfig, train  # noqa: E402
 
@@ -87,14 +88,8 @@ def test_cutthroat4_recipe_network_exports_within_5_mb(tmp_path):
 def test_the_committed_cutthroat4_checkpoint_is_the_recipes_network_and_plays_cutthroat4():
     from spades_env.envs.vector import VectorSpades
 
-    assert CUTTHROAT4_CHECKPOINT.stat().st_size <= 5 * 2**20
-    data = torch.load(CUTTHROAT4_CHECKPOINT, weights_only=True)
-    recipe = PPOConfig.from_yaml(CUTTHROAT4)
-    assert data["slim"] and data["rules"]["name"] == "cutthroat-4"
-    assert (data["model_hparams"]["hidden"], data["model_hparams"]["depth"]) == (recipe.hidden, recipe.depth)
-    trained = data["config"]
-    for key in ("num_envs", "num_steps", "learning_rate", "paired", "bag_adjusted_reward", "heuristic_prob"):
-        assert trained[key] == getattr(recipe, key), key
+    keys = ("num_envs", "num_steps", "learning_rate", "paired", "bag_adjusted_reward", "heuristic_prob")
+    committed_checkpoint(CUTTHROAT4_CHECKPOINT, PPOConfig.from_yaml(CUTTHROAT4), "cutthroat-4", keys)
     agent = NeuralAgent.from_checkpoint(CUTTHROAT4_CHECKPOINT)
     env = VectorSpades("cutthroat-4", num_envs=2, seed=5)
     agent.check_supports(env.engine)
