@@ -19,22 +19,24 @@ from agents.random_agent import RandomAgent
 from agents.search import SearchAgent
 
 
-def _neural(seed: int | None = None, path: str = "", greedy: bool = True, device: str = "cpu") -> Agent:
-    """``neural:path=CHECKPOINT[,greedy=false][,device=cuda]``: torch is imported only when asked for."""
+def _neural(seed: int | None = None, path: str = "", greedy: bool = True, device: str = "cpu", play: str = "") -> Agent:
+    """``neural:path=CHECKPOINT[,greedy=false][,device=cuda][,play=heuristic]``: torch is imported only when asked
+    for. ``play``: who plays the cards, ``network`` or ``heuristic`` (empty: as the checkpoint trained)."""
     from agents.neural import make_neural_agent
 
-    return make_neural_agent(seed=seed, path=path, greedy=greedy, device=device)
+    return make_neural_agent(seed=seed, path=path, greedy=greedy, device=device, play=play)
 
 
 #: The committed learned partnership bot (see checkpoints/README.md); ``learned`` also holds the other presets'.
 LEARNED_CHECKPOINT = LEARNED_CHECKPOINTS["partnership"]
 
 
-def _learned(seed: int | None = None, greedy: bool = True, device: str = "cpu") -> Agent:
-    """``learned``: the committed checkpoint trained for the table's rules (``agents.learned``), or a clear refusal."""
+def _learned(seed: int | None = None, greedy: bool = True, device: str = "cpu", play: str = "") -> Agent:
+    """``learned``: the committed checkpoint trained for the table's rules (``agents.learned``), or a clear refusal;
+    ``play=heuristic``: its network bids, HeuristicAgent plays the cards."""
     from agents.learned import LearnedAgent  # torch only when a checkpoint loads
 
-    return LearnedAgent(seed=seed, greedy=greedy, device=device)
+    return LearnedAgent(seed=seed, greedy=greedy, device=device, play=play)
 
 
 #: Bot name -> factory taking ``seed=`` and the bot's keyword options.

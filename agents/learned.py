@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from agents.base import Agent, DecisionContext
-from agents.options import parse_bool
+from agents.options import CARD_PLAYERS, parse_bool
 from spades_env.engine import SpadesEngine
 
 
@@ -48,10 +48,14 @@ class LearnedAgent(Agent):
     name = "learned"
     uses_observations = True
 
-    def __init__(self, seed: int | None = None, greedy: bool = True, device: str = "cpu") -> None:
+    def __init__(self, seed: int | None = None, greedy: bool = True, device: str = "cpu", play: str = "") -> None:
         from agents.neural import torch_device
 
+        if play and play not in CARD_PLAYERS:
+            raise ValueError(f"learned bot option 'play' must be one of {list(CARD_PLAYERS)}, got {play!r}")
         super().__init__(seed)
+        self.play = play or None
+        """Who plays the cards (``network``, ``heuristic``); None: as each checkpoint trained."""
         self.seed = seed
         self.greedy = parse_bool(greedy, "greedy")
         self.device = str(torch_device(device))  # a bad or absent device fails now, in one line
@@ -72,7 +76,7 @@ class LearnedAgent(Agent):
 
             path = self.paths[preset]
             self._agents[preset] = NeuralAgent.from_checkpoint(
-                path, greedy=self.greedy, device=self.device, seed=self.seed
+                path, greedy=self.greedy, device=self.device, seed=self.seed, play=self.play
             )
         return self._agents[preset]
 

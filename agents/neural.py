@@ -19,8 +19,8 @@ from torch import nn
 
 from agents.base import Agent, DecisionContext
 from agents.checkpoint_io import CheckpointError, read_checkpoint
-from agents.options import parse_bool
-from spades_env.engine import SpadesEngine
+from agents.options import CARD_PLAYERS, parse_bool
+from spades_env.engine import PLAY, SpadesEngine
 from spades_env.engine.actions import ActionLayout
 from spades_env.rules import Rules
 
@@ -162,7 +162,10 @@ class NeuralAgent(Agent):
         obs_version: int | None = None,
         name: str | None = None,
         rules: Rules | None = None,
+        play: str = "network",
     ) -> None:
+        if play not in CARD_PLAYERS:
+            raise ValueError(f"neural bot option 'play' must be one of {list(CARD_PLAYERS)}, got {play!r}")
         super().__init__(seed)
         self.device = torch_device(device)
         self.policy = policy.to(self.device).eval()
@@ -173,13 +176,34 @@ class NeuralAgent(Agent):
         """The rules the network was trained on (from its checkpoint); None: only the sizes are checked."""
         if name is not None:
             self.name = name
+        self.play = play
+        """Who plays the cards: ``network`` or ``heuristic`` (then every card decision is HeuristicAgent's)."""
+        self.card_player: Agent | None = None
+        if play == "heuristic":
+            from agents.heuristic import HeuristicAgent
+
+            self.card_player = HeuristicAgent(seed=seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        if self.card_player is not None:
+            self.card_player.reset(seed)
 
     @classmethod
     def from_checkpoint(
-        cls, path: str | Path, *, greedy: bool = True, device: str = "cpu", seed: int | None = None
+        cls,
+        path: str | Path,
+        *,
+        greedy: bool = True,
+        device: str = "cpu",
+        seed: int | None = None,
+        play: str | None = None,
     ) -> NeuralAgent:
         """Load the policy of a training checkpoint, full or slim (``train.checkpoint.export_slim``);
-        fails (ValueError) on a file that is not one, or of another observation version."""
+        fails (ValueError) on a file that is not one, or of another observation version. ``play``: who
+        plays the cards; None: as in training (the checkpoint's ``card_play``, else the network)."""
+        if play is not None and play not in CARD_PLAYERS:
+            raise ValueError(f"neural bot option 'play' must be one of {list(CARD_PLAYERS)}, got {play!r}")
         from spades_env.observation import VERSION
 
         dev = torch_device(device)  # before any work
@@ -206,6 +230,7 @@ class NeuralAgent(Agent):
             obs_version=ckpt["obs_version"],
             name=f"neural:{Path(path).stem}",
             rules=rules,
+            play=play or trained_card_player(ckpt),
         )
 
     def unsupported_reason(self, engine: SpadesEngine) -> str | None:
@@ -233,6 +258,23 @@ class NeuralAgent(Agent):
         masks = np.asarray(masks, dtype=bool)
         if len(masks) == 0:
             return np.zeros(0, np.int64)
+        if self.card_player is None:
+            return self._network_actions(observations, masks)
+        if context is None:
+            raise ValueError(f"bot {self.name!r} with play=heuristic needs the decision context (it plays the cards)")
+        cards = context.state.phase[context.games] == PLAY
+        actions = np.zeros(len(masks), np.int64)
+        rows = np.flatnonzero(cards)
+        if len(rows):
+            sub = DecisionContext(context.engine, context.state, context.games[rows], context.seats[rows])
+            actions[rows] = self.card_player.act(None, masks[rows], sub)
+        rows = np.flatnonzero(~cards)
+        if len(rows):
+            actions[rows] = self._network_actions(np.asarray(observations)[rows], masks[rows])
+        return actions
+
+    def _network_actions(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The network's (greedy or sampled) legal actions of (B, D) observations and (B, A) masks."""
         with torch.no_grad():
             obs = torch.as_tensor(np.asarray(observations, dtype=np.float32), device=self.device)
             logits = self.policy.action_logits(obs, bids=bool(masks[:, self.policy.n_card_actions :].any()))
@@ -243,10 +285,19 @@ class NeuralAgent(Agent):
         return np.argmax(logits + gumbel, axis=1).astype(np.int64)
 
 
+def trained_card_player(ckpt: dict[str, Any]) -> str:
+    """Who played the cards while the checkpoint's network trained (its config's ``card_play``; ``network``
+    for checkpoints from before that option): a network trained to bid under heuristic card play plays so."""
+    config = ckpt.get("config") or {}
+    return str(config.get("card_play", "network"))
+
+
 def make_neural_agent(
-    seed: int | None = None, path: str = "", greedy: bool | int | str = True, device: str = "cpu"
+    seed: int | None = None, path: str = "", greedy: bool | int | str = True, device: str = "cpu", play: str = ""
 ) -> NeuralAgent:
-    """Factory for bot registries and spec strings (``neural:path=runs/.../latest.pt``)."""
+    """Factory for bot registries and spec strings (``neural:path=runs/.../latest.pt[,play=heuristic]``);
+    ``play`` empty: as the checkpoint trained."""
     if not path:
         raise ValueError("the neural bot needs a checkpoint: neural:path=PATH")
-    return NeuralAgent.from_checkpoint(path, greedy=parse_bool(greedy, "greedy"), device=device, seed=seed)
+    greedy = parse_bool(greedy, "greedy")
+    return NeuralAgent.from_checkpoint(path, greedy=greedy, device=device, seed=seed, play=play or None)

@@ -17,6 +17,9 @@ from typing import Any
 TRUE_WORDS = ("true", "yes", "1")
 FALSE_WORDS = ("false", "no", "0")
 OPTION_TYPES = (bool, int, float, str)
+#: Who plays a neural bot's cards (option ``play``, PPO's ``card_play``): its own network, or ``HeuristicAgent``
+#: (the network then only bids, declares blind nil and Bemo, and passes in Hearts).
+CARD_PLAYERS = ("network", "heuristic")
 
 
 def parse_bool(value: Any, option: str) -> bool:

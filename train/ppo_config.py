@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agents.options import CARD_PLAYERS
 from spades_env.rules_yaml import parse_yaml
 
 #: The ``critic`` settings (``train/critic.py``).
@@ -58,6 +59,13 @@ class PPOConfig:
     ``bag_adjusted_reward``, before ``reward_scale`` and pairing). Tournaments compare a side's points with
     the other sides' points, so with several opponent sides (cutthroat) setting one of them (making it miss
     its bid) is worth points there that an own-points reward does not pay for. 0: own points only."""
+
+    card_play: str = "network"
+    """Who plays the cards in training games: ``network`` (the learner plays and learns them) or ``heuristic``
+    (HeuristicAgent plays every card at the table, not trained on: the network learns only its other decisions,
+    bids, blind nil and Bemo, under the heuristic's card play, as the bidding benchmark measures them; the
+    evaluations and the checkpoint's ``neural`` bot then play the same way). ``heuristic`` needs ``gae_lambda: 1``
+    (returns must not bootstrap from the card decisions' values, which nothing trains)."""
 
     learning_rate: float = 3e-4
     """Adam learning rate."""
@@ -168,7 +176,10 @@ class PPOConfig:
             "total_updates": self.total_updates >= 0,
             "eval_search_deals": self.eval_search_deals >= 1,
             "opponent_reward_weight": 0.0 <= self.opponent_reward_weight <= 1.0,
+            "card_play": self.card_play in CARD_PLAYERS,
         }
+        if self.card_play == "heuristic":
+            checks["gae_lambda"] = self.gae_lambda == 1.0
         if self.paired:
             checks |= {
                 "num_envs": self.num_envs % 2 == 0,
@@ -185,7 +196,12 @@ class PPOConfig:
                 raise ValueError(f"bad training config value eval_search={self.eval_search!r}: {error}") from None
         bad = [k for k, ok in checks.items() if not ok]
         if bad:
-            allowed = {"critic": f"one of {CRITICS}", "opponent_reward_weight": "0 <= w <= 1"}
+            allowed = {
+                "critic": f"one of {CRITICS}",
+                "opponent_reward_weight": "0 <= w <= 1",
+                "card_play": f"one of {list(CARD_PLAYERS)}",
+                "gae_lambda": "1 with card_play: heuristic",
+            }
             if self.paired:
                 paired = {"num_envs": "even", "episode": "'match'", "credit": "'hand'", "pool_prob": "0"}
                 allowed |= {k: f"{v} with paired: true" for k, v in paired.items()}

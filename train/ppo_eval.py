@@ -52,7 +52,8 @@ def evaluate(policy: SpadesPolicy, config: PPOConfig, rules: Rules | None = None
         import train.tournament  # noqa: F401
     except ImportError:
         return None
-    agent = NeuralAgent(clone_policy(policy, torch.device("cpu")), greedy=True, name="ppo", rules=rules)
+    device = torch.device("cpu")
+    agent = NeuralAgent(clone_policy(policy, device), greedy=True, name="ppo", rules=rules, play=config.card_play)
     result = evaluate_against_heuristic(agent, config.rules, config.eval_deals, config.eval_seed)
     scalars = {f"eval/{k}": v for k, v in result.items()}
     if config.eval_search:

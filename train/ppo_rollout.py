@@ -5,7 +5,8 @@ decision is a transition of the seat that took it (``train.ppo_core.TurnBuffer``
 seat); the reward of a hand (the change of the seat's side score, times ``reward_scale``) is
 credited to each seat's last decision of that hand. Optionally a hand's opponents are a past
 snapshot of the network (an opponent pool) or HeuristicAgent (``Opponents``); their decisions
-are not trained on.
+are not trained on. With ``card_play: heuristic`` HeuristicAgent plays every card at the table and the
+network learns only the rest (bids, blind nil, Bemo).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import torch
 from agents.base import DecisionContext
 from agents.heuristic import HeuristicAgent
 from agents.neural import SpadesPolicy
+from spades_env.engine import PLAY
 from train.critic import ActorCritic
 from train.ppo_config import PPOConfig
 from train.ppo_core import MaskedCategorical, TurnBuffer
@@ -71,6 +73,15 @@ class Opponents:
             self.opponent[self.opponent > 0] -= 1
         self.pool.append(snapshot)
         self.pool_nets.append(net_from(snapshot, policy, device))
+
+
+def heuristic_cards(state: Any, config: PPOConfig, live: np.ndarray | None) -> np.ndarray:
+    """(B,) bool: the games whose decision this step is a card HeuristicAgent plays for whoever holds the seat
+    (``card_play: heuristic``; none otherwise); ``live``: the games taking a decision (None: all)."""
+    if config.card_play != "heuristic":
+        return np.zeros(len(state.phase), bool)
+    cards = state.phase == PLAY
+    return cards if live is None else cards & live
 
 
 def adjusted_rewards(engine: Any, rewards: np.ndarray, finished: list) -> np.ndarray:
@@ -135,7 +146,13 @@ def collect_rollout(
             opponent = opponents.opponent
             learn = (opponent == SELF_PLAY) | (side_of_seat[next_seat] == opponents.learner_side)
             live = None if pairing is None else next_seat >= 0  # a finished match waiting for its twin's
-            others = ~learn if live is None else ~learn & live
+            bot_cards = heuristic_cards(envs.state, config, live)
+            learn &= ~bot_cards
+            others = ~learn & ~bot_cards if live is None else ~learn & ~bot_cards & live
+            if bot_cards.any():
+                rows = np.flatnonzero(bot_cards)
+                ctx = DecisionContext(engine, envs.state, rows, next_seat[rows])
+                action[rows] = opponents.heuristic.act(None, next_mask[rows], ctx)
             for k in np.unique(opponent[others]):
                 rows = np.flatnonzero(others & (opponent == k))
                 if k == HEURISTIC:

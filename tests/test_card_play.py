@@ -1,0 +1,97 @@
+"""Who plays a neural bot's cards (``play``; PPO's ``card_play``): the network, or HeuristicAgent while the network
+bids (``neural:path=...,play=heuristic``, ``learned:play=heuristic``, ``configs/train/bidding.yaml``)."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+
+import train.ppo_rollout as ppo_rollout  # noqa: E402
+from agents import LEARNED_CHECKPOINT, make_agent  # noqa: E402
+from agents.base import DecisionContext  # noqa: E402
+from agents.heuristic import HeuristicAgent  # noqa: E402
+from agents.neural import NeuralAgent  # noqa: E402
+from spades_env.engine import PLAY  # noqa: E402
+from spades_env.envs.vector import VectorSpades  # noqa: E402
+from train.ppo import PPOConfig, train  # noqa: E402
+from train.ppo_core import TurnBuffer  # noqa: E402
+
+
+def test_the_network_bids_and_the_heuristic_plays_the_cards():
+    mixed = NeuralAgent.from_checkpoint(LEARNED_CHECKPOINT, seed=3, play="heuristic")
+    network = NeuralAgent.from_checkpoint(LEARNED_CHECKPOINT, seed=3)
+    heuristic = HeuristicAgent(seed=3)
+    envs = VectorSpades("partnership", num_envs=32, seed=5)
+    obs, info = envs.reset(seed=5)
+    phases = set()
+    for _ in range(120):  # bids and cards of two hands of every game
+        mask, seats = info["action_mask"].astype(bool), info["to_play"]
+        ctx = DecisionContext(envs.engine, envs.state, np.arange(32), seats)
+        cards = envs.state.phase == PLAY
+        phases |= set(np.unique(envs.state.phase).tolist())
+        actions = mixed.act(obs, mask, ctx)
+        rows = np.flatnonzero(cards)
+        sub = DecisionContext(envs.engine, envs.state, rows, seats[rows])
+        np.testing.assert_array_equal(actions[cards], heuristic.act(None, mask[rows], sub))
+        np.testing.assert_array_equal(actions[~cards], network.act(obs[~cards], mask[~cards]))
+        obs, _, _, _, info = envs.step(actions)
+    assert PLAY in phases and len(phases) > 1  # both kinds of decision were taken
+
+
+def test_play_is_checked_and_heuristic_play_needs_the_context():
+    with pytest.raises(ValueError, match=r"neural bot option 'play' must be one of \['network', 'heuristic'\]"):
+        make_agent(f"neural:path={LEARNED_CHECKPOINT},play=x", seed=0)
+    with pytest.raises(ValueError, match=r"learned bot option 'play' must be one of \['network', 'heuristic'\]"):
+        make_agent("learned:play=x", seed=0)
+    agent = make_agent(f"neural:path={LEARNED_CHECKPOINT},play=heuristic", seed=0)
+    envs = VectorSpades("partnership", num_envs=2, seed=0)
+    obs, info = envs.reset(seed=0)
+    with pytest.raises(ValueError, match="with play=heuristic needs the decision context"):
+        agent.act(obs, info["action_mask"])
+
+
+def test_the_learned_bot_passes_play_to_its_networks():
+    agent = make_agent("learned:play=heuristic", seed=0)
+    assert {a.play for a in agent._agents.values()} == {"heuristic"}
+    assert {a.play for a in make_agent("learned", seed=0)._agents.values()} == {"network"}
+
+
+def test_the_config_checks_card_play_and_lambda():
+    with pytest.raises(ValueError, match=r"card_play='cards' \(one of \['network', 'heuristic'\]\)"):
+        PPOConfig(card_play="cards")
+    with pytest.raises(ValueError, match=r"gae_lambda=0.95 \(1 with card_play: heuristic\)"):
+        PPOConfig(card_play="heuristic", gae_lambda=0.95)
+    PPOConfig(card_play="heuristic", gae_lambda=1.0)
+
+
+TINY = dict(
+    num_envs=4, num_steps=80, total_updates=1, hidden=16, depth=1, heuristic_prob=1.0, paired=True,
+    eval_final=False, checkpoint_every=1, card_play="heuristic", gae_lambda=1.0,
+)  # fmt: skip
+
+
+def test_training_with_heuristic_card_play_trains_no_card_and_the_checkpoint_plays_so(tmp_path, monkeypatch):
+    steps = []
+    real_cards, real_add = ppo_rollout.heuristic_cards, TurnBuffer.add
+
+    def cards_spy(state, config, live):
+        out = real_cards(state, config, live)
+        steps.append({"phase": state.phase.copy(), "cards": out.copy()})
+        return out
+
+    def add_spy(self, obs, mask, action, logprob, value, seat, learn, live=None):
+        steps[-1]["learn"] = np.asarray(learn).copy()
+        return real_add(self, obs, mask, action, logprob, value, seat, learn, live)
+
+    monkeypatch.setattr(ppo_rollout, "heuristic_cards", cards_spy)
+    monkeypatch.setattr(TurnBuffer, "add", add_spy)
+    train(PPOConfig(run_dir=str(tmp_path), **TINY), quiet=True)
+    assert len(steps) == TINY["num_steps"]
+    for step in steps:
+        np.testing.assert_array_equal(step["cards"], step["phase"] == PLAY)  # every card, whoever holds the seat
+        assert not (step["learn"] & step["cards"]).any()
+    assert sum(step["learn"].sum() for step in steps) > 0  # the learner's bids are trained
+    (latest,) = tmp_path.glob("*/checkpoints/latest.pt")
+    assert NeuralAgent.from_checkpoint(latest).play == "heuristic"  # as it trained
+    assert NeuralAgent.from_checkpoint(latest, play="network").play == "network"
+    assert NeuralAgent.from_checkpoint(LEARNED_CHECKPOINT).play == "network"  # checkpoints before the option
