@@ -1,15 +1,14 @@
 """Endgame positions of every Spades preset and the values the recursive solver gave them, pinned.
 
-``tests/golden/endgame_recursive_values.npz`` holds, for each case of ``PINNED_CASES``, the
-positions ``tests.endgame_positions.endgame_states`` drew (every ``GameState`` field) and the
-values of ``tests.endgame_recursive`` (the solver before its search became iterative) on them;
-``python -m tests.endgame_recursive`` writes it. The positions are stored, not drawn again, so
-the pin does not move if the position sampler does.
+``tests/golden/endgame_recursive_values.npz`` holds, per preset, the positions of its
+``PINNED_CASES`` (drawn by ``tests.endgame_positions.endgame_states``; the ``SOLVER_FIELDS`` of
+their ``GameState``), whether each is valued bag-adjusted, and the values ``tests.endgame_recursive``
+(the solver before its search became iterative) gave them; ``python -m tests.endgame_recursive``
+writes it. The positions are stored, not drawn again, so the pin does not move if the sampler does.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -28,14 +27,18 @@ PINNED_CASES = tuple(
     (preset, tricks, 8, 100 + 10 * i + tricks, True) for i, preset in enumerate(SPADES_PRESETS) for tricks in (2, 3, 4)
 ) + tuple((preset, 3, 8, 7, False) for preset in ("partnership", "two-player", "cutthroat-3", "cutthroat-4", "jokers"))
 
+#: The ``GameState`` fields the solver reads (``solve_positions``); the others are stored as ``reset`` makes them.
+SOLVER_FIELDS = (
+    "hands", "trick", "n_in_trick", "led_suit", "to_move", "spades_broken", "tricks_won", "n_tricks",
+    "trick_winners", "bids", "blind", "bags", "bemo",
+)  # fmt: skip
 
-def case_key(case: tuple) -> str:
-    """A case's key prefix in the .npz: preset/tricks/positions/seed/adjust_bags."""
-    return "/".join(str(part) for part in case)
 
-
-def load_case(pinned, case: tuple) -> tuple[SpadesEngine, GameState, np.ndarray]:
-    """The engine, the positions and the pinned values (R, C) of ``case`` from the loaded .npz ``pinned``."""
-    key = case_key(case)
-    state = GameState(**{f.name: pinned[f"{key}/{f.name}"] for f in dataclasses.fields(GameState)})
-    return SpadesEngine(resolve_rules(case[0])), state, pinned[f"{key}/values"]
+def pinned_positions(pinned, preset: str) -> tuple[SpadesEngine, GameState, np.ndarray, np.ndarray]:
+    """``preset``'s engine, positions, ``adjust_bags`` (R,) bool and pinned values (R, C) from the loaded .npz."""
+    engine = SpadesEngine(resolve_rules(preset))
+    values = pinned[f"{preset}/values"]
+    state = engine.reset(np.arange(len(values)))
+    for name in SOLVER_FIELDS:
+        setattr(state, name, pinned[f"{preset}/{name}"])
+    return engine, state, pinned[f"{preset}/adjust_bags"], values

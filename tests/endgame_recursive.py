@@ -1,15 +1,15 @@
 """The endgame solver as it was before the iterative search: recursive, so compiled at each use (``cache=False``).
 
-A verbatim copy of ``agents/endgame.py``'s search at commit f89a744 (only ``solve_positions`` renamed
-``recursive_solve_positions``), kept as the reference the iterative solver (``agents.endgame_search``)
-must equal. The tests do not import it (compiling its recursion takes ~30 s a process): they
-compare with the values it gave on the positions of ``tests.endgame_pinned``, pinned in
-``tests/golden/endgame_recursive_values.npz`` by ``python -m tests.endgame_recursive`` (``pin_values``).
+A verbatim copy of ``agents/endgame.py``'s search at commit f89a744 (``solve_positions`` renamed
+``recursive_solve_positions``, the ``NO_CACHE`` comments reworded), kept as the reference the
+iterative solver (``agents.endgame_search``) must equal. The tests do not import it (compiling its
+recursion takes ~30 s a process): they compare with the values it gave on the positions of
+``tests.endgame_pinned``, pinned in ``tests/golden/endgame_recursive_values.npz`` by
+``python -m tests.endgame_recursive`` (``pin_values``).
 """
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -22,7 +22,7 @@ from spades_env.engine import SpadesEngine
 from spades_env.engine.state import GameState
 from spades_env.games.spades.hand_score import score_side
 from spades_env.rules import resolve_rules
-from tests.endgame_pinned import PINNED, PINNED_CASES, case_key
+from tests.endgame_pinned import PINNED, PINNED_CASES, SOLVER_FIELDS, SPADES_PRESETS
 from tests.endgame_positions import endgame_states
 
 
@@ -268,17 +268,20 @@ def _maxn(h, tr, tw, wn, bids, blind, bags, bemo, n_in, led, mover, broken, n_tr
 
 
 def pin_values(path: Path = PINNED) -> None:
-    """Write every ``PINNED_CASES`` case's positions (the ``GameState`` fields) and the recursive
-    solver's values of them to ``path`` (.npz; keys ``case/field`` and ``case/values``)."""
+    """Write, per preset, the ``SOLVER_FIELDS`` of its ``PINNED_CASES`` positions, their ``adjust_bags``
+    and the recursive solver's values of them to ``path`` (.npz; keys ``preset/name``)."""
     arrays = {}
-    for case in PINNED_CASES:
-        preset, tricks_left, count, seed, adjust_bags = case
+    for preset in SPADES_PRESETS:
         engine = SpadesEngine(resolve_rules(preset))
-        state = endgame_states(engine, tricks_left, count, seed)
-        for f in dataclasses.fields(GameState):
-            arrays[f"{case_key(case)}/{f.name}"] = getattr(state, f.name)
-        games = np.arange(state.batch_size)
-        arrays[f"{case_key(case)}/values"] = recursive_solve_positions(engine, state, games, state.hands, adjust_bags)
+        parts = {name: [] for name in (*SOLVER_FIELDS, "adjust_bags", "values")}
+        for _, tricks_left, count, seed, adjust_bags in (case for case in PINNED_CASES if case[0] == preset):
+            state = endgame_states(engine, tricks_left, count, seed)
+            for name in SOLVER_FIELDS:
+                parts[name].append(getattr(state, name))
+            parts["adjust_bags"].append(np.full(state.batch_size, adjust_bags))
+            games = np.arange(state.batch_size)
+            parts["values"].append(recursive_solve_positions(engine, state, games, state.hands, adjust_bags))
+        arrays.update({f"{preset}/{name}": np.concatenate(part) for name, part in parts.items()})
     np.savez_compressed(path, **arrays)
 
 
