@@ -30,7 +30,7 @@ import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from agents.endgame_search import apply_card, equivalent, live_cards, maxn, minimax, search_stack, side_value, undo_card
+from agents.endgame_search import equivalent, live_cards, maxn, minimax, search_stack, side_value
 from spades_env.core.trick_play import TrickTables, legal_cards
 from spades_env.engine import SpadesEngine
 from spades_env.engine.state import GameState
@@ -100,8 +100,8 @@ def solve_each(
 
 @njit(cache=True)
 def root_values(h, tr, tw, wn, bids, blind, bags, bemo, n_in, led, mover, broken, n_tr, k, t, cost, adjust, out):
-    """Write the value of each legal card of ``mover`` into ``out`` (C,), for its side: each card is
-    played and the position after it searched (``minimax``, two sides; ``maxn``, more) in the full window.
+    """Write the value of each legal card of ``mover`` into ``out`` (C,), for its side: the search
+    (``minimax``, two sides; ``maxn``, more) of that card alone, from the full window.
 
     ``h`` (N,) uint64 hands, ``tr`` (N,) the trick's cards by seat, ``tw`` (1, N) tricks won,
     ``wn`` (1, T) trick winners, ``bids`` .. ``bemo`` row 0 of the state's arrays; the scalars as
@@ -121,16 +121,15 @@ def root_values(h, tr, tw, wn, bids, blind, bags, bemo, n_in, led, mover, broken
             out[c] = prev_value
             prev = c
             continue
-        old, winner, n_in2, led2, mover2, broken2, n_tr2 = apply_card(
-            c, h, tr, tw, wn, n_in, led, mover, broken, n_tr, k
-        )
+        card = np.uint64(1) << np.uint64(c)
         if n_sides == 2:
-            v = minimax(h, tr, tw, wn, bids, blind, bags, bemo, n_in2, led2, mover2, broken2, n_tr2,
-                        -np.inf, np.inf, k, t, cost, adjust, stack)  # fmt: skip
+            v = minimax(h, tr, tw, wn, bids, blind, bags, bemo, n_in, led, mover, broken, n_tr, card,
+                        k, t, cost, adjust, stack)  # fmt: skip
             value = v if side == 0 else -v
         else:
-            maxn(h, tr, tw, wn, bids, blind, bags, bemo, n_in2, led2, mover2, broken2, n_tr2, k, t, cost, adjust, stack)
+            maxn(
+                h, tr, tw, wn, bids, blind, bags, bemo, n_in, led, mover, broken, n_tr, card, k, t, cost, adjust, stack
+            )
             value = side_value(stack.scores[0], side)
-        undo_card(c, old, winner, h, tr, tw, wn, mover, n_tr)
         out[c] = value
         prev, prev_value = c, value

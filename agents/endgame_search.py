@@ -32,7 +32,7 @@ N_FRAME_FIELDS = 9
 
 
 class SearchStack(NamedTuple):
-    """Preallocated frames for a search of at most ``depth`` positions below the root card."""
+    """Preallocated frames for a search along lines of at most ``depth`` positions with a card to play."""
 
     frames: np.ndarray
     """(depth, 9) int64: each frame's position scalars, last card tried, and the card in play with its undo data."""
@@ -46,7 +46,7 @@ class SearchStack(NamedTuple):
 
 @njit(cache=True)
 def search_stack(n_players, tricks_left, n_sides):
-    """A ``SearchStack`` deep enough for ``tricks_left`` tricks of ``n_players`` (a frame per card left, and one)."""
+    """A ``SearchStack`` deep enough for ``tricks_left`` tricks of ``n_players``: a frame per card left, and one."""
     depth = n_players * tricks_left + 1
     return SearchStack(
         np.zeros((depth, N_FRAME_FIELDS), np.int64),
@@ -150,21 +150,17 @@ def _next_card(rest, prev, live, k):
 
 
 @njit(cache=True)
-def minimax(h, tr, tw, wn, bids, blind, bags, bemo, n_in, led, mover, broken, n_tr, alpha, beta, k, t, cost, adjust,
-            stack):  # fmt: skip
-    """Side 0's value (its bag-adjusted score minus side 1's) under best play from this position, two
-    sides, by alpha-beta in the window (``alpha``, ``beta``); each child is searched in its
-    parent's current window, a fail-hard cut once ``alpha >= beta``."""
-    if n_tr == t.hand_size:
-        return adjusted_score(0, tw, wn, bids, blind, bags, bemo, t, cost, adjust) - adjusted_score(
-            1, tw, wn, bids, blind, bags, bemo, t, cost, adjust
-        )
+def minimax(h, tr, tw, wn, bids, blind, bags, bemo, n_in, led, mover, broken, n_tr, cards, k, t, cost, adjust, stack):
+    """Side 0's value (its bag-adjusted score minus side 1's) when ``mover`` plays the best of ``cards``
+    (uint64, legal cards of its hand) and best play follows, two sides, by alpha-beta from the full
+    window: each child is searched in its parent's current window, a cut once ``alpha >= beta``."""
     n, f, m, b = len(h), stack.frames, stack.masks, stack.bounds
     d = 0
-    rest = legal_cards(h[mover], led, n_tr, k.preferred, k.first_trick_forbidden)
+    rest = cards
     live = live_cards(h, tr, mover, n_in, n) & ~h[mover]
     prev = np.int64(-1)
     best = -np.inf if mover % 2 == 0 else np.inf
+    alpha, beta = -np.inf, np.inf
     while True:
         c, rest, prev = _next_card(rest, prev, live, k)
         if c >= 0:
@@ -211,16 +207,13 @@ def minimax(h, tr, tw, wn, bids, blind, bags, bemo, n_in, led, mover, broken, n_
 
 
 @njit(cache=True)
-def maxn(h, tr, tw, wn, bids, blind, bags, bemo, n_in, led, mover, broken, n_tr, k, t, cost, adjust, stack):
-    """Write into ``stack.scores[0]`` every side's adjusted score under max^n play from this position:
-    each seat plays the card that maximizes its side value, the lowest card id among equals."""
+def maxn(h, tr, tw, wn, bids, blind, bags, bemo, n_in, led, mover, broken, n_tr, cards, k, t, cost, adjust, stack):
+    """Write into ``stack.scores[0]`` every side's adjusted score when ``mover`` plays the best of
+    ``cards`` (uint64, legal cards of its hand) and max^n play follows: each seat plays the card
+    that maximizes its side value, the lowest card id among equals."""
     n, n_sides, f, m, b, scores = len(h), t.n_sides, stack.frames, stack.masks, stack.bounds, stack.scores
-    if n_tr == t.hand_size:
-        for s in range(n_sides):
-            scores[0, s] = adjusted_score(s, tw, wn, bids, blind, bags, bemo, t, cost, adjust)
-        return
     d = 0
-    rest = legal_cards(h[mover], led, n_tr, k.preferred, k.first_trick_forbidden)
+    rest = cards
     live = live_cards(h, tr, mover, n_in, n) & ~h[mover]
     prev = np.int64(-1)
     best = -np.inf
