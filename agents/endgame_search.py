@@ -9,7 +9,9 @@ loaded (Numba 0.68), so recursion meant compiling the solver again in every proc
 A frame holds its position's scalars (``n_in``, ``led``, ``mover``, ``broken``, ``n_tr``), the
 cards still to try (``rest``), the live cards of the other hands (``live``, for ``equivalent``),
 the last card tried (``prev``) and the card in play below it with what ``undo_card`` needs; the
-hands, the trick and the tricks won are one shared position changed and restored in place.
+hands, the trick and the tricks won are one shared position changed and restored in place. The
+first frame is the position given, with only the cards given to try (the solver's root: one card,
+searched from the full window), so the hand's end is scored in one place per search.
 Cards are tried lowest id first and a card equivalent to the one before it is skipped, so the
 search (and max^n's tie rule, the lowest card id among equal side values) is that of the
 recursive solver it replaces (``tests/endgame_recursive.py``).
