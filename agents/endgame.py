@@ -30,16 +30,11 @@ import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
+from agents.endgame_search import equivalent, live_cards, maxn, minimax, search_stack, side_value
 from spades_env.core.trick_play import TrickTables, legal_cards
 from spades_env.engine import SpadesEngine
 from spades_env.engine.state import GameState
-from spades_env.games.spades.hand_score import ScoreTables, score_side, score_tables
-
-#: Why the search functions are compiled at each start (``cache=False``): Numba 0.68 hangs
-#: loading a cached self-recursive function (measured: the second process never returns from the
-#: first solve). Compiling them costs about 30 s per process on this machine; an iterative search
-#: (an explicit stack) would make them cacheable.
-NO_CACHE = "recursive functions are not cached"
+from spades_env.games.spades.hand_score import ScoreTables, score_tables
 
 NO_VALUE = -np.inf
 """Value of a card that is not legal."""
@@ -86,7 +81,7 @@ def solve_positions(
     return out
 
 
-@njit(cache=False)  # see NO_CACHE
+@njit(cache=True)
 def solve_each(
     games, hands, trick, n_in_trick, led_suit, to_move, broken, tricks_won, n_tricks, trick_winners,
     bids, blind, bags, bemo, k, t, cost, adjust, out,
@@ -103,9 +98,10 @@ def solve_each(
         )  # fmt: skip
 
 
-@njit(cache=False)  # see NO_CACHE
+@njit(cache=True)
 def root_values(h, tr, tw, wn, bids, blind, bags, bemo, n_in, led, mover, broken, n_tr, k, t, cost, adjust, out):
-    """Write the value of each legal card of ``mover`` into ``out`` (C,), for its side.
+    """Write the value of each legal card of ``mover`` into ``out`` (C,), for its side: the search
+    (``minimax``, two sides; ``maxn``, more) of that card alone, from the full window.
 
     ``h`` (N,) uint64 hands, ``tr`` (N,) the trick's cards by seat, ``tw`` (1, N) tricks won,
     ``wn`` (1, T) trick winners, ``bids`` .. ``bemo`` row 0 of the state's arrays; the scalars as
@@ -113,196 +109,27 @@ def root_values(h, tr, tw, wn, bids, blind, bags, bemo, n_in, led, mover, broken
     search and restored."""
     n, n_sides = len(h), t.n_sides
     side = mover % n_sides
-    scratch = np.zeros((n * (t.hand_size - n_tr) + 2, n_sides))
+    stack = search_stack(n, t.hand_size - n_tr, n_sides)
     legal = legal_cards(h[mover], led, n_tr, k.preferred, k.first_trick_forbidden)
-    live = _live_cards(h, tr, mover, n_in, n) & ~h[mover]
+    live = live_cards(h, tr, mover, n_in, n) & ~h[mover]
     prev, prev_value = -1, 0.0
     rest = legal
     while rest:
         c = np.int64(trailing_zeros(rest))
         rest &= rest - np.uint64(1)
-        if prev >= 0 and _equivalent(prev, c, live, k):
+        if prev >= 0 and equivalent(prev, c, live, k):
             out[c] = prev_value
             prev = c
             continue
+        card = np.uint64(1) << np.uint64(c)
         if n_sides == 2:
-            v = _play_minimax(c, h, tr, tw, wn, bids, blind, bags, bemo, n_in, led, mover, broken, n_tr,
-                              -np.inf, np.inf, k, t, cost, adjust)  # fmt: skip
+            v = minimax(h, tr, tw, wn, bids, blind, bags, bemo, n_in, led, mover, broken, n_tr, card,
+                        k, t, cost, adjust, stack)  # fmt: skip
             value = v if side == 0 else -v
         else:
-            _play_maxn(c, h, tr, tw, wn, bids, blind, bags, bemo, n_in, led, mover, broken, n_tr, 1, scratch,
-                       k, t, cost, adjust)  # fmt: skip
-            value = _side_value(scratch[1], side)
+            maxn(
+                h, tr, tw, wn, bids, blind, bags, bemo, n_in, led, mover, broken, n_tr, card, k, t, cost, adjust, stack
+            )
+            value = side_value(stack.scores[0], side)
         out[c] = value
         prev, prev_value = c, value
-
-
-@njit(cache=True, inline="always")
-def _live_cards(h, tr, mover, n_in, n):
-    """Every card still in a hand or in the trick in progress (played by the ``n_in`` seats before ``mover``)."""
-    live = np.uint64(0)
-    for s in range(n):
-        live |= h[s]
-    for j in range(1, n_in + 1):
-        live |= np.uint64(1) << np.uint64(tr[(mover - j) % n])
-    return live
-
-
-@njit(cache=True, inline="always")
-def _equivalent(low, high, others, k):
-    """Cards ``low`` < ``high`` of one hand are interchangeable: same suit, and no card of ``others``
-    (live cards not in that hand) ranks between them (card ids run by rank within a suit, the
-    jokers right above the spades)."""
-    if k.suit_of[low] != k.suit_of[high]:
-        return False
-    between = ((np.uint64(1) << np.uint64(high)) - np.uint64(1)) & ~((np.uint64(2) << np.uint64(low)) - np.uint64(1))
-    return (others & between) == np.uint64(0)
-
-
-@njit(cache=True, inline="always")
-def _side_value(adjusted, side):
-    """A side's value: its score minus the others' mean."""
-    total = adjusted.sum()
-    return adjusted[side] - (total - adjusted[side]) / (len(adjusted) - 1)
-
-
-@njit(cache=True, inline="always")
-def _adjusted_score(side, tw, wn, bids, blind, bags, bemo, t, cost, adjust):
-    """A side's score of the finished hand: bag-adjusted (``adjust``: points with penalties put back,
-    minus ``cost`` per bag taken) or the hand's own points [RULES 3]."""
-    points, _, _, added, penalties, _ = score_side(0, side, bids, blind, tw, bags, wn, bemo, t)
-    if adjust:
-        return points + penalties * t.bag_penalty - added * cost
-    return float(points)
-
-
-@njit(cache=True, inline="always")
-def _trick_winner(tr, led, power, n):
-    """The seat whose card of the complete trick ``tr`` has the most power in the led suit."""
-    best = -(1 << 40)
-    for s in range(n):
-        best = max(best, power[led, tr[s]] * 8 + s)
-    return best & 7
-
-
-@njit(cache=True, inline="always")
-def _apply(c, h, tr, tw, wn, n_in, led, mover, broken, n_tr, k):
-    """``mover`` plays card ``c``: returns the card ``tr`` held for the seat before (for ``_undo``),
-    the trick's winner (-1 while the trick goes on) and the next position's
-    (``n_in``, ``led``, ``mover``, ``broken``, ``n_tr``), as ``trick_play.play_cards`` plays it."""
-    n = len(h)
-    suit = k.suit_of[c]
-    old = tr[mover]
-    h[mover] &= ~(np.uint64(1) << np.uint64(c))
-    tr[mover] = c
-    led_now = suit if n_in == 0 else led
-    broken_now = broken or suit == k.broken_suit
-    if n_in + 1 < n:
-        return old, -1, n_in + 1, led_now, (mover + 1) % n, broken_now, n_tr
-    winner = _trick_winner(tr, led_now, k.power, n)
-    tw[0, winner] += 1
-    wn[0, n_tr] = winner
-    lead = k.lead_after[1] if broken_now else k.lead_after[0]
-    return old, winner, 0, lead, winner, broken_now, n_tr + 1
-
-
-@njit(cache=True, inline="always")
-def _undo(c, old, winner, h, tr, tw, wn, mover, n_tr):
-    """Take back ``_apply``'s card ``c`` of ``mover`` (``n_tr``: the tricks done before it)."""
-    if winner >= 0:
-        tw[0, winner] -= 1
-        wn[0, n_tr] = -1
-    tr[mover] = old
-    h[mover] |= np.uint64(1) << np.uint64(c)
-
-
-@njit(cache=False)  # see NO_CACHE
-def _play_minimax(c, h, tr, tw, wn, bids, blind, bags, bemo, n_in, led, mover, broken, n_tr, alpha, beta,
-                  k, t, cost, adjust):  # fmt: skip
-    """``_minimax`` after ``mover`` plays card ``c`` (the position is restored before returning)."""
-    old, winner, n_in2, led2, mover2, broken2, n_tr2 = _apply(c, h, tr, tw, wn, n_in, led, mover, broken, n_tr, k)
-    v = _minimax(h, tr, tw, wn, bids, blind, bags, bemo, n_in2, led2, mover2, broken2, n_tr2, alpha, beta,
-                 k, t, cost, adjust)  # fmt: skip
-    _undo(c, old, winner, h, tr, tw, wn, mover, n_tr)
-    return v
-
-
-@njit(cache=False)  # see NO_CACHE
-def _minimax(h, tr, tw, wn, bids, blind, bags, bemo, n_in, led, mover, broken, n_tr, alpha, beta, k, t, cost, adjust):
-    """Side 0's value (its bag-adjusted score minus side 1's) under best play from this position, two
-    sides, by alpha-beta in the window (``alpha``, ``beta``)."""
-    if n_tr == t.hand_size:
-        return _adjusted_score(0, tw, wn, bids, blind, bags, bemo, t, cost, adjust) - _adjusted_score(
-            1, tw, wn, bids, blind, bags, bemo, t, cost, adjust
-        )
-    n = len(h)
-    maximize = mover % 2 == 0
-    best = -np.inf if maximize else np.inf
-    legal = legal_cards(h[mover], led, n_tr, k.preferred, k.first_trick_forbidden)
-    live = _live_cards(h, tr, mover, n_in, n) & ~h[mover]
-    prev = -1
-    rest = legal
-    while rest:
-        c = np.int64(trailing_zeros(rest))
-        rest &= rest - np.uint64(1)
-        if prev >= 0 and _equivalent(prev, c, live, k):
-            prev = c
-            continue
-        prev = c
-        old, winner, n_in2, led2, mover2, broken2, n_tr2 = _apply(c, h, tr, tw, wn, n_in, led, mover, broken, n_tr, k)
-        v = _minimax(h, tr, tw, wn, bids, blind, bags, bemo, n_in2, led2, mover2, broken2, n_tr2, alpha, beta,
-                     k, t, cost, adjust)  # fmt: skip
-        _undo(c, old, winner, h, tr, tw, wn, mover, n_tr)
-        if maximize:
-            best = max(best, v)
-            alpha = max(alpha, v)
-        else:
-            best = min(best, v)
-            beta = min(beta, v)
-        if alpha >= beta:
-            break
-    return best
-
-
-@njit(cache=False)  # see NO_CACHE
-def _play_maxn(c, h, tr, tw, wn, bids, blind, bags, bemo, n_in, led, mover, broken, n_tr, depth, scratch,
-               k, t, cost, adjust):  # fmt: skip
-    """``_maxn`` into ``scratch[depth]`` after ``mover`` plays card ``c`` (the position is restored)."""
-    old, winner, n_in2, led2, mover2, broken2, n_tr2 = _apply(c, h, tr, tw, wn, n_in, led, mover, broken, n_tr, k)
-    _maxn(h, tr, tw, wn, bids, blind, bags, bemo, n_in2, led2, mover2, broken2, n_tr2, depth, scratch,
-          k, t, cost, adjust)  # fmt: skip
-    _undo(c, old, winner, h, tr, tw, wn, mover, n_tr)
-
-
-@njit(cache=False)  # see NO_CACHE
-def _maxn(h, tr, tw, wn, bids, blind, bags, bemo, n_in, led, mover, broken, n_tr, depth, scratch, k, t, cost, adjust):
-    """Write into ``scratch[depth]`` every side's adjusted score under max^n play from this position:
-    each seat plays the card that maximizes its side value, the lowest card id among equals."""
-    n, n_sides = len(h), t.n_sides
-    out = scratch[depth]
-    if n_tr == t.hand_size:
-        for s in range(n_sides):
-            out[s] = _adjusted_score(s, tw, wn, bids, blind, bags, bemo, t, cost, adjust)
-        return
-    side = mover % n_sides
-    best = -np.inf
-    legal = legal_cards(h[mover], led, n_tr, k.preferred, k.first_trick_forbidden)
-    live = _live_cards(h, tr, mover, n_in, n) & ~h[mover]
-    prev = -1
-    rest = legal
-    child = scratch[depth + 1]
-    while rest:
-        c = np.int64(trailing_zeros(rest))
-        rest &= rest - np.uint64(1)
-        if prev >= 0 and _equivalent(prev, c, live, k):
-            prev = c
-            continue
-        prev = c
-        old, winner, n_in2, led2, mover2, broken2, n_tr2 = _apply(c, h, tr, tw, wn, n_in, led, mover, broken, n_tr, k)
-        _maxn(h, tr, tw, wn, bids, blind, bags, bemo, n_in2, led2, mover2, broken2, n_tr2, depth + 1, scratch,
-              k, t, cost, adjust)  # fmt: skip
-        _undo(c, old, winner, h, tr, tw, wn, mover, n_tr)
-        v = _side_value(child, side)
-        if v > best:
-            best = v
-            out[:] = child

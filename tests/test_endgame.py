@@ -14,10 +14,6 @@ from spades_env.engine.state import RESTRICTED_LEAD
 from spades_env.rules import resolve_rules
 from tests.endgame_positions import brute_values, endgame_states
 
-#: One pytest-xdist worker runs this module (`make test` uses --dist loadgroup): the solver compiles at
-#: first use in each process (Numba cannot cache its recursion), so once, not twice.
-pytestmark = pytest.mark.xdist_group("endgame")
-
 
 def _check_against_brute_force(preset: str, tricks_left: int, count: int, seed: int, adjust_bags: bool = True):
     engine = SpadesEngine(resolve_rules(preset))

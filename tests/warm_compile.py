@@ -1,13 +1,13 @@
 """Compile the suite's Numba kernels into the cache in two processes at once, before the test workers start.
 
-Why: the kernels take ~260 s of CPU to compile on a fresh checkout (the Spades engine ~135 s, Hearts ~55,
-the heuristic ~19, the search rollouts ~70), and under ``pytest -n 2`` both workers would compile the
-same kernels at the same moment (neither finds the other's cache yet), so the two cores did the work
-once between them. Here process ``a`` compiles the Spades engine, the heuristic and the search's card-play
-model while ``b`` compiles Hearts and its bots, then the Spades search's rollouts once ``a`` has cached the
-engine they play on: ~180 s of
-wall time instead of ~260, and every worker then loads the cache. ``tests/conftest.py`` runs it from the
-xdist controller (``SPADES_TEST_WARMUP=0`` turns it off); on a warm cache each process takes a few seconds.
+Why: the kernels take ~285 s of CPU to compile on a fresh checkout (the Spades engine ~135 s, Hearts ~55,
+the heuristic ~19, the search rollouts ~70, the endgame solver ~25), and under ``pytest -n 2`` both workers
+would compile the same kernels at the same moment (neither finds the other's cache yet), so the two cores
+did the work once between them. Here process ``a`` compiles the Spades engine, the heuristic, the search's
+card-play model and the endgame solver while ``b`` compiles Hearts and its bots, then the Spades search's
+rollouts once ``a`` has cached the engine they play on: ~180 s of wall time instead of ~260, and every
+worker then loads the cache. ``tests/conftest.py`` runs it from the xdist controller
+(``SPADES_TEST_WARMUP=0`` turns it off); on a warm cache each process takes a few seconds.
 
 Run by hand: ``python tests/warm_compile.py a|b MARKER_DIR``.
 """
@@ -36,6 +36,20 @@ def play(rules: str, bot_spec: str | None = None, steps: int = 400, num_envs: in
         obs, _, _, _, info = env.step(action)
 
 
+def solve_endgames(rules: str = "partnership", games: int = 4) -> None:
+    """The exact endgame solver (``agents.endgame``, both its searches) on positions two tricks from the end."""
+    from agents.endgame import solve_positions
+    from spades_env.engine import PLAY, SpadesEngine
+    from spades_env.rules import resolve_rules
+
+    engine = SpadesEngine(resolve_rules(rules))
+    state = engine.reset(np.arange(games))
+    rng = np.random.default_rng(0)
+    while not (late := (state.phase == PLAY) & (engine.hand_size - state.n_tricks <= 2)).any():
+        engine.step(state, engine.random_actions(state, rng), validate=False, auto_reset=True)
+    solve_positions(engine, state, np.flatnonzero(late), state.hands[late])
+
+
 def wait_for(marker: Path, limit_s: float = 900.0) -> None:
     """Until the other process has written ``marker`` (or ``limit_s`` passed: then compile it here)."""
     start = time.monotonic()
@@ -50,6 +64,7 @@ def main(part: str, markers: Path) -> None:
         spades_done.touch()
         play("partnership", "heuristic")
         play("partnership", "search:samples=4", steps=60, num_envs=2)  # the card-play model of its samples
+        solve_endgames()  # the search bot's endgame=K solver
     elif part == "b":
         play("hearts")
         play("hearts", "heuristic")
