@@ -56,17 +56,14 @@ def test_the_learned_bot_passes_play_to_its_networks():
     assert {a.play for a in make_agent("learned", seed=0)._agents.values()} == {"network"}
 
 
-def test_the_config_checks_card_play_and_lambda():
+def test_the_config_checks_card_play():
     with pytest.raises(ValueError, match=r"card_play='cards' \(one of \['network', 'heuristic'\]\)"):
         PPOConfig(card_play="cards")
-    with pytest.raises(ValueError, match=r"gae_lambda=0.95 \(1 with card_play: heuristic\)"):
-        PPOConfig(card_play="heuristic", gae_lambda=0.95)
-    PPOConfig(card_play="heuristic", gae_lambda=1.0)
 
 
 TINY = dict(
     num_envs=4, num_steps=80, total_updates=1, hidden=16, depth=1, heuristic_prob=1.0, paired=True,
-    eval_final=False, checkpoint_every=1, card_play="heuristic", gae_lambda=1.0,
+    eval_final=False, checkpoint_every=1, card_play="heuristic",
 )  # fmt: skip
 
 
@@ -80,8 +77,9 @@ def test_training_with_heuristic_card_play_trains_no_card_and_the_checkpoint_pla
         return out
 
     def add_spy(self, obs, mask, action, logprob, value, seat, learn, live=None):
-        steps[-1]["learn"] = np.asarray(learn).copy()
-        return real_add(self, obs, mask, action, logprob, value, seat, learn, live)
+        steps[-1]["learn"], steps[-1]["stored"] = np.asarray(learn).copy(), np.asarray(live).copy()
+        real_add(self, obs, mask, action, logprob, value, seat, learn, live)
+        steps[-1]["reward_rows"] = self.last.copy()  # (B, N): where each seat's next reward goes
 
     monkeypatch.setattr(ppo_rollout, "heuristic_cards", cards_spy)
     monkeypatch.setattr(TurnBuffer, "add", add_spy)
@@ -89,8 +87,13 @@ def test_training_with_heuristic_card_play_trains_no_card_and_the_checkpoint_pla
     assert len(steps) == TINY["num_steps"]
     for step in steps:
         np.testing.assert_array_equal(step["cards"], step["phase"] == PLAY)  # every card, whoever holds the seat
-        assert not (step["learn"] & step["cards"]).any()
+        assert not (step["learn"] & step["cards"]).any() and not (step["stored"] & step["cards"]).any()
     assert sum(step["learn"].sum() for step in steps) > 0  # the learner's bids are trained
+    # a hand's reward goes to each seat's bid: the rows rewards go to are bid rows (or none yet)
+    bid_rows = {(row, g) for row, step in enumerate(steps, start=4) for g in np.flatnonzero(step["stored"])}
+    for step in steps:
+        games, seats = np.nonzero(step["reward_rows"] >= 4)
+        assert all((step["reward_rows"][g, s], g) in bid_rows for g, s in zip(games, seats, strict=True))
     (latest,) = tmp_path.glob("*/checkpoints/latest.pt")
     assert NeuralAgent.from_checkpoint(latest).play == "heuristic"  # as it trained
     assert NeuralAgent.from_checkpoint(latest, play="network").play == "network"

@@ -64,8 +64,8 @@ class PPOConfig:
     """Who plays the cards in training games: ``network`` (the learner plays and learns them) or ``heuristic``
     (HeuristicAgent plays every card at the table, not trained on: the network learns only its other decisions,
     bids, blind nil and Bemo, under the heuristic's card play, as the bidding benchmark measures them; the
-    evaluations and the checkpoint's ``neural`` bot then play the same way). ``heuristic`` needs ``gae_lambda: 1``
-    (returns must not bootstrap from the card decisions' values, which nothing trains)."""
+    evaluations and the checkpoint's ``neural`` bot then play the same way). The cards are not stored in the
+    rollout: with ``credit: hand`` a bid's return is its hand's reward."""
 
     learning_rate: float = 3e-4
     """Adam learning rate."""
@@ -178,8 +178,6 @@ class PPOConfig:
             "opponent_reward_weight": 0.0 <= self.opponent_reward_weight <= 1.0,
             "card_play": self.card_play in CARD_PLAYERS,
         }
-        if self.card_play == "heuristic":
-            checks["gae_lambda"] = self.gae_lambda == 1.0
         if self.paired:
             checks |= {
                 "num_envs": self.num_envs % 2 == 0,
@@ -200,7 +198,6 @@ class PPOConfig:
                 "critic": f"one of {CRITICS}",
                 "opponent_reward_weight": "0 <= w <= 1",
                 "card_play": f"one of {list(CARD_PLAYERS)}",
-                "gae_lambda": "1 with card_play: heuristic",
             }
             if self.paired:
                 paired = {"num_envs": "even", "episode": "'match'", "credit": "'hand'", "pool_prob": "0"}

@@ -77,7 +77,9 @@ class Opponents:
 
 def heuristic_cards(state: Any, config: PPOConfig, live: np.ndarray | None) -> np.ndarray:
     """(B,) bool: the games whose decision this step is a card HeuristicAgent plays for whoever holds the seat
-    (``card_play: heuristic``; none otherwise); ``live``: the games taking a decision (None: all)."""
+    (``card_play: heuristic``; none otherwise); ``live``: the games taking a decision (None: all). These
+    decisions are not stored: a seat's chain of decisions skips them, so a hand's reward goes to the seat's
+    last decision of its own (the bid) and no return bootstraps from the value of a card nothing trains."""
     if config.card_play != "heuristic":
         return np.zeros(len(state.phase), bool)
     cards = state.phase == PLAY
@@ -162,7 +164,8 @@ def collect_rollout(
                 opp_logits, _ = opponents.pool_nets[k](model.policy_obs(obs_t[rows]))
                 action[rows] = MaskedCategorical(opp_logits, mask_t[rows]).sample(rng)
             logprob = dist.log_prob(torch.as_tensor(action, device=device))
-        buffer.add(rows_in, next_mask, action, logprob.cpu().numpy(), value.cpu().numpy(), next_seat, learn, live)
+        stored = live if not bot_cards.any() else ~bot_cards if live is None else live & ~bot_cards
+        buffer.add(rows_in, next_mask, action, logprob.cpu().numpy(), value.cpu().numpy(), next_seat, learn, stored)
         hand_number = None if pairing is None else envs.state.hand_number.copy()
         next_obs, rewards, terminated, truncated, info = envs.step(action)
         next_mask, next_seat = info["action_mask"], info["to_play"]
