@@ -1,11 +1,15 @@
 """Who plays a neural bot's cards (``play``; PPO's ``card_play``): the network, or HeuristicAgent while the network
 bids (``neural:path=...,play=heuristic``, ``learned:play=heuristic``, ``configs/train/bidding.yaml``)."""
 
+import dataclasses
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 pytest.importorskip("torch")
 
+import train.ppo_eval as ppo_eval  # noqa: E402
 import train.ppo_rollout as ppo_rollout  # noqa: E402
 from agents import LEARNED_CHECKPOINT, make_agent  # noqa: E402
 from agents.base import DecisionContext  # noqa: E402
@@ -61,13 +65,12 @@ def test_the_config_checks_card_play():
         PPOConfig(card_play="cards")
 
 
-TINY = dict(
-    num_envs=4, num_steps=80, total_updates=1, hidden=16, depth=1, heuristic_prob=1.0, paired=True,
-    eval_final=False, checkpoint_every=1, card_play="heuristic",
-)  # fmt: skip
+BIDDING = Path(__file__).resolve().parent.parent / "configs" / "train" / "bidding.yaml"
+#: The sizes the smoke run of the recipe shrinks (every other setting is the recipe's own).
+TINY = dict(num_envs=4, num_steps=80, total_updates=1, eval_every=1, eval_deals=4, checkpoint_every=1, eval_final=False)
 
 
-def test_training_with_heuristic_card_play_trains_no_card_and_the_checkpoint_plays_so(tmp_path, monkeypatch):
+def test_the_bidding_recipe_trains_no_card_and_its_checkpoint_plays_so(tmp_path, monkeypatch):
     steps = []
     real_cards, real_add = ppo_rollout.heuristic_cards, TurnBuffer.add
 
@@ -81,9 +84,19 @@ def test_training_with_heuristic_card_play_trains_no_card_and_the_checkpoint_pla
         real_add(self, obs, mask, action, logprob, value, seat, learn, live)
         steps[-1]["reward_rows"] = self.last.copy()  # (B, N): where each seat's next reward goes
 
+    evaluated = []
+    real_eval = ppo_eval.evaluate_against_heuristic
+
+    def eval_spy(agent, *args):
+        evaluated.append(agent.play)
+        return real_eval(agent, *args)
+
+    monkeypatch.setattr(ppo_eval, "evaluate_against_heuristic", eval_spy)
     monkeypatch.setattr(ppo_rollout, "heuristic_cards", cards_spy)
     monkeypatch.setattr(TurnBuffer, "add", add_spy)
-    train(PPOConfig(run_dir=str(tmp_path), **TINY), quiet=True)
+    recipe = PPOConfig.from_yaml(BIDDING)
+    assert recipe.card_play == "heuristic" and recipe.paired and recipe.init_from == "checkpoints/partnership_ppo.pt"
+    train(dataclasses.replace(recipe, run_dir=str(tmp_path), **TINY), quiet=True)
     assert len(steps) == TINY["num_steps"]
     for step in steps:
         np.testing.assert_array_equal(step["cards"], step["phase"] == PLAY)  # every card, whoever holds the seat
@@ -96,5 +109,6 @@ def test_training_with_heuristic_card_play_trains_no_card_and_the_checkpoint_pla
         assert all((step["reward_rows"][g, s], g) in bid_rows for g, s in zip(games, seats, strict=True))
     (latest,) = tmp_path.glob("*/checkpoints/latest.pt")
     assert NeuralAgent.from_checkpoint(latest).play == "heuristic"  # as it trained
+    assert evaluated == ["heuristic"] and (latest.parent / "best.pt").exists()  # evaluated as it trains
     assert NeuralAgent.from_checkpoint(latest, play="network").play == "network"
     assert NeuralAgent.from_checkpoint(LEARNED_CHECKPOINT).play == "network"  # checkpoints before the option
