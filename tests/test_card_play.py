@@ -15,6 +15,7 @@ from agents import LEARNED_CHECKPOINT, make_agent  # noqa: E402
 from agents.base import DecisionContext  # noqa: E402
 from agents.heuristic import HeuristicAgent  # noqa: E402
 from agents.neural import NeuralAgent  # noqa: E402
+from tests.checkpoint_compare import committed_checkpoint  # noqa: E402
 from spades_env.engine import PLAY  # noqa: E402
 from spades_env.envs.vector import VectorSpades  # noqa: E402
 from train.ppo import PPOConfig, train  # noqa: E402
@@ -65,7 +66,9 @@ def test_the_config_checks_card_play():
         PPOConfig(card_play="cards")
 
 
-BIDDING = Path(__file__).resolve().parent.parent / "configs" / "train" / "bidding.yaml"
+ROOT = Path(__file__).resolve().parent.parent
+BIDDING = ROOT / "configs" / "train" / "bidding.yaml"
+BIDS_CHECKPOINT = ROOT / "checkpoints" / "partnership_bids.pt"
 #: The sizes the smoke run of the recipe shrinks (every other setting is the recipe's own).
 TINY = dict(num_envs=4, num_steps=80, total_updates=1, eval_every=1, eval_deals=4, checkpoint_every=1, eval_final=False)
 
@@ -112,3 +115,9 @@ def test_the_bidding_recipe_trains_no_card_and_its_checkpoint_plays_so(tmp_path,
     assert evaluated == ["heuristic"] and (latest.parent / "best.pt").exists()  # evaluated as it trains
     assert NeuralAgent.from_checkpoint(latest, play="network").play == "network"
     assert NeuralAgent.from_checkpoint(LEARNED_CHECKPOINT).play == "network"  # checkpoints before the option
+
+
+def test_the_committed_bids_checkpoint_is_the_bidding_recipes_network_and_plays_with_heuristic_cards():
+    keys = ("card_play", "paired", "opponent_reward_weight", "learning_rate", "num_envs", "num_steps", "init_from")
+    committed_checkpoint(BIDS_CHECKPOINT, PPOConfig.from_yaml(BIDDING), "partnership", keys)
+    assert NeuralAgent.from_checkpoint(BIDS_CHECKPOINT).play == "heuristic"
