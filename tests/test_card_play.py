@@ -15,9 +15,9 @@ from agents import LEARNED_CHECKPOINT, make_agent  # noqa: E402
 from agents.base import DecisionContext  # noqa: E402
 from agents.heuristic import HeuristicAgent  # noqa: E402
 from agents.neural import NeuralAgent  # noqa: E402
-from tests.checkpoint_compare import committed_checkpoint  # noqa: E402
 from spades_env.engine import PLAY  # noqa: E402
 from spades_env.envs.vector import VectorSpades  # noqa: E402
+from tests.checkpoint_compare import committed_checkpoint  # noqa: E402
 from train.ppo import PPOConfig, train  # noqa: E402
 from train.ppo_core import TurnBuffer  # noqa: E402
 
@@ -68,12 +68,18 @@ def test_the_config_checks_card_play():
 
 ROOT = Path(__file__).resolve().parent.parent
 BIDDING = ROOT / "configs" / "train" / "bidding.yaml"
+#: The recipes that train bids under heuristic card play, and the committed network each starts from.
+BIDDING_RECIPES = {
+    "bidding.yaml": "checkpoints/partnership_ppo.pt",
+    "cutthroat4_bidding.yaml": "checkpoints/cutthroat4_ppo.pt",
+}
 BIDS_CHECKPOINT = ROOT / "checkpoints" / "partnership_bids.pt"
 #: The sizes the smoke run of the recipe shrinks (every other setting is the recipe's own).
 TINY = dict(num_envs=4, num_steps=80, total_updates=1, eval_every=1, eval_deals=4, checkpoint_every=1, eval_final=False)
 
 
-def test_the_bidding_recipe_trains_no_card_and_its_checkpoint_plays_so(tmp_path, monkeypatch):
+@pytest.mark.parametrize("name", sorted(BIDDING_RECIPES))
+def test_the_bidding_recipes_train_no_card_and_their_checkpoints_play_so(tmp_path, monkeypatch, name):
     steps = []
     real_cards, real_add = ppo_rollout.heuristic_cards, TurnBuffer.add
 
@@ -97,8 +103,8 @@ def test_the_bidding_recipe_trains_no_card_and_its_checkpoint_plays_so(tmp_path,
     monkeypatch.setattr(ppo_eval, "evaluate_against_heuristic", eval_spy)
     monkeypatch.setattr(ppo_rollout, "heuristic_cards", cards_spy)
     monkeypatch.setattr(TurnBuffer, "add", add_spy)
-    recipe = PPOConfig.from_yaml(BIDDING)
-    assert recipe.card_play == "heuristic" and recipe.paired and recipe.init_from == "checkpoints/partnership_ppo.pt"
+    recipe = PPOConfig.from_yaml(ROOT / "configs" / "train" / name)
+    assert recipe.card_play == "heuristic" and recipe.paired and recipe.init_from == BIDDING_RECIPES[name]
     train(dataclasses.replace(recipe, run_dir=str(tmp_path), **TINY), quiet=True)
     assert len(steps) == TINY["num_steps"]
     for step in steps:
@@ -106,9 +112,10 @@ def test_the_bidding_recipe_trains_no_card_and_its_checkpoint_plays_so(tmp_path,
         assert not (step["learn"] & step["cards"]).any() and not (step["stored"] & step["cards"]).any()
     assert sum(step["learn"].sum() for step in steps) > 0  # the learner's bids are trained
     # a hand's reward goes to each seat's bid: the rows rewards go to are bid rows (or none yet)
-    bid_rows = {(row, g) for row, step in enumerate(steps, start=4) for g in np.flatnonzero(step["stored"])}
+    n = steps[0]["reward_rows"].shape[1]  # the buffer's first rows carry decisions over from the last rollout
+    bid_rows = {(row, g) for row, step in enumerate(steps, start=n) for g in np.flatnonzero(step["stored"])}
     for step in steps:
-        games, seats = np.nonzero(step["reward_rows"] >= 4)
+        games, seats = np.nonzero(step["reward_rows"] >= n)
         assert all((step["reward_rows"][g, s], g) in bid_rows for g, s in zip(games, seats, strict=True))
     (latest,) = tmp_path.glob("*/checkpoints/latest.pt")
     assert NeuralAgent.from_checkpoint(latest).play == "heuristic"  # as it trained
