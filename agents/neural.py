@@ -19,7 +19,7 @@ from torch import nn
 
 from agents.base import Agent, DecisionContext
 from agents.checkpoint_io import CheckpointError, read_checkpoint
-from agents.options import CARD_PLAYERS, parse_bool
+from agents.options import PLAY_CARD_PLAYERS, parse_bool
 from spades_env.engine import PLAY, SpadesEngine
 from spades_env.engine.actions import ActionLayout
 from spades_env.rules import Rules
@@ -164,8 +164,8 @@ class NeuralAgent(Agent):
         rules: Rules | None = None,
         play: str = "network",
     ) -> None:
-        if play not in CARD_PLAYERS:
-            raise ValueError(f"neural bot option 'play' must be one of {list(CARD_PLAYERS)}, got {play!r}")
+        if play not in PLAY_CARD_PLAYERS:
+            raise ValueError(f"neural bot option 'play' must be one of {list(PLAY_CARD_PLAYERS)}, got {play!r}")
         super().__init__(seed)
         self.device = torch_device(device)
         self.policy = policy.to(self.device).eval()
@@ -177,12 +177,12 @@ class NeuralAgent(Agent):
         if name is not None:
             self.name = name
         self.play = play
-        """Who plays the cards: ``network`` or ``heuristic`` (then every card decision is HeuristicAgent's)."""
+        """Who plays the cards: ``network``, or the bot ``heuristic`` or ``search`` (its defaults) for every card."""
         self.card_player: Agent | None = None
-        if play == "heuristic":
-            from agents.heuristic import HeuristicAgent
+        if play != "network":
+            from agents import make_agent
 
-            self.card_player = HeuristicAgent(seed=seed)
+            self.card_player = make_agent(play, seed=seed)
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
@@ -202,8 +202,8 @@ class NeuralAgent(Agent):
         """Load the policy of a training checkpoint, full or slim (``train.checkpoint.export_slim``);
         fails (ValueError) on a file that is not one, or of another observation version. ``play``: who
         plays the cards; None: as in training (the checkpoint's ``card_play``, else the network)."""
-        if play is not None and play not in CARD_PLAYERS:
-            raise ValueError(f"neural bot option 'play' must be one of {list(CARD_PLAYERS)}, got {play!r}")
+        if play is not None and play not in PLAY_CARD_PLAYERS:
+            raise ValueError(f"neural bot option 'play' must be one of {list(PLAY_CARD_PLAYERS)}, got {play!r}")
         from spades_env.observation import VERSION
 
         dev = torch_device(device)  # before any work
@@ -261,7 +261,7 @@ class NeuralAgent(Agent):
         if self.card_player is None:
             return self._network_actions(observations, masks)
         if context is None:
-            raise ValueError(f"bot {self.name!r} with play=heuristic needs the decision context (it plays the cards)")
+            raise ValueError(f"bot {self.name!r} with play={self.play} needs the decision context (it plays the cards)")
         cards = context.state.phase[context.games] == PLAY
         actions = np.zeros(len(masks), np.int64)
         rows = np.flatnonzero(cards)

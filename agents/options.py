@@ -17,9 +17,11 @@ from typing import Any
 TRUE_WORDS = ("true", "yes", "1")
 FALSE_WORDS = ("false", "no", "0")
 OPTION_TYPES = (bool, int, float, str)
-#: Who plays a neural bot's cards (option ``play``, PPO's ``card_play``): its own network, or ``HeuristicAgent``
-#: (the network then only bids, declares blind nil and Bemo, and passes in Hearts).
+#: Who may play a neural bot's cards in training (PPO's ``card_play``): its own network, or ``HeuristicAgent`` (the
+#: network then learns only its other decisions: bids, blind nil, Bemo, the Hearts pass).
 CARD_PLAYERS = ("network", "heuristic")
+#: Who may play them when the bot plays (option ``play``): those, or the search bot at its default settings.
+PLAY_CARD_PLAYERS = (*CARD_PLAYERS, "search")
 
 
 def parse_bool(value: Any, option: str) -> bool:

@@ -13,7 +13,6 @@ import train.ppo_eval as ppo_eval  # noqa: E402
 import train.ppo_rollout as ppo_rollout  # noqa: E402
 from agents import LEARNED_CHECKPOINT, make_agent  # noqa: E402
 from agents.base import DecisionContext  # noqa: E402
-from agents.heuristic import HeuristicAgent  # noqa: E402
 from agents.neural import NeuralAgent  # noqa: E402
 from spades_env.engine import PLAY  # noqa: E402
 from spades_env.envs.vector import VectorSpades  # noqa: E402
@@ -22,31 +21,34 @@ from train.ppo import PPOConfig, train  # noqa: E402
 from train.ppo_core import TurnBuffer  # noqa: E402
 
 
-def test_the_network_bids_and_the_heuristic_plays_the_cards():
-    mixed = NeuralAgent.from_checkpoint(LEARNED_CHECKPOINT, seed=3, play="heuristic")
+@pytest.mark.parametrize("play, games, steps", [("heuristic", 32, 120), ("search", 4, 64)])
+def test_the_network_bids_and_the_named_bot_plays_the_cards(play, games, steps):
+    mixed = NeuralAgent.from_checkpoint(LEARNED_CHECKPOINT, seed=3, play=play)
     network = NeuralAgent.from_checkpoint(LEARNED_CHECKPOINT, seed=3)
-    heuristic = HeuristicAgent(seed=3)
-    envs = VectorSpades("partnership", num_envs=32, seed=5)
+    card_player = make_agent(play, seed=3)
+    envs = VectorSpades("partnership", num_envs=games, seed=5)
     obs, info = envs.reset(seed=5)
     phases = set()
-    for _ in range(120):  # bids and cards of two hands of every game
+    for _ in range(steps):  # bids and cards (two hands of every game with the heuristic)
         mask, seats = info["action_mask"].astype(bool), info["to_play"]
-        ctx = DecisionContext(envs.engine, envs.state, np.arange(32), seats)
+        ctx = DecisionContext(envs.engine, envs.state, np.arange(games), seats)
         cards = envs.state.phase == PLAY
         phases |= set(np.unique(envs.state.phase).tolist())
         actions = mixed.act(obs, mask, ctx)
         rows = np.flatnonzero(cards)
-        sub = DecisionContext(envs.engine, envs.state, rows, seats[rows])
-        np.testing.assert_array_equal(actions[cards], heuristic.act(None, mask[rows], sub))
+        if len(rows):
+            sub = DecisionContext(envs.engine, envs.state, rows, seats[rows])
+            np.testing.assert_array_equal(actions[cards], card_player.act(None, mask[rows], sub))
         np.testing.assert_array_equal(actions[~cards], network.act(obs[~cards], mask[~cards]))
         obs, _, _, _, info = envs.step(actions)
     assert PLAY in phases and len(phases) > 1  # both kinds of decision were taken
 
 
 def test_play_is_checked_and_heuristic_play_needs_the_context():
-    with pytest.raises(ValueError, match=r"neural bot option 'play' must be one of \['network', 'heuristic'\]"):
+    allowed = r"must be one of \['network', 'heuristic', 'search'\]"
+    with pytest.raises(ValueError, match=rf"neural bot option 'play' {allowed}"):
         make_agent(f"neural:path={LEARNED_CHECKPOINT},play=x", seed=0)
-    with pytest.raises(ValueError, match=r"learned bot option 'play' must be one of \['network', 'heuristic'\]"):
+    with pytest.raises(ValueError, match=rf"learned bot option 'play' {allowed}"):
         make_agent("learned:play=x", seed=0)
     agent = make_agent(f"neural:path={LEARNED_CHECKPOINT},play=heuristic", seed=0)
     envs = VectorSpades("partnership", num_envs=2, seed=0)
