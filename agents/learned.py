@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from agents.base import Agent, DecisionContext
-from agents.options import PLAY_CARD_PLAYERS, parse_bool
+from agents.options import check_card_player, parse_bool
 from spades_env.engine import SpadesEngine
 
 
@@ -51,10 +51,8 @@ class LearnedAgent(Agent):
     def __init__(self, seed: int | None = None, greedy: bool = True, device: str = "cpu", play: str = "") -> None:
         from agents.neural import torch_device
 
-        if play and play not in PLAY_CARD_PLAYERS:
-            raise ValueError(f"learned bot option 'play' must be one of {list(PLAY_CARD_PLAYERS)}, got {play!r}")
         super().__init__(seed)
-        self.play = play or None
+        self.play = check_card_player(play, "learned") if play else None
         """Who plays the cards (``network``, ``heuristic``, ``search``); None: as each checkpoint trained."""
         self.seed = seed
         self.greedy = parse_bool(greedy, "greedy")

@@ -19,7 +19,7 @@ from torch import nn
 
 from agents.base import Agent, DecisionContext
 from agents.checkpoint_io import CheckpointError, read_checkpoint
-from agents.options import PLAY_CARD_PLAYERS, parse_bool
+from agents.options import check_card_player, parse_bool
 from spades_env.engine import PLAY, SpadesEngine
 from spades_env.engine.actions import ActionLayout
 from spades_env.rules import Rules
@@ -164,8 +164,7 @@ class NeuralAgent(Agent):
         rules: Rules | None = None,
         play: str = "network",
     ) -> None:
-        if play not in PLAY_CARD_PLAYERS:
-            raise ValueError(f"neural bot option 'play' must be one of {list(PLAY_CARD_PLAYERS)}, got {play!r}")
+        check_card_player(play, "neural")
         super().__init__(seed)
         self.device = torch_device(device)
         self.policy = policy.to(self.device).eval()
@@ -202,8 +201,8 @@ class NeuralAgent(Agent):
         """Load the policy of a training checkpoint, full or slim (``train.checkpoint.export_slim``);
         fails (ValueError) on a file that is not one, or of another observation version. ``play``: who
         plays the cards; None: as in training (the checkpoint's ``card_play``, else the network)."""
-        if play is not None and play not in PLAY_CARD_PLAYERS:
-            raise ValueError(f"neural bot option 'play' must be one of {list(PLAY_CARD_PLAYERS)}, got {play!r}")
+        if play is not None:
+            check_card_player(play, "neural")  # before any work
         from spades_env.observation import VERSION
 
         dev = torch_device(device)  # before any work

@@ -24,6 +24,13 @@ CARD_PLAYERS = ("network", "heuristic")
 PLAY_CARD_PLAYERS = (*CARD_PLAYERS, "search")
 
 
+def check_card_player(play: str, bot: str) -> str:
+    """``play`` if it names one of ``PLAY_CARD_PLAYERS``; else ValueError naming the ``bot``'s option."""
+    if play not in PLAY_CARD_PLAYERS:
+        raise ValueError(f"{bot} bot option 'play' must be one of {list(PLAY_CARD_PLAYERS)}, got {play!r}")
+    return play
+
+
 def parse_bool(value: Any, option: str) -> bool:
     """A bool from a bool, 0/1, or one of true/false/yes/no/1/0 (any case); else ValueError naming ``option``."""
     if isinstance(value, bool):

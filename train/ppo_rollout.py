@@ -150,7 +150,8 @@ def collect_rollout(
             live = None if pairing is None else next_seat >= 0  # a finished match waiting for its twin's
             bot_cards = heuristic_cards(envs.state, config, live)
             learn &= ~bot_cards
-            others = ~learn & ~bot_cards if live is None else ~learn & ~bot_cards & live
+            stored = ~bot_cards if live is None else live & ~bot_cards  # the decisions the buffer keeps
+            others = ~learn & stored
             if bot_cards.any():
                 rows = np.flatnonzero(bot_cards)
                 ctx = DecisionContext(engine, envs.state, rows, next_seat[rows])
@@ -164,7 +165,6 @@ def collect_rollout(
                 opp_logits, _ = opponents.pool_nets[k](model.policy_obs(obs_t[rows]))
                 action[rows] = MaskedCategorical(opp_logits, mask_t[rows]).sample(rng)
             logprob = dist.log_prob(torch.as_tensor(action, device=device))
-        stored = live if not bot_cards.any() else ~bot_cards if live is None else live & ~bot_cards
         buffer.add(rows_in, next_mask, action, logprob.cpu().numpy(), value.cpu().numpy(), next_seat, learn, stored)
         hand_number = None if pairing is None else envs.state.hand_number.copy()
         next_obs, rewards, terminated, truncated, info = envs.step(action)
