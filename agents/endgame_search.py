@@ -14,7 +14,7 @@ first frame is the position given, with only the cards given to try (the solver'
 searched from the full window), so the hand's end is scored in one place per search.
 Cards are tried lowest id first and a card equivalent to the one before it is skipped, so the
 search (and max^n's tie rule, the lowest card id among equal side values) is that of the
-recursive solver it replaces (``tests/endgame_recursive.py``).
+recursive solver it replaces (``tests/endgame_pinned.py``).
 """
 
 from __future__ import annotations
@@ -151,6 +151,26 @@ def _next_card(rest, prev, live, k):
     return np.int64(-1), rest, prev
 
 
+@njit(cache=True, inline="always")
+def _push(f, m, d, n_in, led, mover, broken, n_tr, prev, c, old, winner, rest, live):
+    """Save frame ``d`` before descending into card ``c``: its position, last card tried, ``c`` with its
+    undo data (``apply_card``'s ``old``, ``winner``), its cards still to try and the live cards."""
+    fd = f[d]
+    fd[N_IN], fd[LED], fd[MOVER], fd[BROKEN], fd[N_TR] = n_in, led, mover, broken, n_tr
+    fd[PREV], fd[CARD], fd[OLD], fd[WINNER] = prev, c, old, winner
+    m[d, 0], m[d, 1] = rest, live
+
+
+@njit(cache=True, inline="always")
+def _pop(f, m, d, h, tr, tw, wn):
+    """Return to frame ``d`` (its card taken back): (``n_in``, ``led``, ``mover``, ``broken``, ``n_tr``,
+    ``prev``, cards still to try, live cards)."""
+    fd = f[d]
+    n_in, led, mover, broken, n_tr = fd[N_IN], fd[LED], fd[MOVER], fd[BROKEN] != 0, fd[N_TR]
+    undo_card(fd[CARD], fd[OLD], fd[WINNER], h, tr, tw, wn, mover, n_tr)
+    return n_in, led, mover, broken, n_tr, fd[PREV], m[d, 0], m[d, 1]
+
+
 @njit(cache=True)
 def minimax(h, tr, tw, wn, bids, blind, bags, bemo, n_in, led, mover, broken, n_tr, cards, k, t, cost, adjust, stack):
     """Side 0's value (its bag-adjusted score minus side 1's) when ``mover`` plays the best of ``cards``
@@ -175,10 +195,7 @@ def minimax(h, tr, tw, wn, bids, blind, bags, bemo, n_in, led, mover, broken, n_
                 )
                 undo_card(c, old, winner, h, tr, tw, wn, mover, n_tr)
             else:  # descend: this frame waits for the child's value
-                fd = f[d]
-                fd[N_IN], fd[LED], fd[MOVER], fd[BROKEN], fd[N_TR] = n_in, led, mover, broken, n_tr
-                fd[PREV], fd[CARD], fd[OLD], fd[WINNER] = prev, c, old, winner
-                m[d, 0], m[d, 1] = rest, live
+                _push(f, m, d, n_in, led, mover, broken, n_tr, prev, c, old, winner, rest, live)
                 b[d, 0], b[d, 1], b[d, 2] = best, alpha, beta
                 d += 1
                 n_in, led, mover, broken, n_tr = n_in2, led2, mover2, broken2, n_tr2
@@ -192,12 +209,8 @@ def minimax(h, tr, tw, wn, bids, blind, bags, bemo, n_in, led, mover, broken, n_
                 return best
             v = best
             d -= 1
-            fd = f[d]
-            n_in, led, mover, broken, n_tr = fd[N_IN], fd[LED], fd[MOVER], fd[BROKEN] != 0, fd[N_TR]
-            prev, c = fd[PREV], fd[CARD]
-            rest, live = m[d, 0], m[d, 1]
+            n_in, led, mover, broken, n_tr, prev, rest, live = _pop(f, m, d, h, tr, tw, wn)
             best, alpha, beta = b[d, 0], b[d, 1], b[d, 2]
-            undo_card(c, fd[OLD], fd[WINNER], h, tr, tw, wn, mover, n_tr)
         if mover % 2 == 0:
             best = max(best, v)
             alpha = max(alpha, v)
@@ -230,10 +243,7 @@ def maxn(h, tr, tw, wn, bids, blind, bags, bemo, n_in, led, mover, broken, n_tr,
                     scores[d + 1, s] = adjusted_score(s, tw, wn, bids, blind, bags, bemo, t, cost, adjust)
                 undo_card(c, old, winner, h, tr, tw, wn, mover, n_tr)
             else:  # descend: the child writes its line's scores into row d + 1
-                fd = f[d]
-                fd[N_IN], fd[LED], fd[MOVER], fd[BROKEN], fd[N_TR] = n_in, led, mover, broken, n_tr
-                fd[PREV], fd[CARD], fd[OLD], fd[WINNER] = prev, c, old, winner
-                m[d, 0], m[d, 1] = rest, live
+                _push(f, m, d, n_in, led, mover, broken, n_tr, prev, c, old, winner, rest, live)
                 b[d, 0] = best
                 d += 1
                 n_in, led, mover, broken, n_tr = n_in2, led2, mover2, broken2, n_tr2
@@ -246,12 +256,8 @@ def maxn(h, tr, tw, wn, bids, blind, bags, bemo, n_in, led, mover, broken, n_tr,
             if d == 0:
                 return
             d -= 1
-            fd = f[d]
-            n_in, led, mover, broken, n_tr = fd[N_IN], fd[LED], fd[MOVER], fd[BROKEN] != 0, fd[N_TR]
-            prev, c = fd[PREV], fd[CARD]
-            rest, live = m[d, 0], m[d, 1]
+            n_in, led, mover, broken, n_tr, prev, rest, live = _pop(f, m, d, h, tr, tw, wn)
             best = b[d, 0]
-            undo_card(c, fd[OLD], fd[WINNER], h, tr, tw, wn, mover, n_tr)
         v = side_value(scores[d + 1], mover % n_sides)
         if v > best:
             best = v

@@ -1,6 +1,6 @@
 """The iterative endgame solver gives exactly the recursive solver's values, and is cached.
 
-The recursive solver (``tests/endgame_recursive.py``, the search as it was) valued the positions
+The recursive solver (the search as it was, ``git show f89a744:agents/endgame.py``) valued the positions
 of ``tests.endgame_pinned`` (2 to 4 tricks left, every Spades preset); the values are pinned in
 ``tests/golden/endgame_recursive_values.npz`` and must come out bit for bit, ``NO_VALUE`` included.
 """
