@@ -90,9 +90,10 @@ def test_the_bidding_recipes_train_no_card_and_their_checkpoints_play_so(tmp_pat
         steps.append({"phase": state.phase.copy(), "cards": out.copy()})
         return out
 
-    def add_spy(self, obs, mask, action, logprob, value, seat, learn, live=None):
+    def add_spy(self, obs, mask, action, logprob, value, seat, learn, live=None, teacher=None):
         steps[-1]["learn"], steps[-1]["stored"] = np.asarray(learn).copy(), np.asarray(live).copy()
-        real_add(self, obs, mask, action, logprob, value, seat, learn, live)
+        assert teacher is None  # no card anchor
+        real_add(self, obs, mask, action, logprob, value, seat, learn, live, teacher)
         steps[-1]["reward_rows"] = self.last.copy()  # (B, N): where each seat's next reward goes
 
     evaluated = []

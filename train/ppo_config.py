@@ -67,6 +67,13 @@ class PPOConfig:
     evaluations and the checkpoint's ``neural`` bot then play the same way). The cards are not stored in the
     rollout: with ``credit: hand`` a bid's return is its hand's reward."""
 
+    card_anchor: float = 0.0
+    """Weight of a term pulling the network's card play toward HeuristicAgent's: on every card the learner plays
+    (``card_play: network``), the update adds ``card_anchor`` times the cross-entropy of the heuristic's card in
+    that position, ``-log pi(heuristic's card)``, to the PPO loss (a KL anchor to the heuristic's one-hot
+    policy). PPO still moves the cards where its advantages say so, against that pull; the bids are free.
+    0: none (the heuristic is not asked)."""
+
     learning_rate: float = 3e-4
     """Adam learning rate."""
     anneal_lr: bool = True
@@ -177,6 +184,7 @@ class PPOConfig:
             "eval_search_deals": self.eval_search_deals >= 1,
             "opponent_reward_weight": 0.0 <= self.opponent_reward_weight <= 1.0,
             "card_play": self.card_play in CARD_PLAYERS,
+            "card_anchor": self.card_anchor >= 0 and (self.card_anchor == 0 or self.card_play == "network"),
         }
         if self.paired:
             checks |= {
@@ -198,6 +206,7 @@ class PPOConfig:
                 "critic": f"one of {CRITICS}",
                 "opponent_reward_weight": "0 <= w <= 1",
                 "card_play": f"one of {list(CARD_PLAYERS)}",
+                "card_anchor": ">= 0, and 0 unless card_play: network",
             }
             if self.paired:
                 paired = {"num_envs": "even", "episode": "'match'", "credit": "'hand'", "pool_prob": "0"}

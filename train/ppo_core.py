@@ -185,7 +185,11 @@ class TurnBuffer:
     return is known.
     """
 
-    FIELDS = ("obs", "mask", "action", "logprob", "value", "reward", "done", "next_row", "valid", "learn", "seat")
+    FIELDS = (
+        "obs", "mask", "action", "logprob", "value", "reward", "done", "next_row", "valid", "learn", "seat", "teacher",
+    )  # fmt: skip
+    #: Fields whose empty value is -1 (the others are 0).
+    UNSET = ("next_row", "teacher")
 
     def __init__(self, num_envs: int, n_players: int, num_steps: int, obs_dim: int, n_actions: int) -> None:
         self.b, self.n, self.t_len = num_envs, n_players, num_steps
@@ -203,6 +207,9 @@ class TurnBuffer:
         self.learn = np.zeros((rows, num_envs), bool)
         """(R, B) bool: the decision was taken by the learning policy (not a pool opponent)."""
         self.seat = np.zeros((rows, num_envs), np.int64)
+        self.teacher = np.full((rows, num_envs), -1, np.int64)
+        """(R, B) int64: the action a teacher (HeuristicAgent, ``card_anchor``) takes in the decision's position,
+        which the update pulls the policy toward; -1: none."""
         self.last = np.full((num_envs, n_players), -1, np.int64)
         """(B, N) int64: row of each seat's latest, still open decision, -1 if none."""
         self.t = 0
@@ -215,7 +222,7 @@ class TurnBuffer:
         kept = {name: getattr(self, name)[rows, games].copy() for name in self.FIELDS}
         for name in self.FIELDS:
             arr = getattr(self, name)
-            arr[...] = -1 if name == "next_row" else 0
+            arr[...] = -1 if name in self.UNSET else 0
         for name, values in kept.items():
             getattr(self, name)[seats, games] = values
         self.last[games, seats] = seats
@@ -231,17 +238,20 @@ class TurnBuffer:
         seat: np.ndarray,
         learn: np.ndarray,
         live: np.ndarray | None = None,
+        teacher: np.ndarray | None = None,
     ) -> None:
         """Store one decision per game (each (B, ...)); link it to its seat's previous decision.
 
         ``live`` (B,) bool: the games that took a decision this step (None: all); the others (a
         finished match waiting for its paired game, ``train/pairing.py``) get an empty row.
+        ``teacher`` (B,) int64: a teacher's action per game, -1 where none (None: none at all).
         """
         if self.t >= self.t_len:
             raise IndexError(f"the rollout holds {self.t_len} steps; call start_rollout() first")
         row = self.n + self.t
         self.obs[row], self.mask[row], self.action[row] = obs, mask, action
         self.logprob[row], self.value[row], self.seat[row] = logprob, value, seat
+        self.teacher[row] = -1 if teacher is None else teacher
         cols = self._cols
         if live is None:
             self.valid[row], self.learn[row] = True, learn
@@ -282,5 +292,6 @@ class TurnBuffer:
         """Restore what ``state_dict`` returned."""
         self.start_rollout()
         for name in self.FIELDS:
-            getattr(self, name)[: self.n] = data[name]
+            if name in data:  # a checkpoint from before ``teacher`` existed holds none: -1 stays
+                getattr(self, name)[: self.n] = data[name]
         self.last[...] = data["last"]

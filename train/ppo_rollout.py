@@ -6,7 +6,8 @@ seat); the reward of a hand (the change of the seat's side score, times ``reward
 credited to each seat's last decision of that hand. Optionally a hand's opponents are a past
 snapshot of the network (an opponent pool) or HeuristicAgent (``Opponents``); their decisions
 are not trained on. With ``card_play: heuristic`` HeuristicAgent plays every card at the table and the
-network learns only the rest (bids, blind nil, Bemo).
+network learns only the rest (bids, blind nil, Bemo). With ``card_anchor`` the heuristic's card in each
+of the learner's card positions is stored beside its own (``TurnBuffer.teacher``) for the update's anchor.
 """
 
 from __future__ import annotations
@@ -86,6 +87,26 @@ def heuristic_cards(state: Any, config: PPOConfig, live: np.ndarray | None) -> n
     return cards if live is None else cards & live
 
 
+def bot_actions(bot: HeuristicAgent, engine: Any, state: Any, rows: np.ndarray, seats: np.ndarray, mask: np.ndarray):
+    """(len(rows),) int64: ``bot``'s decisions in games ``rows`` (``seats``, ``mask``: every game's)."""
+    return bot.act(None, mask[rows], DecisionContext(engine, state, rows, seats[rows]))
+
+
+def teacher_cards(
+    engine: Any, state: Any, config: PPOConfig, learner_rows: np.ndarray, seats: np.ndarray, mask: np.ndarray,
+    heuristic: HeuristicAgent,
+) -> np.ndarray | None:  # fmt: skip
+    """(B,) int64: HeuristicAgent's card in each of the learner's stored card positions this step
+    (``learner_rows``, (B,) bool), -1 elsewhere (``card_anchor``); None without an anchor."""
+    if not config.card_anchor:
+        return None
+    teacher = np.full(len(learner_rows), -1, np.int64)
+    rows = np.flatnonzero(learner_rows & (state.phase == PLAY))
+    if len(rows):
+        teacher[rows] = bot_actions(heuristic, engine, state, rows, seats, mask)
+    return teacher
+
+
 def adjusted_rewards(engine: Any, rewards: np.ndarray, finished: list) -> np.ndarray:
     """(B, N) float32 env rewards with each finished hand's points replaced by its side's bag-adjusted
     points (``engine.spec.adjusted_points``, as tournaments score) [RULES 3]; Hearts keeps its sign
@@ -152,20 +173,21 @@ def collect_rollout(
             learn &= ~bot_cards
             stored = ~bot_cards if live is None else live & ~bot_cards  # the decisions the buffer keeps
             others = ~learn & stored
+            heuristic, state = opponents.heuristic, envs.state
+            teacher = teacher_cards(engine, state, config, learn & stored, next_seat, next_mask, heuristic)
             if bot_cards.any():
                 rows = np.flatnonzero(bot_cards)
-                ctx = DecisionContext(engine, envs.state, rows, next_seat[rows])
-                action[rows] = opponents.heuristic.act(None, next_mask[rows], ctx)
+                action[rows] = bot_actions(heuristic, engine, state, rows, next_seat, next_mask)
             for k in np.unique(opponent[others]):
                 rows = np.flatnonzero(others & (opponent == k))
                 if k == HEURISTIC:
-                    ctx = DecisionContext(engine, envs.state, rows, next_seat[rows])
-                    action[rows] = opponents.heuristic.act(None, next_mask[rows], ctx)
+                    action[rows] = bot_actions(heuristic, engine, state, rows, next_seat, next_mask)
                     continue
                 opp_logits, _ = opponents.pool_nets[k](model.policy_obs(obs_t[rows]))
                 action[rows] = MaskedCategorical(opp_logits, mask_t[rows]).sample(rng)
             logprob = dist.log_prob(torch.as_tensor(action, device=device))
-        buffer.add(rows_in, next_mask, action, logprob.cpu().numpy(), value.cpu().numpy(), next_seat, learn, stored)
+        logprob, value = logprob.cpu().numpy(), value.cpu().numpy()
+        buffer.add(rows_in, next_mask, action, logprob, value, next_seat, learn, stored, teacher)
         hand_number = None if pairing is None else envs.state.hand_number.copy()
         next_obs, rewards, terminated, truncated, info = envs.step(action)
         next_mask, next_seat = info["action_mask"], info["to_play"]

@@ -25,6 +25,10 @@ class UpdateResult:
     last_stats: dict[str, float] = field(default_factory=dict)
     clipfracs: list[float] = field(default_factory=list)
     bid_entropy: list[float] = field(default_factory=list)
+    anchor_loss: list[float] = field(default_factory=list)
+    """Per minibatch: the mean ``-log pi(teacher's card)`` over its anchored decisions (``card_anchor``)."""
+    teacher_agreement: list[float] = field(default_factory=list)
+    """Per minibatch: the share of its anchored decisions where the policy's most likely card is the teacher's."""
 
     def scalars(self) -> dict[str, float]:
         """``losses/*`` scalars and ``charts/trained_decisions``."""
@@ -40,7 +44,14 @@ class UpdateResult:
             "losses/approx_kl": stats.get("approx_kl", nan),
             "losses/clipfrac": float(np.mean(self.clipfracs)) if self.clipfracs else nan,
             "losses/explained_variance": explained_variance(self.values, self.returns),
-        }
+        } | (
+            {
+                "losses/card_anchor": float(np.mean(self.anchor_loss)),
+                "charts/heuristic_card_agreement": float(np.mean(self.teacher_agreement)),
+            }
+            if self.anchor_loss
+            else {}
+        )
 
 
 def ppo_update(
@@ -70,6 +81,7 @@ def ppo_update(
     b_adv = torch.as_tensor(advantages.reshape(-1)[flat], device=device)
     b_returns = torch.as_tensor(returns.reshape(-1)[flat], device=device)
     b_bidding = b_mask[:, bid_offset:].any(-1)
+    b_teacher = torch.as_tensor(buffer.teacher.reshape(-1)[flat], device=device)
 
     model.train()
     batch = len(flat)
@@ -98,6 +110,8 @@ def ppo_update(
                 ent_coef=config.ent_coef,
                 clip_vloss=config.clip_vloss,
             )
+            if config.card_anchor:
+                loss = loss + config.card_anchor * anchor_term(dist, b_teacher[mb], result)
             optimizer.zero_grad()
             loss.backward()
             model.clip_grad_norm(config.max_grad_norm)
@@ -110,3 +124,17 @@ def ppo_update(
             break
     buffer.start_rollout()
     return result
+
+
+def anchor_term(dist: MaskedCategorical, teacher: torch.Tensor, result: UpdateResult) -> torch.Tensor:
+    """The mean cross-entropy ``-log pi(teacher)`` over the decisions with a teacher's action (``teacher >= 0``;
+    0 if none), logged into ``result``: the ``card_anchor`` pull toward the heuristic's card."""
+    anchored = teacher >= 0
+    if not anchored.any():
+        return dist.logits.new_zeros(())
+    target = teacher[anchored]
+    loss = -dist.logits[anchored].gather(-1, target[:, None]).squeeze(-1).mean()
+    with torch.no_grad():
+        result.anchor_loss.append(loss.item())
+        result.teacher_agreement.append((dist.logits[anchored].argmax(-1) == target).float().mean().item())
+    return loss
