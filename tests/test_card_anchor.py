@@ -114,3 +114,28 @@ def test_the_recipe_anchors_every_learner_card_to_the_heuristics_and_logs_the_pu
     scalars = _scalars(tmp_path)
     (anchor,), (agreement,) = scalars["losses/card_anchor"], scalars["charts/heuristic_card_agreement"]
     assert anchor[1] > 0 and 0 < agreement[1] <= 1
+
+
+def test_card_anchor_hands_nil_anchors_only_the_cards_of_hands_with_a_nil_bid():
+    from spades_env.envs.vector import VectorSpades
+
+    envs = VectorSpades("partnership", num_envs=64, seed=2)
+    _, info = envs.reset(seed=2)
+    bot, games = HeuristicAgent(), np.arange(64)
+    for _ in range(30):  # the blind-nil choices and the bids, to a card in every game
+        if (envs.state.phase == PLAY).all():
+            break
+        seats = info["to_play"]
+        ctx = DecisionContext(envs.engine, envs.state, games, seats)
+        _, _, _, _, info = envs.step(bot.act(None, info["action_mask"], ctx))
+    state, seats, mask = envs.state, info["to_play"], info["action_mask"].astype(bool)
+    nil_hands = (state.bids == 0).any(axis=1)
+    assert (state.phase == PLAY).all() and 0 < nil_hands.sum() < 64
+    learner = np.arange(64) % 3 != 0
+    for hands, expected in (("all", learner), ("nil", learner & nil_hands)):
+        config = PPOConfig(card_anchor=1.0, card_anchor_hands=hands)
+        out = ppo_rollout.teacher_cards(envs.engine, state, config, learner, seats, mask, bot)
+        np.testing.assert_array_equal(out >= 0, expected)
+    assert ppo_rollout.teacher_cards(envs.engine, state, PPOConfig(), learner, seats, mask, bot) is None
+    with pytest.raises(ValueError, match=r"card_anchor_hands='some' \(one of \['all', 'nil'\]\)"):
+        PPOConfig(card_anchor_hands="some")

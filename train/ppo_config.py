@@ -12,6 +12,8 @@ from spades_env.rules_yaml import parse_yaml
 
 #: The ``critic`` settings (``train/critic.py``).
 CRITICS = ("shared", "perfect")
+#: The ``card_anchor_hands`` settings.
+ANCHOR_HANDS = ("all", "nil")
 
 
 @dataclass(frozen=True)
@@ -73,6 +75,9 @@ class PPOConfig:
     that position, ``-log pi(heuristic's card)``, to the PPO loss (a KL anchor to the heuristic's one-hot
     policy). PPO still moves the cards where its advantages say so, against that pull; the bids are free.
     0: none (the heuristic is not asked)."""
+    card_anchor_hands: str = "all"
+    """Which cards ``card_anchor`` pulls: ``all`` the learner's, or ``nil`` only those of hands where a seat bid nil
+    (blind nil included): the network's card play loses its points to the heuristic's there."""
 
     learning_rate: float = 3e-4
     """Adam learning rate."""
@@ -185,6 +190,7 @@ class PPOConfig:
             "opponent_reward_weight": 0.0 <= self.opponent_reward_weight <= 1.0,
             "card_play": self.card_play in CARD_PLAYERS,
             "card_anchor": self.card_anchor >= 0 and (self.card_anchor == 0 or self.card_play == "network"),
+            "card_anchor_hands": self.card_anchor_hands in ANCHOR_HANDS,
         }
         if self.paired:
             checks |= {
@@ -207,6 +213,7 @@ class PPOConfig:
                 "opponent_reward_weight": "0 <= w <= 1",
                 "card_play": f"one of {list(CARD_PLAYERS)}",
                 "card_anchor": ">= 0, and 0 unless card_play: network",
+                "card_anchor_hands": f"one of {list(ANCHOR_HANDS)}",
             }
             if self.paired:
                 paired = {"num_envs": "even", "episode": "'match'", "credit": "'hand'", "pool_prob": "0"}

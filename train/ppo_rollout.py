@@ -97,11 +97,15 @@ def teacher_cards(
     heuristic: HeuristicAgent,
 ) -> np.ndarray | None:  # fmt: skip
     """(B,) int64: HeuristicAgent's card in each of the learner's stored card positions this step
-    (``learner_rows``, (B,) bool), -1 elsewhere (``card_anchor``); None without an anchor."""
+    (``learner_rows``, (B,) bool; with ``card_anchor_hands: nil`` only in hands where a seat bid nil), -1
+    elsewhere (``card_anchor``); None without an anchor."""
     if not config.card_anchor:
         return None
     teacher = np.full(len(learner_rows), -1, np.int64)
-    rows = np.flatnonzero(learner_rows & (state.phase == PLAY))
+    anchored = learner_rows & (state.phase == PLAY)
+    if config.card_anchor_hands == "nil":
+        anchored &= (state.bids == 0).any(axis=1)
+    rows = np.flatnonzero(anchored)
     if len(rows):
         teacher[rows] = bot_actions(heuristic, engine, state, rows, seats, mask)
     return teacher
