@@ -158,3 +158,38 @@ def test_the_cli_refuses_actors_for_ppo(tmp_path):
     result = CliRunner().invoke(app, ["train", "--config", str(ppo_smoke), "--run-dir", str(tmp_path), "--actors", "1"])
     assert result.exit_code != 0 and not list(tmp_path.iterdir())
     assert "--actors 1 is for expert iteration" in str(result.exception)
+
+
+CARD_IMITATION = ROOT / "configs" / "train" / "card_imitation.yaml"
+
+
+def test_the_card_imitation_recipe_clones_the_heuristics_cards_and_keeps_the_bids(tmp_path, monkeypatch):
+    """``teacher: heuristic``: the card decisions with a choice are the valued ones, labelled with the heuristic's
+    card; the bids keep the probabilities of the network the run starts from; the checkpoint plays its own cards."""
+    import train.expert_iteration as expit
+    from spades_env.engine import PLAY
+
+    recipe = ExpertIterationConfig.from_yaml(CARD_IMITATION)
+    assert recipe.teacher == "heuristic" and recipe.unvalued == "behaviour" and recipe.anchor_to == "initial"
+    assert recipe.init_from == "checkpoints/partnership_bids.pt"
+    rounds, real = [], expit.label_positions
+
+    def spy(positions, spec, ray=None):
+        labels = real(positions, spec, ray)
+        rounds.append((positions, labels))
+        return labels
+
+    monkeypatch.setattr(expit, "label_positions", spy)
+    tiny = dict(rounds=2, num_envs=8, num_steps=64, eval_every=1, eval_deals=4, eval_initial=False, label_chunk=64)
+    latest = train(dataclasses.replace(recipe, run_dir=str(tmp_path), **tiny), quiet=True)
+    start = NeuralAgent.from_checkpoint(ROOT / recipe.init_from, play="network").policy
+    for positions, labels in rounds:
+        cards = (positions.state.phase == PLAY) & (positions.mask.sum(axis=1) > 1)
+        np.testing.assert_array_equal(labels.valued, cards)
+        assert cards.any() and (~cards).any()
+        with torch.no_grad():  # the unvalued decisions (bids among them) keep the starting network's probabilities
+            logits, _ = start(torch.as_tensor(positions.obs[~cards]))
+        probs = torch.softmax(logits.masked_fill(~torch.as_tensor(positions.mask[~cards]), -torch.inf), -1)
+        np.testing.assert_allclose(labels.target[~cards], probs.numpy(), atol=1e-5)
+    agent = NeuralAgent.from_checkpoint(latest)
+    assert agent.play == "network" and (latest.parent / "best.pt").exists()

@@ -8,13 +8,16 @@ import pytest
 from agents.heuristic import HeuristicAgent
 from spades_env.rules import resolve_rules
 from train.imitation import HeuristicStream
+from spades_env.engine import PLAY
 from train.labelling import (
+    HEURISTIC_TEACHER,
     Labels,
     LabelShard,
     LabelSpec,
     PositionStream,
     distillation_target,
     heuristic_behaviour,
+    heuristic_card_values,
     label_positions,
     label_shard,
     shards,
@@ -142,12 +145,31 @@ def test_the_unvalued_target_can_be_the_behaviour_policy(positions):
 def test_a_shard_off_a_chunk_boundary_and_a_teacher_without_values_are_refused(positions):
     with pytest.raises(ValueError, match="chunk boundary"):
         label_shard(LabelShard(positions.rows(0, 8), 8, spec()))
-    with pytest.raises(ValueError, match="action values"):
-        label_positions(positions.rows(0, 4), spec(teacher="heuristic"))
+    with pytest.raises(ValueError, match=r"teacher 'random' gives no action values; .* or 'heuristic'"):
+        label_positions(positions.rows(0, 4), spec(teacher="random"))
     with pytest.raises(ValueError, match="unvalued"):
         spec(unvalued="nobody")
     with pytest.raises(ValueError, match="anchor"):
         spec(anchor=1.0)
+
+
+def test_the_heuristic_teacher_labels_each_card_with_a_choice_by_the_heuristics_card(positions):
+    uniform = np.where(positions.mask, 1.0, 0.0).astype(np.float32)
+    behaviour = dataclasses.replace(positions, behaviour_probs=uniform / uniform.sum(axis=1, keepdims=True))
+    labels = label_positions(behaviour, spec(teacher=HEURISTIC_TEACHER, unvalued="behaviour"))
+    several = positions.mask.sum(axis=1) > 1
+    cards = positions.state.phase == PLAY
+    np.testing.assert_array_equal(labels.valued, several & cards)
+    assert labels.valued.any() and (~labels.valued & ~cards).any()  # bids among the unvalued
+    heuristic = positions.behaviour_probs.argmax(axis=1)  # the positions' own behaviour was the heuristic
+    v = labels.valued
+    np.testing.assert_array_equal(labels.target[v], np.eye(positions.mask.shape[1], dtype=np.float32)[heuristic[v]])
+    np.testing.assert_array_equal(labels.target[~v], behaviour.behaviour_probs[~v])  # bids keep the behaviour's
+    np.testing.assert_array_equal(labels.action, heuristic)
+    np.testing.assert_array_equal(labels.best, labels.target.astype(bool) & v[:, None])
+    values = heuristic_card_values(positions.state, positions.mask, heuristic)
+    assert np.isnan(values[~v]).all() and (values[v, heuristic[v]] == 0).all()
+    assert np.isneginf(values[v]).sum() == v.sum() * (positions.mask.shape[1] - 1)
 
 
 def test_the_anchor_mixes_the_behaviour_policy_into_the_valued_targets(positions):

@@ -34,7 +34,11 @@ import numpy as np
 
 from agents.base import DecisionContext
 from agents.heuristic import HeuristicAgent
-from spades_env.engine import GameState, SpadesEngine
+from spades_env.engine import PLAY, GameState, SpadesEngine
+
+#: The ``teacher`` that labels every card decision with a choice by HeuristicAgent's card instead of a search's
+#: values (``heuristic_card_values``): behaviour cloning of its card play on the learner's own positions (DAgger).
+HEURISTIC_TEACHER = "heuristic"
 
 #: A behaviour policy: (observations (B, D), masks (B, A), context) -> (actions (B,), probabilities (B, A)).
 Behaviour = Callable[[np.ndarray, np.ndarray, DecisionContext], tuple[np.ndarray, np.ndarray]]
@@ -186,6 +190,18 @@ def distillation_target(
     return target.astype(np.float32), valued
 
 
+def heuristic_card_values(state: GameState, mask: np.ndarray, heuristic_action: np.ndarray) -> np.ndarray:
+    """(G, A) float64 "values" of the ``heuristic`` teacher: on a card decision with more than one legal card,
+    0 for HeuristicAgent's card and -inf for every other action, so that the distillation target is its card,
+    one-hot; NaN everywhere else (bids, blind nil, passes, forced cards: unvalued, ``LabelSpec.unvalued`` decides)."""
+    cards = (state.phase == PLAY) & (mask.sum(axis=1) > 1)
+    values = np.full(mask.shape, np.nan)
+    values[cards] = -np.inf
+    rows = np.flatnonzero(cards)
+    values[rows, heuristic_action[rows]] = 0.0
+    return values
+
+
 @dataclass(frozen=True)
 class LabelSpec:
     """How positions are labelled: the teacher, its seed and the target's temperature."""
@@ -193,7 +209,8 @@ class LabelSpec:
     rules: object
     """The ``Rules`` the positions were played under."""
     teacher: str = "search:fast"
-    """Bot spec of the teacher (``make_agent``); it must have ``action_values``."""
+    """Bot spec of the teacher (``make_agent``); it must have ``action_values``. ``heuristic``
+    (``HEURISTIC_TEACHER``): HeuristicAgent's card on every card decision with a choice, one-hot."""
     seed: tuple[int, ...] = (0,)
     """Seed of the teacher's sampling; chunk k is searched with ``(*seed, k)``."""
     temperature: float = 5.0
@@ -260,18 +277,24 @@ def label_shard(shard: LabelShard) -> Labels:
     if shard.first % spec.chunk:
         raise ValueError(f"a label shard starts at a chunk boundary: first={shard.first}, chunk={spec.chunk}")
     engine = _engine(spec.rules)
-    teacher = make_agent(spec.teacher)
-    if not hasattr(teacher, "action_values"):
-        raise ValueError(f"teacher {spec.teacher!r} gives no action values; use a search bot spec (search:fast)")
+    teacher = None if spec.teacher == HEURISTIC_TEACHER else make_agent(spec.teacher)
+    if teacher is not None and not hasattr(teacher, "action_values"):
+        raise ValueError(
+            f"teacher {spec.teacher!r} gives no action values; use a search bot spec (search:fast) or "
+            f"{HEURISTIC_TEACHER!r} (the heuristic's cards)"
+        )
     heuristic = HeuristicAgent()
     parts = []
     for lo in range(0, len(pos), spec.chunk):
         hi = min(lo + spec.chunk, len(pos))
         rows = pos.rows(lo, hi)
-        teacher.reset([*spec.seed, (shard.first + lo) // spec.chunk])
         ctx = DecisionContext(engine, rows.state, np.arange(hi - lo), rows.seat)
-        values = teacher.action_values(rows.obs, rows.mask, ctx)
         default = heuristic.act(rows.obs, rows.mask, ctx)
+        if teacher is None:
+            values = heuristic_card_values(rows.state, rows.mask, default)
+        else:
+            teacher.reset([*spec.seed, (shard.first + lo) // spec.chunk])
+            values = teacher.action_values(rows.obs, rows.mask, ctx)
         onehot = np.eye(rows.mask.shape[1], dtype=np.float32)[default]
         fallback = onehot if spec.unvalued == "teacher" else rows.behaviour_probs
         target, valued = distillation_target(values, fallback, spec.temperature, prefer=default)
