@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from agents.heuristic import HeuristicAgent
+from spades_env.engine import PLAY
 from spades_env.rules import resolve_rules
 from train.imitation import HeuristicStream
-from spades_env.engine import PLAY
 from train.labelling import (
     HEURISTIC_TEACHER,
     Labels,
