@@ -171,6 +171,7 @@ def test_the_card_imitation_recipe_clones_the_heuristics_cards_and_keeps_the_bid
 
     recipe = ExpertIterationConfig.from_yaml(CARD_IMITATION)
     assert recipe.teacher == "heuristic" and recipe.unvalued == "behaviour" and recipe.anchor_to == "initial"
+    assert recipe.opponents == "heuristic"
     assert recipe.init_from == "checkpoints/partnership_bids.pt"
     rounds, real = [], expit.label_positions
 
@@ -180,6 +181,8 @@ def test_the_card_imitation_recipe_clones_the_heuristics_cards_and_keeps_the_bid
         return labels
 
     monkeypatch.setattr(expit, "label_positions", spy)
+    wrapped, real_against = [], expit.against_heuristic
+    monkeypatch.setattr(expit, "against_heuristic", lambda *a: wrapped.append(a) or real_against(*a))
     tiny = dict(rounds=2, num_envs=8, num_steps=64, eval_every=1, eval_deals=4, eval_initial=False, label_chunk=64)
     latest = train(dataclasses.replace(recipe, run_dir=str(tmp_path), **tiny), quiet=True)
     start = NeuralAgent.from_checkpoint(ROOT / recipe.init_from, play="network").policy
@@ -191,5 +194,36 @@ def test_the_card_imitation_recipe_clones_the_heuristics_cards_and_keeps_the_bid
             logits, _ = start(torch.as_tensor(positions.obs[~cards]))
         probs = torch.softmax(logits.masked_fill(~torch.as_tensor(positions.mask[~cards]), -torch.inf), -1)
         np.testing.assert_allclose(labels.target[~cards], probs.numpy(), atol=1e-5)
+    assert len(wrapped) == len(rounds) == 2  # every round played against the heuristic
     agent = NeuralAgent.from_checkpoint(latest)
     assert agent.play == "network" and (latest.parent / "best.pt").exists()
+
+
+def test_against_heuristic_puts_the_heuristic_at_every_seat_outside_the_learners_side():
+    from agents.base import DecisionContext
+    from agents.heuristic import HeuristicAgent
+    from spades_env.envs.vector import VectorSpades
+    from train.expert_iteration_steps import against_heuristic
+
+    for rules in ("partnership", "cutthroat-4"):
+        env = VectorSpades(rules, 12, seed=6)
+        _, info = env.reset(seed=6)
+        engine, bot = env.engine, HeuristicAgent()
+        first_legal = lambda obs, mask, ctx: (mask.argmax(axis=1), mask / mask.sum(axis=1, keepdims=True))  # noqa: E731
+        behaviour = against_heuristic(first_legal, bot)
+        learner_sides = set()
+        for _ in range(40):
+            mask, seats = info["action_mask"].astype(bool), info["to_play"]
+            ctx = DecisionContext(engine, env.state, np.arange(12), seats)
+            action, probs = behaviour(None, mask, ctx)
+            learner = engine.side_of_seat[seats] == np.arange(12) % engine.n_sides
+            learner_sides |= set(engine.side_of_seat[seats[learner]].tolist())
+            np.testing.assert_array_equal(action[learner], mask[learner].argmax(axis=1))
+            rows = np.flatnonzero(~learner)
+            sub = DecisionContext(engine, env.state, rows, seats[rows])
+            np.testing.assert_array_equal(action[~learner], bot.act(None, mask[rows], sub))
+            np.testing.assert_array_equal(probs, mask / mask.sum(axis=1, keepdims=True))  # the behaviour's, kept
+            _, _, _, _, info = env.step(action)
+        assert learner_sides == set(range(engine.n_sides))  # every side is the learner's in some game
+    with pytest.raises(ValueError, match="opponents='bots'"):
+        ExpertIterationConfig(opponents="bots")

@@ -33,7 +33,13 @@ from agents.heuristic import HeuristicAgent
 from agents.neural import SpadesPolicy
 from spades_env.engine import GameState
 from train.checkpoint import CheckpointError, env_state, tensor_to_array
-from train.expert_iteration_steps import TRAIN_KEYS, learner_behaviour, train_arrays, with_reference_probs
+from train.expert_iteration_steps import (
+    TRAIN_KEYS,
+    against_heuristic,
+    learner_behaviour,
+    train_arrays,
+    with_reference_probs,
+)
 from train.labelling import LabelShard, LabelSpec, PositionStream, heuristic_behaviour, label_shard
 
 #: Network weights as they travel to the workers: ``{name: numpy array}`` (a state_dict on the CPU).
@@ -63,6 +69,8 @@ class ShardSetup:
     """The labelling settings; its ``seed`` is replaced per (round, shard)."""
     reference: Weights | None = None
     """The network the targets anchor to (``anchor_to: initial``), or None."""
+    opponents: str = "self"
+    """``ExpertIterationConfig.opponents`` (``heuristic``: HeuristicAgent plays outside the learner's side)."""
 
 
 @dataclass(frozen=True)
@@ -123,6 +131,8 @@ class ShardWorker:
                 raise ValueError(f"round {task.round}: a learner round needs the network's weights")
             self.policy.load_state_dict(_tensors(weights))
             behaviour = learner_behaviour(self.policy, np.random.default_rng([s.seed, 1, task.round, task.shard]), cpu)
+            if s.opponents == "heuristic":
+                behaviour = against_heuristic(behaviour, HeuristicAgent(seed=s.seed))
         if self.reference is not None:
             behaviour = with_reference_probs(behaviour, self.reference, cpu)
         positions = stream.collect(s.num_steps, behaviour, s.reward_scale)
@@ -281,6 +291,7 @@ def open_sharded_collection(
         model_hparams=policy.hyperparameters(),
         label=label,
         reference=None if reference is None else numpy_weights(reference),
+        opponents=config.opponents,
     )
     runner = RayShards(setup, config.actors, before_shard) if config.actors else LocalShards(setup, before_shard)
     return ShardedCollection(states, runner)

@@ -56,6 +56,7 @@ from train.collect_actors import numpy_weights, open_sharded_collection
 from train.expert_iteration_config import ExpertIterationConfig
 from train.expert_iteration_steps import (
     TRAIN_KEYS,
+    against_heuristic,
     distillation_loss,
     learner_behaviour,
     teacher_agreement,
@@ -287,6 +288,8 @@ def train(
                     behaviour = heuristic_behaviour(heuristic)
                 else:
                     behaviour = learner_behaviour(policy, rngs["behaviour"], dev)
+                    if config.opponents == "heuristic":
+                        behaviour = against_heuristic(behaviour, heuristic)
                 if reference is not None:
                     behaviour = with_reference_probs(behaviour, reference, dev)
                 spec = dataclasses.replace(label_spec, seed=(config.seed, rnd))

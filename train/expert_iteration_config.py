@@ -13,6 +13,9 @@ from typing import Any
 
 from spades_env.rules_yaml import parse_yaml
 
+#: The ``opponents`` settings.
+OPPONENTS = ("self", "heuristic")
+
 #: The ``algorithm`` key that sends a training config to expert iteration.
 ALGORITHM = "expert_iteration"
 
@@ -45,6 +48,11 @@ class ExpertIterationConfig:
     heuristic_rounds: int = 0
     """The first this many rounds are played by HeuristicAgent instead of the learner (e.g. 1 from scratch)."""
 
+    opponents: str = "self"
+    """Who plays the other seats of the learner's rounds: ``self`` (the behaviour policy plays every seat) or
+    ``heuristic`` (HeuristicAgent plays every seat but those of side ``g % n_sides`` in game ``g``: the positions
+    are those the learner meets against the heuristic, as the evaluation plays it; the heuristic's decisions are
+    labelled and trained on too)."""
     teacher: str = "search:fast"
     """Bot spec of the teacher; its ``action_values`` label every position (``agents.search``)."""
     temperature: float = 5.0
@@ -132,6 +140,7 @@ class ExpertIterationConfig:
             "temperature": self.temperature > 0,
             "anchor": 0.0 <= self.anchor < 1.0,
             "anchor_to": self.anchor_to in ("behaviour", "initial"),
+            "opponents": self.opponents in OPPONENTS,
             "rounds": self.rounds >= 0,
             "num_envs": self.num_envs >= 1,
             "num_steps": self.num_steps >= 1,

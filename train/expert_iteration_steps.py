@@ -7,9 +7,12 @@ process or on Ray actors) both use them, so a shard collected anywhere is played
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import torch
 
+from agents.base import DecisionContext
 from agents.neural import SpadesPolicy
 from train.ppo_core import MaskedCategorical
 
@@ -80,6 +83,23 @@ def learner_behaviour(policy: SpadesPolicy, rng: np.random.Generator, device: to
         logits, _ = policy(torch.as_tensor(obs, device=device))
         dist = MaskedCategorical(logits, torch.as_tensor(mask, device=device))
         return dist.sample(rng), dist.probs.float().cpu().numpy()
+
+    return act
+
+
+def against_heuristic(behaviour, heuristic) -> Any:
+    """``behaviour`` at the seats of side ``g % n_sides`` of each game ``g``, HeuristicAgent at every other seat
+    (``opponents: heuristic``); the probabilities stay ``behaviour``'s (or the reference's) everywhere."""
+
+    def act(obs: np.ndarray, mask: np.ndarray, ctx) -> tuple[np.ndarray, np.ndarray]:
+        action, probs = behaviour(obs, mask, ctx)
+        engine = ctx.engine
+        bot = engine.side_of_seat[ctx.seats] != ctx.games % engine.n_sides
+        rows = np.flatnonzero(bot)
+        if len(rows):
+            sub = DecisionContext(engine, ctx.state, ctx.games[rows], ctx.seats[rows])
+            action[rows] = heuristic.act(None, mask[rows], sub)
+        return action, probs
 
     return act
 
