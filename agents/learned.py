@@ -31,7 +31,7 @@ CHECKPOINT_DIR = _checkpoint_dir()
 
 #: The committed checkpoints, in the order they are tried: the preset each was trained on -> its file.
 LEARNED_CHECKPOINTS: dict[str, Path] = {
-    "partnership": CHECKPOINT_DIR / "partnership_ppo.pt",
+    "partnership": CHECKPOINT_DIR / "partnership_dagger.pt",  # partnership_bids.pt's bids, the heuristic's cards cloned
     "cutthroat-4": CHECKPOINT_DIR / "cutthroat4_ppo.pt",
     "hearts": CHECKPOINT_DIR / "hearts_expit.pt",  # hearts_ppo.pt (the one-run recipe) improved by expert iteration
 }

@@ -99,9 +99,11 @@ def test_every_bad_file_gives_one_line_naming_the_file_and_what_was_expected(tmp
             assert "expected a spades_env checkpoint" in text
 
 
-def test_the_committed_checkpoint_reads_with_weights_only_and_is_unchanged():
+def test_the_committed_checkpoints_read_with_weights_only_and_are_unchanged():
+    old = read_checkpoint(LEARNED_CHECKPOINT.parent / "partnership_ppo.pt")  # format 1 still reads
+    assert old["format"] == 1 and old["slim"] and old["rules"]["name"] == "partnership"
     ckpt = read_checkpoint(LEARNED_CHECKPOINT)
-    assert ckpt["format"] == 1 and ckpt["slim"] and ckpt["rules"]["name"] == "partnership"
+    assert ckpt["format"] == 2 and ckpt["slim"] and ckpt["rules"]["name"] == "partnership"
 
 
 def test_save_refuses_anything_but_plain_data(tmp_path):

@@ -227,3 +227,14 @@ def test_against_heuristic_puts_the_heuristic_at_every_seat_outside_the_learners
         assert learner_sides == set(range(engine.n_sides))  # every side is the learner's in some game
     with pytest.raises(ValueError, match="opponents='bots'"):
         ExpertIterationConfig(opponents="bots")
+
+
+def test_the_learned_partnership_bot_is_the_card_imitation_recipes_network_playing_its_own_cards():
+    from agents import LEARNED_CHECKPOINT
+    from tests.checkpoint_compare import committed_checkpoint
+
+    assert LEARNED_CHECKPOINT.name == "partnership_dagger.pt"
+    keys = ("teacher", "opponents", "unvalued", "anchor_to", "rounds", "num_envs", "num_steps", "epochs", "init_from")
+    data = committed_checkpoint(LEARNED_CHECKPOINT, ExpertIterationConfig.from_yaml(CARD_IMITATION), "partnership", keys)
+    assert data["update"] == 30  # best.pt of the run: its last round
+    assert NeuralAgent.from_checkpoint(LEARNED_CHECKPOINT).play == "network"
