@@ -235,6 +235,7 @@ def test_the_learned_partnership_bot_is_the_card_imitation_recipes_network_playi
 
     assert LEARNED_CHECKPOINT.name == "partnership_dagger.pt"
     keys = ("teacher", "opponents", "unvalued", "anchor_to", "rounds", "num_envs", "num_steps", "epochs", "init_from")
-    data = committed_checkpoint(LEARNED_CHECKPOINT, ExpertIterationConfig.from_yaml(CARD_IMITATION), "partnership", keys)
+    recipe = ExpertIterationConfig.from_yaml(CARD_IMITATION)
+    data = committed_checkpoint(LEARNED_CHECKPOINT, recipe, "partnership", keys)
     assert data["update"] == 30  # best.pt of the run: its last round
     assert NeuralAgent.from_checkpoint(LEARNED_CHECKPOINT).play == "network"
