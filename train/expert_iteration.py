@@ -4,8 +4,10 @@ Each round
 
 1. **collects** ``num_envs * num_steps`` positions: the behaviour policy plays every seat of
    ``num_envs`` lockstep games (the learner network sampling from its own policy; HeuristicAgent
-   for the first ``heuristic_rounds`` rounds), ``train.labelling.PositionStream``;
-2. **labels** them with the teacher (``SearchAgent.action_values``, e.g. ``search:fast``):
+   for the first ``heuristic_rounds`` rounds; with ``opponents: heuristic`` the learner holds one side
+   of each game and HeuristicAgent the others), ``train.labelling.PositionStream``;
+2. **labels** them with the teacher (``SearchAgent.action_values``, e.g. ``search:fast``; ``heuristic``: the
+   heuristic's card, one-hot, on every card decision with a choice, ``train.labelling.heuristic_card_values``):
    the distillation target is softmax(values / ``temperature``) over the valued legal actions,
    the heuristic's action (or the behaviour policy's probabilities) where the teacher gives none,
    ``train.labelling.label_positions``; the value target is the hand's points for the deciding side;
