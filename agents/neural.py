@@ -265,7 +265,7 @@ class NeuralAgent(Agent):
         actions = np.zeros(len(masks), np.int64)
         rows = np.flatnonzero(cards)
         if len(rows):
-            sub = DecisionContext(context.engine, context.state, context.games[rows], context.seats[rows])
+            sub = context.take(rows)
             actions[rows] = self.card_player.act(None, masks[rows], sub)
         rows = np.flatnonzero(~cards)
         if len(rows):

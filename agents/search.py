@@ -218,7 +218,7 @@ class SearchAgent(Agent):
             from agents.search_bidding import lookahead_bids  # it imports this module's sampler
 
             start = time.perf_counter()
-            sub = DecisionContext(engine, state, context.games[bidding], context.seats[bidding])
+            sub = context.take(bidding)
             bid_values = lookahead_bids(sub, masks[bidding], self.bid_samples, self.rng, heuristic=self.bidder)[1]
             valued = np.isfinite(bid_values)
             rows = valued.any(axis=1)  # decisions with several candidates
@@ -228,7 +228,7 @@ class SearchAgent(Agent):
         passing = np.flatnonzero(state.phase[context.games] == PASS)
         if self.pass_top and self.pass_samples and len(passing) and engine.rules.hearts:
             start = time.perf_counter()
-            sub = DecisionContext(engine, state, context.games[passing], context.seats[passing])
+            sub = context.take(passing)
             values[passing] = pass_values(sub, masks[passing], self.pass_samples, self.pass_top, self.rng, self.bidder)
             self.pass_seconds += time.perf_counter() - start
             self.pass_decisions += len(passing)
@@ -237,7 +237,7 @@ class SearchAgent(Agent):
         todo = np.flatnonzero(play & (masks[:, :n_cards].sum(axis=1) > 1))
         if len(todo):
             start = time.perf_counter()
-            sub = DecisionContext(engine, state, context.games[todo], context.seats[todo])
+            sub = context.take(todo)
             values[todo, :n_cards] = self._card_values_grouped(sub, masks[todo, :n_cards])
             self.search_seconds += time.perf_counter() - start
             self.decisions += len(todo)
@@ -256,7 +256,7 @@ class SearchAgent(Agent):
                 total += per_decision[stop]
                 stop += 1
             sel = np.arange(start, stop)
-            sub = DecisionContext(ctx.engine, ctx.state, ctx.games[sel], ctx.seats[sel])
+            sub = ctx.take(sel)
             out[sel] = self.card_values(sub, legal[sel])
             start = stop
         return out

@@ -86,7 +86,7 @@ def lookahead_bids(
             total += per[todo[stop]]
             stop += 1
         sel = todo[start:stop]
-        sub = DecisionContext(engine, ctx.state, ctx.games[sel], ctx.seats[sel])
+        sub = ctx.take(sel)
         values[sel] = _candidate_values(sub, candidates[sel], samples, oversample, rng, heuristic, opponents_weight)
         start = stop
     out = default.copy()

@@ -12,7 +12,6 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.base import DecisionContext
 from agents.neural import SpadesPolicy
 from train.ppo_core import MaskedCategorical
 
@@ -97,8 +96,7 @@ def against_heuristic(behaviour, heuristic) -> Any:
         bot = engine.side_of_seat[ctx.seats] != ctx.games % engine.n_sides
         rows = np.flatnonzero(bot)
         if len(rows):
-            sub = DecisionContext(engine, ctx.state, ctx.games[rows], ctx.seats[rows])
-            action[rows] = heuristic.act(None, mask[rows], sub)
+            action[rows] = heuristic.act(None, mask[rows], ctx.take(rows))
         return action, probs
 
     return act

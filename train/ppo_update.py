@@ -132,9 +132,9 @@ def anchor_term(dist: MaskedCategorical, teacher: torch.Tensor, result: UpdateRe
     anchored = teacher >= 0
     if not anchored.any():
         return dist.logits.new_zeros(())
-    target = teacher[anchored]
-    loss = -dist.logits[anchored].gather(-1, target[:, None]).squeeze(-1).mean()
+    target, log_probs = teacher[anchored], dist.logits[anchored]
+    loss = -log_probs.gather(-1, target[:, None]).squeeze(-1).mean()
     with torch.no_grad():
         result.anchor_loss.append(loss.item())
-        result.teacher_agreement.append((dist.logits[anchored].argmax(-1) == target).float().mean().item())
+        result.teacher_agreement.append((log_probs.argmax(-1) == target).float().mean().item())
     return loss

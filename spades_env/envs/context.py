@@ -32,3 +32,7 @@ class DecisionContext:
     """(B,) int64: index into ``state`` of each decision's game."""
     seats: np.ndarray
     """(B,) int64: the deciding seat of each decision."""
+
+    def take(self, rows: np.ndarray) -> DecisionContext:
+        """The context of decisions ``rows`` of this batch (same engine and state)."""
+        return DecisionContext(self.engine, self.state, self.games[rows], self.seats[rows])
