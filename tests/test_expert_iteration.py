@@ -229,6 +229,49 @@ def test_against_heuristic_puts_the_heuristic_at_every_seat_outside_the_learners
         ExpertIterationConfig(opponents="bots")
 
 
+def test_train_on_learner_keeps_exactly_the_decisions_the_learner_took():
+    """``learner_rows`` picks the rows ``against_heuristic`` left to the learner: the complement of the rows the
+    heuristic was asked about, at partnership and cutthroat-4."""
+    from agents.heuristic import HeuristicAgent
+    from train.expert_iteration_steps import against_heuristic, learner_rows
+    from train.labelling import PositionStream
+
+    class SpyHeuristic(HeuristicAgent):
+        def act(self, obs, mask, ctx):
+            asked.append(ctx.games.copy())
+            return super().act(obs, mask, ctx)
+
+    first_legal = lambda obs, mask, ctx: (mask.argmax(axis=1), mask / mask.sum(axis=1, keepdims=True))  # noqa: E731
+    for rules, games in (("partnership", 6), ("cutthroat-4", 8)):
+        asked: list[np.ndarray] = []
+        stream = PositionStream(rules, games, seed=3)
+        positions = stream.collect(30, against_heuristic(first_legal, SpyHeuristic()), 0.01)
+        heuristic = np.zeros((30, games), bool)
+        for t, rows in enumerate(asked):
+            heuristic[t, rows] = True
+        rows = learner_rows(positions, stream.env.engine, games)
+        np.testing.assert_array_equal(rows, np.flatnonzero(~heuristic.reshape(-1)))
+        kept = positions.take(rows)
+        np.testing.assert_array_equal(kept.obs, positions.obs[rows])
+        np.testing.assert_array_equal(kept.state.hands, positions.state.hands[rows])
+        assert 0 < len(rows) < len(positions)
+
+
+@pytest.mark.parametrize("shards", [0, 2])
+def test_a_train_on_learner_run_labels_only_the_learners_positions(tmp_path, shards):
+    config = smoke_config(
+        tmp_path, opponents="heuristic", train_on="learner", teacher="heuristic", rounds=1, eval_every=0,
+        eval_initial=False, eval_final=False, collect_shards=shards, heuristic_rounds=0,
+    )  # fmt: skip
+    ckpt = load_checkpoint(train(config, quiet=True))
+    everything = config.num_envs * config.num_steps
+    assert 0.3 * everything < ckpt["global_step"] < 0.7 * everything  # one side of two: about half the decisions
+    with pytest.raises(ValueError, match="train_on='learner' needs opponents='heuristic'"):
+        ExpertIterationConfig(train_on="learner")
+    with pytest.raises(ValueError, match="train_on='seats'"):
+        ExpertIterationConfig(train_on="seats")
+
+
 def test_the_learned_partnership_bot_is_the_card_imitation_recipes_network_playing_its_own_cards():
     from agents import LEARNED_CHECKPOINT
     from tests.checkpoint_compare import committed_checkpoint

@@ -37,6 +37,7 @@ from train.expert_iteration_steps import (
     TRAIN_KEYS,
     against_heuristic,
     learner_behaviour,
+    learner_rows,
     train_arrays,
     with_reference_probs,
 )
@@ -71,6 +72,8 @@ class ShardSetup:
     """The network the targets anchor to (``anchor_to: initial``), or None."""
     opponents: str = "self"
     """``ExpertIterationConfig.opponents`` (``heuristic``: HeuristicAgent plays outside the learner's side)."""
+    train_on: str = "all"
+    """``ExpertIterationConfig.train_on`` (``learner``: only the learner's side's decisions are labelled and kept)."""
 
 
 @dataclass(frozen=True)
@@ -136,6 +139,8 @@ class ShardWorker:
         if self.reference is not None:
             behaviour = with_reference_probs(behaviour, self.reference, cpu)
         positions = stream.collect(s.num_steps, behaviour, s.reward_scale)
+        if s.train_on == "learner" and not task.heuristic:
+            positions = positions.take(learner_rows(positions, stream.env.engine, games))
         t1 = time.perf_counter()
         spec = dataclasses.replace(s.label, seed=(s.seed, task.round, task.shard))
         labels = label_shard(LabelShard(positions, 0, spec))
@@ -292,6 +297,7 @@ def open_sharded_collection(
         label=label,
         reference=None if reference is None else numpy_weights(reference),
         opponents=config.opponents,
+        train_on=config.train_on,
     )
     runner = RayShards(setup, config.actors, before_shard) if config.actors else LocalShards(setup, before_shard)
     return ShardedCollection(states, runner)

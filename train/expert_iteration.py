@@ -61,6 +61,7 @@ from train.expert_iteration_steps import (
     against_heuristic,
     distillation_loss,
     learner_behaviour,
+    learner_rows,
     teacher_agreement,
     train_arrays,
     train_on_replay,
@@ -93,12 +94,14 @@ def _load_resume(resume: str | Path) -> tuple[dict[str, Any], ExpertIterationCon
 
 
 def collect_and_label(
-    stream: PositionStream, config: ExpertIterationConfig, behaviour, spec: LabelSpec, ray
+    stream: PositionStream, config: ExpertIterationConfig, behaviour, spec: LabelSpec, ray, learner_only: bool = False
 ) -> tuple[dict[str, np.ndarray], float, float]:
     """One batch's round in this process (labelling on Ray tasks with ``label_workers``): (the positions'
-    ``TRAIN_KEYS`` arrays, collect seconds, label seconds)."""
+    ``TRAIN_KEYS`` arrays, collect seconds, label seconds); ``learner_only``: the learner's side's decisions only."""
     t0 = time.perf_counter()
     positions = stream.collect(config.num_steps, behaviour, config.reward_scale)
+    if learner_only:
+        positions = positions.take(learner_rows(positions, stream.env.engine, stream.env.num_envs))
     t1 = time.perf_counter()
     labels = label_positions(positions, spec, ray)
     fresh = train_arrays(positions, labels)
@@ -295,7 +298,8 @@ def train(
                 if reference is not None:
                     behaviour = with_reference_probs(behaviour, reference, dev)
                 spec = dataclasses.replace(label_spec, seed=(config.seed, rnd))
-                fresh, collect_s, label_s = collect_and_label(stream, config, behaviour, spec, ray)
+                learner_only = config.train_on == "learner" and not heuristic_round
+                fresh, collect_s, label_s = collect_and_label(stream, config, behaviour, spec, ray, learner_only)
             global_step += len(fresh["obs"])
             t2 = time.perf_counter()
             scalars = teacher_agreement(policy, fresh, dev)

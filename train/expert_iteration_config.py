@@ -15,6 +15,8 @@ from spades_env.rules_yaml import parse_yaml
 
 #: The ``opponents`` settings.
 OPPONENTS = ("self", "heuristic")
+#: The ``train_on`` settings.
+TRAIN_ON = ("all", "learner")
 
 #: The ``algorithm`` key that sends a training config to expert iteration.
 ALGORITHM = "expert_iteration"
@@ -53,6 +55,10 @@ class ExpertIterationConfig:
     ``heuristic`` (HeuristicAgent plays every seat but those of side ``g % n_sides`` in game ``g``: the positions
     are those the learner meets against the heuristic, as the evaluation plays it; the heuristic's decisions are
     labelled and trained on too)."""
+    train_on: str = "all"
+    """Which positions of a learner round are labelled and trained on: ``all`` or, with ``opponents: heuristic``,
+    ``learner`` (only the learner's own decisions: the heuristic's seats are dropped before labelling, so a
+    round holds ``num_envs * num_steps / n_sides`` positions)."""
     teacher: str = "search:fast"
     """Bot spec of the teacher; its ``action_values`` label every position (``agents.search``)."""
     temperature: float = 5.0
@@ -141,6 +147,7 @@ class ExpertIterationConfig:
             "anchor": 0.0 <= self.anchor < 1.0,
             "anchor_to": self.anchor_to in ("behaviour", "initial"),
             "opponents": self.opponents in OPPONENTS,
+            "train_on": self.train_on in TRAIN_ON,
             "rounds": self.rounds >= 0,
             "num_envs": self.num_envs >= 1,
             "num_steps": self.num_steps >= 1,
@@ -161,6 +168,11 @@ class ExpertIterationConfig:
         if bad:
             raise ValueError(
                 f"bad expert-iteration config value(s): {', '.join(f'{k}={getattr(self, k)!r}' for k in bad)}"
+            )
+        if self.train_on == "learner" and self.opponents != "heuristic":
+            raise ValueError(
+                f"train_on='learner' needs opponents='heuristic' (with opponents={self.opponents!r} the learner "
+                "plays every seat: use train_on='all')"
             )
         if self.actors and not self.collect_shards:
             raise ValueError(

@@ -102,6 +102,14 @@ def against_heuristic(behaviour, heuristic) -> Any:
     return act
 
 
+def learner_rows(positions, engine, num_envs: int) -> np.ndarray:
+    """The rows of ``positions`` (step-major over ``num_envs`` games, as ``PositionStream.collect`` keeps them)
+    decided by a seat of side ``g % n_sides`` of its game ``g``: the learner's own decisions under
+    ``against_heuristic`` (``train_on: learner``)."""
+    games = np.arange(len(positions)) % num_envs
+    return np.flatnonzero(engine.side_of_seat[positions.seat] == games % engine.n_sides)
+
+
 def with_reference_probs(behaviour, reference: SpadesPolicy, device: torch.device):
     """``behaviour``'s actions with ``reference``'s probabilities (what the targets anchor to)."""
 

@@ -69,7 +69,10 @@ class Positions:
 
     def rows(self, lo: int, hi: int) -> Positions:
         """Rows ``lo:hi`` (copies)."""
-        idx = np.arange(lo, min(hi, len(self)))
+        return self.take(np.arange(lo, min(hi, len(self))))
+
+    def take(self, idx: np.ndarray) -> Positions:
+        """The rows ``idx`` (copies, in that order)."""
         return Positions(
             self.state.take(idx), *(getattr(self, f.name)[idx].copy() for f in dataclasses.fields(self)[1:])
         )
