@@ -110,6 +110,7 @@ class SearchAgent(Agent):
         pass_top: int = 6,
         pass_samples: int = 0,
         pass_margin: float = 0.0,
+        play_margin: float = 0.0,
         play_sharpness: float | str = "auto",
     ) -> None:
         super().__init__(seed)
@@ -124,8 +125,14 @@ class SearchAgent(Agent):
         self.pass_margin = float(pass_margin)
         """``act`` passes a card of another candidate than the heuristic's own pass only when its value beats
         that pass's by more than this (points per hand): rollout noise then rarely moves the pass."""
+        self.play_margin = float(play_margin)
+        """Card play: ``act`` plays another card than the heuristic's only when its value beats the heuristic's
+        card's by more than this (points per hand); 0 (the default) plays the best-valued card. A margin keeps the
+        heuristic's card where the sampled values cannot tell the cards apart (a cleaner teacher to imitate:
+        ``train.labelling``, ``target: choice``)."""
         for option, value in (
             ("pass_margin", pass_margin),
+            ("play_margin", play_margin),
             ("play_sharpness", _sharpness(play_sharpness)),
         ):
             if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) or value < 0:
@@ -178,14 +185,17 @@ class SearchAgent(Agent):
     def act(self, observations, masks: np.ndarray, context: DecisionContext | None = None) -> np.ndarray:
         """The action of the highest value (``action_values``) in each decision; ties, and the decisions
         the search does not value, keep the heuristic's action (``choose``); a Hearts pass keeps it unless
-        the best card's value beats it by more than ``pass_margin``."""
+        the best card's value beats it by more than ``pass_margin``, a card play unless by more than
+        ``play_margin``."""
         values, default = self._values_and_default(observations, masks, context)
         out = choose(values, default)
-        rows = np.flatnonzero(context.state.phase[context.games] == PASS)
-        if len(rows):
-            best = np.where(np.isnan(values[rows]), -np.inf, values[rows]).max(axis=1)
-            close = ~(best - values[rows, default[rows]] > self.pass_margin)  # NaN (not valued): the heuristic's
-            out[rows[close]] = default[rows[close]]
+        phase = context.state.phase[context.games]
+        for margin, rows in ((self.pass_margin, phase == PASS), (self.play_margin, phase == PLAY)):
+            rows = np.flatnonzero(rows)
+            if len(rows):
+                best = np.where(np.isnan(values[rows]), -np.inf, values[rows]).max(axis=1)
+                close = ~(best - values[rows, default[rows]] > margin)  # NaN (not valued): the heuristic's
+                out[rows[close]] = default[rows[close]]
         return out
 
     def action_values(self, observations, masks: np.ndarray, context: DecisionContext | None = None) -> np.ndarray:

@@ -15,9 +15,9 @@ from train.labelling import (
     LabelShard,
     LabelSpec,
     PositionStream,
+    card_choice_values,
     distillation_target,
     heuristic_behaviour,
-    heuristic_card_values,
     label_positions,
     label_shard,
     shards,
@@ -167,7 +167,7 @@ def test_the_heuristic_teacher_labels_each_card_with_a_choice_by_the_heuristics_
     np.testing.assert_array_equal(labels.target[~v], behaviour.behaviour_probs[~v])  # bids keep the behaviour's
     np.testing.assert_array_equal(labels.action, heuristic)
     np.testing.assert_array_equal(labels.best, labels.target.astype(bool) & v[:, None])
-    values = heuristic_card_values(positions.state, positions.mask, heuristic)
+    values = card_choice_values(positions.state, positions.mask, heuristic)
     assert np.isnan(values[~v]).all() and (values[v, heuristic[v]] == 0).all()
     assert np.isneginf(values[v]).sum() == v.sum() * (positions.mask.shape[1] - 1)
 
@@ -196,3 +196,29 @@ def test_labels_from_ray_tasks_equal_the_labels_of_one_process(positions):
         if started:
             ray.shutdown()
     assert_same_labels(on_ray, label_positions(positions, spec()))
+
+
+def test_the_choice_target_is_the_card_the_teachers_act_plays_one_hot(positions):
+    """``target: choice``: each card decision with a choice is labelled with the teacher's ``act`` (here a search
+    with ``play_margin``), chunk by chunk with the chunk's seed, as the values would be."""
+    from agents import make_agent
+    from agents.base import DecisionContext
+    from spades_env.engine import SpadesEngine
+
+    teacher = TINY_TEACHER + ",play_margin=2"
+    labels = label_positions(positions, spec(teacher=teacher, target="choice"))
+    engine, acted = SpadesEngine("partnership"), []
+    for k, lo in enumerate(range(0, len(positions), 16)):
+        rows = positions.rows(lo, lo + 16)
+        bot = make_agent(teacher)
+        bot.reset([5, 0, k])
+        acted.append(bot.act(rows.obs, rows.mask, DecisionContext(engine, rows.state, np.arange(len(rows)), rows.seat)))
+    acted = np.concatenate(acted)
+    v = labels.valued
+    np.testing.assert_array_equal(v, (positions.mask.sum(axis=1) > 1) & (positions.state.phase == PLAY))
+    np.testing.assert_array_equal(labels.target[v], np.eye(positions.mask.shape[1], dtype=np.float32)[acted[v]])
+    np.testing.assert_array_equal(labels.action[v], acted[v])
+    heuristic = positions.behaviour_probs.argmax(axis=1)
+    assert (acted[v] == heuristic[v]).mean() > 0.5 and (acted[v] != heuristic[v]).any()
+    with pytest.raises(ValueError, match="label target must be one of 'values', 'choice', got 'soft'"):
+        spec(target="soft")

@@ -60,3 +60,19 @@ def test_bids_are_not_valued_without_bid_samples_and_the_tie_rule_keeps_the_defa
     last = masks.shape[1] - 1 - np.argmax(masks[:, ::-1], axis=1)
     better[np.arange(4), last] = 2.0
     assert (choose(better, default) == last).all()
+
+
+def test_play_margin_keeps_the_heuristics_card_unless_another_beats_it_by_more_than_the_margin():
+    engine, state, ctx, masks = _positions("partnership", 32, 30)
+    default = HeuristicAgent().act(None, masks, ctx)
+    values = SearchAgent(seed=4, samples=6).action_values(None, masks, ctx)
+    gain = np.where(np.isnan(values), -np.inf, values).max(axis=1) - values[np.arange(32), default]
+    margin = float(np.median(gain[gain > 0]))  # some decisions move the card by more, some by less
+    acted = SearchAgent(seed=4, samples=6, play_margin=margin).act(None, masks, ctx)  # the same samples
+    far = gain > margin
+    assert far.any() and (~far & (gain > 0)).any()
+    np.testing.assert_array_equal(acted[far], choose(values, default)[far])
+    np.testing.assert_array_equal(acted[~far], default[~far])
+    assert (SearchAgent(seed=4, samples=6, play_margin=1e9).act(None, masks, ctx) == default).all()
+    with pytest.raises(ValueError, match="play_margin"):
+        SearchAgent(play_margin=-1)

@@ -7,7 +7,7 @@ Each round
    for the first ``heuristic_rounds`` rounds; with ``opponents: heuristic`` the learner holds one side
    of each game and HeuristicAgent the others), ``train.labelling.PositionStream``;
 2. **labels** them with the teacher (``SearchAgent.action_values``, e.g. ``search:fast``; ``heuristic``: the
-   heuristic's card, one-hot, on every card decision with a choice, ``train.labelling.heuristic_card_values``):
+   heuristic's card, one-hot, on every card decision with a choice, ``train.labelling.card_choice_values``):
    the distillation target is softmax(values / ``temperature``) over the valued legal actions,
    the heuristic's action (or the behaviour policy's probabilities) where the teacher gives none,
    ``train.labelling.label_positions``; the value target is the hand's points for the deciding side;
@@ -257,6 +257,7 @@ def train(
         anchor=config.anchor,
         chunk=config.label_chunk,
         unvalued=config.unvalued,
+        target=config.target,
     )
     ray = None
     session = contextlib.ExitStack()

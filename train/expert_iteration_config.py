@@ -15,6 +15,8 @@ from spades_env.rules_yaml import parse_yaml
 
 #: The ``opponents`` settings.
 OPPONENTS = ("self", "heuristic")
+#: The ``target`` settings: the softmax of the teacher's values, or its chosen card one-hot (``train.labelling``).
+TARGETS = ("values", "choice")
 #: The ``train_on`` settings.
 TRAIN_ON = ("all", "learner")
 
@@ -61,6 +63,11 @@ class ExpertIterationConfig:
     round holds ``num_envs * num_steps / n_sides`` positions)."""
     teacher: str = "search:fast"
     """Bot spec of the teacher; its ``action_values`` label every position (``agents.search``)."""
+    target: str = "values"
+    """What a card decision with a choice is trained toward: ``values`` (the softmax of the teacher's action
+    values at ``temperature``) or ``choice`` (the card the teacher's ``act`` plays, one-hot; e.g.
+    ``search:play_margin=3``, which plays the heuristic's card unless the search values another more than 3 points
+    above it). ``train.labelling.LabelSpec.target``."""
     temperature: float = 5.0
     """Distillation target: softmax(values / temperature) over the valued legal actions (points)."""
     anchor: float = 0.0
@@ -148,6 +155,7 @@ class ExpertIterationConfig:
             "anchor_to": self.anchor_to in ("behaviour", "initial"),
             "opponents": self.opponents in OPPONENTS,
             "train_on": self.train_on in TRAIN_ON,
+            "target": self.target in TARGETS,
             "rounds": self.rounds >= 0,
             "num_envs": self.num_envs >= 1,
             "num_steps": self.num_steps >= 1,

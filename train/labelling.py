@@ -35,9 +35,10 @@ import numpy as np
 from agents.base import DecisionContext
 from agents.heuristic import HeuristicAgent
 from spades_env.engine import PLAY, GameState, SpadesEngine
+from train.expert_iteration_config import TARGETS
 
 #: The ``teacher`` that labels every card decision with a choice by HeuristicAgent's card instead of a search's
-#: values (``heuristic_card_values``): behaviour cloning of its card play on the learner's own positions (DAgger).
+#: values (``card_choice_values``): behaviour cloning of its card play on the learner's own positions (DAgger).
 HEURISTIC_TEACHER = "heuristic"
 
 #: A behaviour policy: (observations (B, D), masks (B, A), context) -> (actions (B,), probabilities (B, A)).
@@ -193,15 +194,16 @@ def distillation_target(
     return target.astype(np.float32), valued
 
 
-def heuristic_card_values(state: GameState, mask: np.ndarray, heuristic_action: np.ndarray) -> np.ndarray:
-    """(G, A) float64 "values" of the ``heuristic`` teacher: on a card decision with more than one legal card,
-    0 for HeuristicAgent's card and -inf for every other action, so that the distillation target is its card,
-    one-hot; NaN everywhere else (bids, blind nil, passes, forced cards: unvalued, ``LabelSpec.unvalued`` decides)."""
+def card_choice_values(state: GameState, mask: np.ndarray, action: np.ndarray) -> np.ndarray:
+    """(G, A) float64 "values" that make a teacher's chosen card the target, one-hot: on a card decision with more
+    than one legal card, 0 for ``action`` (HeuristicAgent's card for the ``heuristic`` teacher, the teacher's
+    ``act`` with ``target: choice``) and -inf for every other action; NaN everywhere else (bids, blind nil,
+    passes, forced cards: unvalued, ``LabelSpec.unvalued`` decides)."""
     cards = (state.phase == PLAY) & (mask.sum(axis=1) > 1)
     values = np.full(mask.shape, np.nan)
     values[cards] = -np.inf
     rows = np.flatnonzero(cards)
-    values[rows, heuristic_action[rows]] = 0.0
+    values[rows, action[rows]] = 0.0
     return values
 
 
@@ -224,11 +226,18 @@ class LabelSpec:
     """Weight of the behaviour policy's own probabilities in the target of the valued decisions:
     ``(1 - anchor) * softmax + anchor * behaviour_probs``. A noisy teacher then moves the learner's
     choice only where it disagrees strongly (a trust region; 0: the teacher alone)."""
+    target: str = "values"
+    """Target of the card decisions with a choice: ``values`` (``distillation_target``: the softmax of the
+    teacher's values) or ``choice`` (the card its ``act`` plays, one-hot: ``card_choice_values``; e.g. a search
+    with ``play_margin``, which keeps the heuristic's card unless the search is sure of another). The
+    ``heuristic`` teacher always labels its choice."""
     unvalued: str = "teacher"
     """Target of the decisions the teacher does not value: ``teacher`` (its choice there, the heuristic's
     action, one-hot) or ``behaviour`` (the behaviour policy's own probabilities: keeps e.g. learned bids)."""
 
     def __post_init__(self) -> None:
+        if self.target not in TARGETS:
+            raise ValueError(f"label target must be one of {', '.join(map(repr, TARGETS))}, got {self.target!r}")
         if self.unvalued not in ("teacher", "behaviour"):
             raise ValueError(f"unvalued target must be 'teacher' or 'behaviour', got {self.unvalued!r}")
         if isinstance(self.chunk, bool) or not isinstance(self.chunk, int) or self.chunk < 1:
@@ -294,10 +303,13 @@ def label_shard(shard: LabelShard) -> Labels:
         ctx = DecisionContext(engine, rows.state, np.arange(hi - lo), rows.seat)
         default = heuristic.act(rows.obs, rows.mask, ctx)
         if teacher is None:
-            values = heuristic_card_values(rows.state, rows.mask, default)
+            values = card_choice_values(rows.state, rows.mask, default)
         else:
             teacher.reset([*spec.seed, (shard.first + lo) // spec.chunk])
-            values = teacher.action_values(rows.obs, rows.mask, ctx)
+            if spec.target == "choice":
+                values = card_choice_values(rows.state, rows.mask, teacher.act(rows.obs, rows.mask, ctx))
+            else:
+                values = teacher.action_values(rows.obs, rows.mask, ctx)
         onehot = np.eye(rows.mask.shape[1], dtype=np.float32)[default]
         fallback = onehot if spec.unvalued == "teacher" else rows.behaviour_probs
         target, valued = distillation_target(values, fallback, spec.temperature, prefer=default)
