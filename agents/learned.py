@@ -32,7 +32,7 @@ CHECKPOINT_DIR = _checkpoint_dir()
 #: The committed checkpoints, in the order they are tried: the preset each was trained on -> its file.
 LEARNED_CHECKPOINTS: dict[str, Path] = {
     "partnership": CHECKPOINT_DIR / "partnership_dagger.pt",  # partnership_bids.pt's bids, the heuristic's cards cloned
-    "cutthroat-4": CHECKPOINT_DIR / "cutthroat4_ppo.pt",
+    "cutthroat-4": CHECKPOINT_DIR / "cutthroat4_dagger.pt",  # cutthroat4_ppo.pt's bids, the heuristic's cards cloned
     "hearts": CHECKPOINT_DIR / "hearts_expit.pt",  # hearts_ppo.pt (the one-run recipe) improved by expert iteration
 }
 

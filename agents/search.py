@@ -111,12 +111,20 @@ class SearchAgent(Agent):
         pass_samples: int = 0,
         pass_margin: float = 0.0,
         play_margin: float = 0.0,
+        play_votes: int = 1,
         play_sharpness: float | str = "auto",
     ) -> None:
         super().__init__(seed)
-        for option, value in (("samples", samples), ("max_rollouts", max_rollouts), ("oversample", oversample)):
+        for option, value in (
+            ("samples", samples), ("max_rollouts", max_rollouts), ("oversample", oversample), ("play_votes", play_votes)
+        ):  # fmt: skip
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
                 raise ValueError(f"search bot option {option!r} must be a positive integer, got {value!r}")
+        self.play_votes = int(play_votes)
+        """Card play: ``act`` searches each decision this many times (independent samples) and plays another card
+        than the heuristic's only where every search picks that same card (1: one search decides). Two votes with
+        ``play_margin=6`` leave the heuristic's card on ~95% of decisions, the deviations that reproduce (a clean
+        teacher to imitate: ``train.labelling``, ``target: choice``), and cost twice the search."""
         for option, value in (("bid_samples", bid_samples), ("pass_top", pass_top), ("pass_samples", pass_samples)):
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
                 raise ValueError(f"search bot option {option!r} must be an integer from 0 up, got {value!r}")
@@ -186,7 +194,22 @@ class SearchAgent(Agent):
         """The action of the highest value (``action_values``) in each decision; ties, and the decisions
         the search does not value, keep the heuristic's action (``choose``); a Hearts pass keeps it unless
         the best card's value beats it by more than ``pass_margin``, a card play unless by more than
-        ``play_margin``."""
+        ``play_margin``; with ``play_votes`` K, a card play keeps it unless K searches pick the same other card."""
+        out, default = self._act_once(observations, masks, context)
+        play = np.flatnonzero(context.state.phase[context.games] == PLAY)
+        if self.play_votes > 1 and len(play):
+            sub = context.take(play)
+            agreed = np.ones(len(play), bool)
+            for _ in range(self.play_votes - 1):
+                agreed &= (
+                    self._act_once(None if observations is None else observations[play], masks[play], sub)[0]
+                    == out[play]
+                )
+            out[play[~agreed]] = default[play[~agreed]]
+        return out
+
+    def _act_once(self, observations, masks: np.ndarray, context: DecisionContext) -> tuple[np.ndarray, np.ndarray]:
+        """One search's actions (``act`` without the votes) and the heuristic's."""
         values, default = self._values_and_default(observations, masks, context)
         out = choose(values, default)
         phase = context.state.phase[context.games]
@@ -196,7 +219,7 @@ class SearchAgent(Agent):
                 best = np.where(np.isnan(values[rows]), -np.inf, values[rows]).max(axis=1)
                 close = ~(best - values[rows, default[rows]] > margin)  # NaN (not valued): the heuristic's
                 out[rows[close]] = default[rows[close]]
-        return out
+        return out, default
 
     def action_values(self, observations, masks: np.ndarray, context: DecisionContext | None = None) -> np.ndarray:
         """(G, A) float64: the search's estimate of every action of each decision, what ``act`` maximizes.

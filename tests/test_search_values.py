@@ -76,3 +76,16 @@ def test_play_margin_keeps_the_heuristics_card_unless_another_beats_it_by_more_t
     assert (SearchAgent(seed=4, samples=6, play_margin=1e9).act(None, masks, ctx) == default).all()
     with pytest.raises(ValueError, match="play_margin"):
         SearchAgent(play_margin=-1)
+
+
+def test_play_votes_keep_the_heuristics_card_unless_every_search_picks_the_same_other_card():
+    engine, state, ctx, masks = _positions("partnership", 48, 30)
+    default = HeuristicAgent().act(None, masks, ctx)
+    one = SearchAgent(seed=4, samples=4).act(None, masks, ctx)
+    assert (SearchAgent(seed=4, samples=4, play_votes=1).act(None, masks, ctx) == one).all()
+    voted = SearchAgent(seed=4, samples=4, play_votes=3).act(None, masks, ctx)  # its first search is ``one``'s
+    moved = voted != default
+    assert moved.any() and moved.sum() < (one != default).sum()  # fewer deviations, each one the first search's
+    np.testing.assert_array_equal(voted[moved], one[moved])
+    with pytest.raises(ValueError, match="'play_votes' must be a positive integer, got 0"):
+        SearchAgent(play_votes=0)
