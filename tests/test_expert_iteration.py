@@ -49,6 +49,49 @@ def test_the_distillation_loss_goes_down_on_a_fixed_batch():
     assert value[-1] < 0.7 * value[0]
 
 
+def test_the_nil_weight_weighs_the_cross_entropy_of_nil_hands():
+    """``nil_weight``: the positions of hands with a nil bid weigh that much in the cross-entropy's mean; the
+    positions know their hand (``nil_hand``, ``GameState.nil_bid``); an older replay without the key still trains."""
+    from agents.heuristic import HeuristicAgent
+    from spades_env.rules import resolve_rules
+    from train.expert_iteration_steps import train_arrays, train_on_replay
+    from train.labelling import LabelSpec, PositionStream, heuristic_behaviour, label_positions
+
+    torch.manual_seed(0)
+    policy = SpadesPolicy(obs_dim=12, n_actions=6, n_card_actions=4, hidden=16, depth=1)
+    obs, mask = torch.randn(8, 12), torch.ones(8, 6, dtype=torch.bool)
+    target = torch.softmax(torch.randn(8, 6), -1)
+    ret, has_ret = torch.zeros(8), torch.zeros(8)
+    rows = [distillation_loss(policy, obs[i : i + 1], mask[i : i + 1], target[i : i + 1], ret[:1], has_ret[:1], 0.0)[1]
+            for i in range(8)]  # fmt: skip
+    ce = torch.tensor([r["cross_entropy"] for r in rows])
+    weight = torch.tensor([4.0, 1, 1, 4, 1, 1, 1, 1])
+    _, weighted = distillation_loss(policy, obs, mask, target, ret, has_ret, 0.0, weight)
+    assert weighted["cross_entropy"] == pytest.approx(float((weight * ce).sum() / weight.sum()), rel=1e-5)
+    _, plain = distillation_loss(policy, obs, mask, target, ret, has_ret, 0.0)
+    assert plain["cross_entropy"] == pytest.approx(float(ce.mean()), rel=1e-5)
+
+    stream = PositionStream("partnership", num_envs=8, seed=2)
+    positions = stream.collect(120, heuristic_behaviour(HeuristicAgent()), 0.01)
+    spec = LabelSpec(rules=resolve_rules("partnership"), teacher="heuristic", chunk=256)
+    part = train_arrays(positions, label_positions(positions, spec))
+    np.testing.assert_array_equal(part["nil_hand"], (positions.state.bids == 0).any(axis=1))
+    assert part["nil_hand"].any() and not part["nil_hand"].all()
+    big = SpadesPolicy(obs_dim=positions.obs.shape[1], n_actions=positions.mask.shape[1], n_card_actions=52, hidden=16)
+    config = ExpertIterationConfig(nil_weight=4.0, epochs=1, minibatch=4096)
+    old, losses = {k: v for k, v in part.items() if k != "nil_hand"}, []
+    for replay in ([part], [old]):
+        sums, m = train_on_replay(big, torch.optim.SGD(big.parameters(), lr=0.0), replay, np.random.default_rng(0),
+                                  config, torch.device("cpu"))  # fmt: skip
+        assert m == len(positions) and np.isfinite(sums["cross_entropy"]).all()
+        losses.append(sums["cross_entropy"][0])
+    flat, _ = train_on_replay(big, torch.optim.SGD(big.parameters(), lr=0.0), [part], np.random.default_rng(0),
+                              dataclasses.replace(config, nil_weight=1.0), torch.device("cpu"))  # fmt: skip
+    assert losses[0] != flat["cross_entropy"][0] and losses[1] == pytest.approx(flat["cross_entropy"][0], rel=1e-6)
+    with pytest.raises(ValueError, match="nil_weight=0"):
+        ExpertIterationConfig(nil_weight=0)
+
+
 def test_teacher_agreement_counts_ties_between_best_cards_separately():
     policy = SpadesPolicy(obs_dim=3, n_actions=5, n_card_actions=4, hidden=8, depth=1)
     with torch.no_grad():

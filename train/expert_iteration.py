@@ -327,7 +327,8 @@ def train(
             if not quiet:
                 print(
                     f"round {rnd + 1}/{config.rounds} positions {global_step} "
-                    f"agree {scalars['agreement/teacher']:.3f} best {scalars['agreement/teacher_best']:.3f} "
+                    f"agree {scalars['agreement/teacher']:.3f} nil {scalars['agreement/teacher_nil_hands']:.3f} "
+                    f"best {scalars['agreement/teacher_best']:.3f} "
                     f"ce {scalars['losses/cross_entropy']:.3f} "
                     f"v {scalars['losses/value_loss']:.3f} collect {collect_s:.1f}s label {label_s:.1f}s "
                     f"(wall {t2 - t0:.1f}s) update {t3 - t2:.1f}s",

@@ -68,6 +68,9 @@ class ExpertIterationConfig:
     values at ``temperature``) or ``choice`` (the card the teacher's ``act`` plays, one-hot; e.g.
     ``search:play_margin=3``, which plays the heuristic's card unless the search values another more than 3 points
     above it). ``train.labelling.LabelSpec.target``."""
+    nil_weight: float = 1.0
+    """Weight of the positions of hands where a seat bid nil (blind nil included) in the cross-entropy, the others'
+    being 1: the learned partnership bot's card play lost its points to the heuristic's in those hands."""
     temperature: float = 5.0
     """Distillation target: softmax(values / temperature) over the valued legal actions (points)."""
     anchor: float = 0.0
@@ -151,6 +154,7 @@ class ExpertIterationConfig:
             "device": self.device == "cpu" or self.device.startswith("cuda"),
             "unvalued": self.unvalued in ("teacher", "behaviour"),
             "temperature": self.temperature > 0,
+            "nil_weight": self.nil_weight > 0,
             "anchor": 0.0 <= self.anchor < 1.0,
             "anchor_to": self.anchor_to in ("behaviour", "initial"),
             "opponents": self.opponents in OPPONENTS,

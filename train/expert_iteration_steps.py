@@ -16,7 +16,7 @@ from agents.neural import SpadesPolicy
 from train.ppo_core import MaskedCategorical
 
 #: The arrays a labelled position trains on (one dict of them per round in the replay).
-TRAIN_KEYS = ("obs", "mask", "target", "ret", "has_ret", "valued", "teacher_action", "teacher_best")
+TRAIN_KEYS = ("obs", "mask", "target", "ret", "has_ret", "valued", "teacher_action", "teacher_best", "nil_hand")
 
 
 def train_arrays(positions, labels) -> dict[str, np.ndarray]:
@@ -30,6 +30,7 @@ def train_arrays(positions, labels) -> dict[str, np.ndarray]:
         "valued": labels.valued,
         "teacher_action": labels.action,
         "teacher_best": labels.best,
+        "nil_hand": positions.state.nil_bid,
     }
 
 
@@ -41,12 +42,15 @@ def distillation_loss(
     ret: torch.Tensor,
     has_ret: torch.Tensor,
     vf_coef: float,
+    weight: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, dict[str, float]]:
     """Cross-entropy of the masked policy to ``target`` ((B, A) probabilities over legal actions) plus
-    ``vf_coef`` times half the squared error of the value head on ``ret`` where ``has_ret``."""
+    ``vf_coef`` times half the squared error of the value head on ``ret`` where ``has_ret``; ``weight``
+    ((B,), optional): each position's weight in the cross-entropy (its weighted mean)."""
     logits, value = policy(obs)
     logp = MaskedCategorical(logits, mask).logits
-    ce = -torch.where(mask, target * logp, torch.zeros_like(logp)).sum(-1).mean()
+    ce_rows = -torch.where(mask, target * logp, torch.zeros_like(logp)).sum(-1)
+    ce = ce_rows.mean() if weight is None else (weight * ce_rows).sum() / weight.sum()
     v_loss = 0.5 * (((value - ret) ** 2) * has_ret).sum() / has_ret.sum().clamp(min=1)
     return ce + vf_coef * v_loss, {"cross_entropy": ce.item(), "value_loss": v_loss.item()}
 
@@ -55,8 +59,9 @@ def distillation_loss(
 def teacher_agreement(policy: SpadesPolicy, data: dict[str, np.ndarray], device: torch.device) -> dict[str, float]:
     """How often the greedy policy plays the teacher's choice: on the decisions the teacher valued
     (``agreement/teacher``: argmax equality, where a tie between equally valued cards counts only the
-    heuristic's pick), there with one of the teacher's best-valued actions (``agreement/teacher_best``:
-    ties count) and on every decision (``agreement/all``)."""
+    heuristic's pick; ``agreement/teacher_nil_hands``: the same in hands where a seat bid nil), there with one of
+    the teacher's best-valued actions (``agreement/teacher_best``: ties count) and on every decision
+    (``agreement/all``)."""
     hits = []
     for lo in range(0, len(data["obs"]), 8192):
         obs = torch.as_tensor(data["obs"][lo : lo + 8192], device=device)
@@ -71,6 +76,9 @@ def teacher_agreement(policy: SpadesPolicy, data: dict[str, np.ndarray], device:
         "agreement/teacher_best": float(best[valued].mean()) if valued.any() else float("nan"),
         "agreement/all": float(hit.mean()) if len(hit) else float("nan"),
         "agreement/valued_fraction": float(valued.mean()) if len(valued) else float("nan"),
+        "agreement/teacher_nil_hands": float(hit[nil].mean())
+        if (nil := valued & _part(data, "nil_hand")).any()
+        else float("nan"),
     }
 
 
@@ -132,8 +140,11 @@ def train_on_replay(
 ) -> tuple[dict[str, list[float]], int]:
     """``config.epochs`` passes of minibatches (``rng``'s permutations) over the replay's positions:
     (each loss's values per step, the number of positions trained on)."""
-    data = {k: torch.as_tensor(np.concatenate([part[k] for part in replay]), device=device) for k in TRAIN_KEYS}
+    data = {k: torch.as_tensor(np.concatenate([_part(part, k) for part in replay]), device=device) for k in TRAIN_KEYS}
     has_ret = data["has_ret"].float()
+    weight = None
+    if config.nil_weight != 1.0:
+        weight = torch.where(data["nil_hand"], config.nil_weight, 1.0).float()
     policy.train()
     sums: dict[str, list[float]] = {}
     m = len(has_ret)
@@ -143,7 +154,7 @@ def train_on_replay(
             mb = torch.as_tensor(order[lo : lo + config.minibatch], device=device)
             loss, stats = distillation_loss(
                 policy, data["obs"][mb], data["mask"][mb], data["target"][mb], data["ret"][mb], has_ret[mb],
-                config.vf_coef,
+                config.vf_coef, None if weight is None else weight[mb],
             )  # fmt: skip
             optimizer.zero_grad()
             loss.backward()
@@ -153,3 +164,8 @@ def train_on_replay(
                 sums.setdefault(k, []).append(v)
     policy.eval()
     return sums, m
+
+
+def _part(part: dict[str, np.ndarray], key: str) -> np.ndarray:
+    """``part[key]``; a replay saved before ``nil_hand`` existed holds no such key: False for each position."""
+    return part[key] if key in part else np.zeros(len(part["obs"]), bool)

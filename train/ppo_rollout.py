@@ -104,7 +104,7 @@ def teacher_cards(
     teacher = np.full(len(learner_rows), -1, np.int64)
     anchored = learner_rows & (state.phase == PLAY)
     if config.card_anchor_hands == "nil":
-        anchored &= (state.bids == 0).any(axis=1)
+        anchored &= state.nil_bid
     rows = np.flatnonzero(anchored)
     if len(rows):
         teacher[rows] = bot_actions(heuristic, engine, state, rows, seats, mask)

@@ -150,6 +150,11 @@ class GameState:
         return ((self.voids[:, None] >> np.arange(4 * n)) & 1).astype(bool).reshape(-1, n, 4)
 
     @property
+    def nil_bid(self) -> np.ndarray:
+        """(B,) bool: a seat of the game has bid nil (blind nil included) in the current hand (Hearts: never)."""
+        return (self.bids == 0).any(axis=1)
+
+    @property
     def batch_size(self) -> int:
         """Number of games B."""
         return len(self.phase)
