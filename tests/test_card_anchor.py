@@ -13,7 +13,7 @@ import train.ppo_rollout as ppo_rollout  # noqa: E402
 from agents.base import DecisionContext  # noqa: E402
 from agents.heuristic import HeuristicAgent  # noqa: E402
 from spades_env.engine import PLAY  # noqa: E402
-from tests.test_training import _scalars  # noqa: E402
+from tests.run_logs import run_scalars  # noqa: E402
 from train.ppo import PPOConfig, train  # noqa: E402
 from train.ppo_core import MaskedCategorical, TurnBuffer  # noqa: E402
 from train.ppo_update import UpdateResult, anchor_term  # noqa: E402
@@ -111,7 +111,7 @@ def test_the_recipe_anchors_every_learner_card_to_the_heuristics_and_logs_the_pu
     tiny = dict(num_envs=4, num_steps=80, total_updates=1, eval_every=1, eval_deals=4, checkpoint_every=1)
     train(dataclasses.replace(recipe, run_dir=str(tmp_path), eval_final=False, **tiny), quiet=True)
     assert sum(n for n, _ in steps) > 0 and sum(m for _, m in steps) > 0  # the learner's and the others' cards
-    scalars = _scalars(tmp_path)
+    scalars = run_scalars(tmp_path)
     (anchor,), (agreement,) = scalars["losses/card_anchor"], scalars["charts/heuristic_card_agreement"]
     assert anchor[1] > 0 and 0 < agreement[1] <= 1
 

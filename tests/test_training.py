@@ -14,6 +14,7 @@ torch = pytest.importorskip("torch")
 
 from agents.neural import NeuralAgent  # noqa: E402
 from tests.checkpoint_compare import assert_same, without_run_identity  # noqa: E402
+from tests.run_logs import run_scalars  # noqa: E402
 from train.checkpoint import load_checkpoint, save_checkpoint  # noqa: E402
 from train.ppo import PPOConfig, train  # noqa: E402
 
@@ -80,22 +81,6 @@ def test_full_checkpoints_are_plain_data_that_loads_with_weights_only(full_run):
     assert isinstance(ckpt["rng"]["actions"]["state"]["state"], int)
 
 
-def _scalars(run_dir):
-    """{tag: [(step, value)]} of a run's TensorBoard logs (every directory of it), as TensorBoard
-    shows them (purges applied), without the timing scalars."""
-    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
-
-    timing = ("charts/decisions_per_s", "charts/rollout_decisions_per_s")
-    out = {}
-    for folder in sorted({p.parent for p in Path(run_dir).rglob("events.out.tfevents.*")}):
-        events = EventAccumulator(str(folder))
-        events.Reload()
-        for tag in events.Tags()["scalars"]:
-            if tag not in timing:
-                out[tag] = [(e.step, e.value) for e in events.Scalars(tag)]
-    return out
-
-
 def assert_same_scalars(a, b):
     assert a.keys() == b.keys()
     for tag, values in a.items():
@@ -103,7 +88,7 @@ def assert_same_scalars(a, b):
 
 
 def test_resumed_run_logs_the_scalars_of_the_uninterrupted_run(full_run, resumed_run):
-    full, resumed = _scalars(full_run.parent.parent), _scalars(resumed_run.parent.parent)
+    full, resumed = run_scalars(full_run.parent.parent), run_scalars(resumed_run.parent.parent)
     assert "losses/value_loss" in full and len(full["losses/value_loss"]) == PPOConfig.from_yaml(SMOKE).total_updates
     assert_same_scalars(full, resumed)
 
@@ -115,8 +100,8 @@ def test_a_run_killed_after_its_checkpoint_resumes_to_the_uninterrupted_scalars(
     kept.write_bytes(half.read_bytes())
     resume_later(half, stop_at=3)  # logs update 3, then is "killed"
     resume_later(kept, seconds=200)  # resumes from update 2: logs 3 and 4 again
-    full = {k: v for k, v in _scalars(full_run.parent.parent).items() if not k.startswith("eval/")}
-    assert_same_scalars(_scalars(half.parent.parent), full)
+    full = {k: v for k, v in run_scalars(full_run.parent.parent).items() if not k.startswith("eval/")}
+    assert_same_scalars(run_scalars(half.parent.parent), full)
 
 
 def test_resuming_keeps_the_behaviour_cloning_scalars(tmp_path):
@@ -125,9 +110,9 @@ def test_resuming_keeps_the_behaviour_cloning_scalars(tmp_path):
     full = train(smoke_config(tmp_path / "full", **bc), quiet=True)
     half = train(smoke_config(tmp_path / "half", **bc), stop_at=2, quiet=True)
     resume_later(half)
-    scalars = _scalars(full.parent.parent)
+    scalars = run_scalars(full.parent.parent)
     assert [step for step, _ in scalars["imitation/cross_entropy"]] == [1024, 2048]
-    assert_same_scalars(_scalars(half.parent.parent), scalars)
+    assert_same_scalars(run_scalars(half.parent.parent), scalars)
 
 
 def test_cuda_without_a_gpu_fails_before_any_work(tmp_path, monkeypatch, full_run):
