@@ -124,7 +124,8 @@ class SearchAgent(Agent):
         """Card play: ``act`` searches each decision this many times (independent samples) and plays another card
         than the heuristic's only where every search picks that same card (1: one search decides). Two votes with
         ``play_margin=6`` leave the heuristic's card on ~95% of decisions, the deviations that reproduce (a clean
-        teacher to imitate: ``train.labelling``, ``target: choice``), and cost twice the search."""
+        teacher to imitate: ``train.labelling``, ``target: choice``); the later searches run only on the decisions
+        the first moved off the heuristic's card (~22% of them at margin 6)."""
         for option, value in (("bid_samples", bid_samples), ("pass_top", pass_top), ("pass_samples", pass_samples)):
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
                 raise ValueError(f"search bot option {option!r} must be an integer from 0 up, got {value!r}")
@@ -196,7 +197,7 @@ class SearchAgent(Agent):
         the best card's value beats it by more than ``pass_margin``, a card play unless by more than
         ``play_margin``; with ``play_votes`` K, a card play keeps it unless K searches pick the same other card."""
         out, default = self._act_once(observations, masks, context)
-        play = np.flatnonzero(context.state.phase[context.games] == PLAY)
+        play = np.flatnonzero((context.state.phase[context.games] == PLAY) & (out != default))  # the moves to confirm
         if self.play_votes > 1 and len(play):
             sub = context.take(play)
             agreed = np.ones(len(play), bool)
