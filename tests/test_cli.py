@@ -47,6 +47,12 @@ def test_debug_shows_the_traceback():
     assert "unknown bot" in run.stderr
 
 
+def test_a_bot_option_after_a_comma_is_named_with_the_separator_to_use():
+    run = spades("tournament", "--bots", "search:samples=2,oversample=1,heuristic", "--boards", "2")
+    assert run.returncode != 0 and "Traceback" not in run.stderr
+    assert "--bots: 'oversample=1' is an option, not a bot: on the command line ';' separates" in run.stderr
+
+
 def test_click_usage_errors_keep_exit_code_2():
     run = spades("tournament", "--boards", "many")
     assert run.returncode == 2

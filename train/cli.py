@@ -203,6 +203,12 @@ def tournament(
 
     # Bot options use ';' on the command line, since ',' separates bots.
     specs = tuple(s.strip().replace(";", ",") for s in bots.split(",") if s.strip())
+    stray = [s for s in specs if "=" in s and ":" not in s]
+    if stray:
+        raise ValueError(
+            f"--bots: {stray[0]!r} is an option, not a bot: on the command line ';' separates one bot's options "
+            "and ',' the bots (e.g. --bots \"search:samples=8;oversample=1,heuristic\")"
+        )
     config = TournamentConfig(bots=specs, rules=rules, boards=boards, mode=mode, seed=seed, chunk=chunk)
     check_report_outputs(json_out, csv_out)
     on_ray = ray_options(ray, ray_workers)
