@@ -94,15 +94,19 @@ def learner_behaviour(policy: SpadesPolicy, rng: np.random.Generator, device: to
     return act
 
 
+def is_learner_seat(engine, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
+    """(G,) bool: ``seats[i]`` is on side ``games[i] % n_sides``, the learner's side of its game under
+    ``opponents: heuristic`` (the side moves with the game, so every side is the learner's in some games)."""
+    return engine.side_of_seat[seats] == games % engine.n_sides
+
+
 def against_heuristic(behaviour, heuristic) -> Any:
     """``behaviour`` at the seats of side ``g % n_sides`` of each game ``g``, HeuristicAgent at every other seat
     (``opponents: heuristic``); the probabilities stay ``behaviour``'s (or the reference's) everywhere."""
 
     def act(obs: np.ndarray, mask: np.ndarray, ctx) -> tuple[np.ndarray, np.ndarray]:
         action, probs = behaviour(obs, mask, ctx)
-        engine = ctx.engine
-        bot = engine.side_of_seat[ctx.seats] != ctx.games % engine.n_sides
-        rows = np.flatnonzero(bot)
+        rows = np.flatnonzero(~is_learner_seat(ctx.engine, ctx.games, ctx.seats))
         if len(rows):
             action[rows] = heuristic.act(None, mask[rows], ctx.take(rows))
         return action, probs
@@ -114,8 +118,7 @@ def learner_rows(positions, engine, num_envs: int) -> np.ndarray:
     """The rows of ``positions`` (step-major over ``num_envs`` games, as ``PositionStream.collect`` keeps them)
     decided by a seat of side ``g % n_sides`` of its game ``g``: the learner's own decisions under
     ``against_heuristic`` (``train_on: learner``)."""
-    games = np.arange(len(positions)) % num_envs
-    return np.flatnonzero(engine.side_of_seat[positions.seat] == games % engine.n_sides)
+    return np.flatnonzero(is_learner_seat(engine, np.arange(len(positions)) % num_envs, positions.seat))
 
 
 def with_reference_probs(behaviour, reference: SpadesPolicy, device: torch.device):
