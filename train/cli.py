@@ -114,7 +114,7 @@ def train(
     device: str = typer.Option(None, help="cpu or cuda (default: the config's device)."),
     resume: str = typer.Option(None, help="Checkpoint to resume from, RUN/checkpoints/latest.pt (its config is used)."),
     run_dir: str = typer.Option(None, help="Directory for runs (default: the config's run_dir)."),
-    stop_at: int = typer.Option(None, help="Stop after N updates (PPO) or rounds (expert iteration) in all."),
+    stop_at: int = typer.Option(None, help="Stop after N updates (PPO) or rounds (the other trainers) in all."),
     init_from: str = typer.Option(None, help="Start from this checkpoint's network (default: the config's)."),
     actors: int = typer.Option(
         None, help="Expert iteration: Ray actors that collect the shards (0: this process; default: the config's)."

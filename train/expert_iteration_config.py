@@ -222,7 +222,8 @@ def is_expert_iteration(data: dict[str, Any] | None) -> bool:
 
 def trainer_for(*, config: str | Path | None = None, checkpoint: str | Path | None = None):
     """(config class, ``train`` function) of the trainer a training config YAML or a checkpoint's config names:
-    expert iteration for ``algorithm: expert_iteration``, PPO otherwise (``spades train`` dispatches with it)."""
+    expert iteration for ``algorithm: expert_iteration``, the bid-values trainer for ``algorithm: bid_values``,
+    PPO otherwise (``spades train`` dispatches with it)."""
     if checkpoint is not None:
         from train.checkpoint import load_checkpoint
 
@@ -233,6 +234,11 @@ def trainer_for(*, config: str | Path | None = None, checkpoint: str | Path | No
         from train.expert_iteration import train
 
         return ExpertIterationConfig, train
+    if isinstance(data, dict) and data.get("algorithm") == "bid_values":
+        from train.bid_values_config import BidValuesConfig
+        from train.bid_values_train import train as train_bid_values
+
+        return BidValuesConfig, train_bid_values
     from train.ppo import PPOConfig
     from train.ppo import train as train_ppo
 

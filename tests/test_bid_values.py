@@ -1,0 +1,164 @@
+"""The bid-values trainer (``train/bid_values.py``, ``train/bid_values_train.py``, ``configs/train/bid_values.yaml``):
+every candidate bid valued by a rollout on the real deal, the bidding head regressed on the centred values."""
+
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from agents.base import DecisionContext  # noqa: E402
+from agents.heuristic import HeuristicAgent  # noqa: E402
+from agents.neural import NeuralAgent, SpadesPolicy  # noqa: E402
+from spades_env.engine import BID, BLIND, SpadesEngine  # noqa: E402
+from spades_env.games.spades.scoring import bag_adjusted_points  # noqa: E402
+from spades_env.observation import encoder_for  # noqa: E402
+from spades_env.rules import resolve_rules  # noqa: E402
+from tests.run_logs import run_scalars  # noqa: E402
+from train.bid_values import BidLearner, bid_regret, centred_value_loss, collect_bid_positions  # noqa: E402
+from train.bid_values_config import BidValuesConfig  # noqa: E402
+from train.bid_values_train import train  # noqa: E402
+from train.checkpoint import load_checkpoint  # noqa: E402
+from train.expert_iteration_config import trainer_for  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+RECIPE = ROOT / "configs" / "train" / "bid_values.yaml"
+#: The sizes a smoke run shrinks; every other setting is the recipe's own.
+TINY = {"rounds": 2, "deals": 32, "eval_deals": 4, "eval_every": 1, "minibatch": 64}
+
+
+def tiny_learner(rules: str, seed: int = 0) -> BidLearner:
+    engine = SpadesEngine(resolve_rules(rules))
+    encoder = encoder_for(engine)
+    torch.manual_seed(seed)
+    policy = SpadesPolicy.for_engine(engine, encoder.size, hidden=16, depth=1).eval()
+    return BidLearner(policy, engine, encoder, torch.device("cpu"))
+
+
+def test_the_loss_compares_values_centred_on_each_decisions_candidates():
+    cand = torch.tensor([[True, True, False], [True, True, True]])
+    q = torch.tensor([[1.0, 3.0, 50.0], [0.0, 0.0, 0.0]])
+    values = torch.tensor([[7.0, 7.0, -9.0], [1.0, 2.0, 3.0]])
+    # row 0: centred q (-1, 1) against (0, 0): 1; row 1: centred values (-1, 0, 1): 2/3
+    assert centred_value_loss(q, cand, values).item() == pytest.approx((1 + 2 / 3) / 2)
+    shifted = values + torch.tensor([[100.0], [-5.0]])  # a deal's luck: the same for every candidate
+    assert centred_value_loss(shifted - 3.0, cand, values).item() == pytest.approx(0.0, abs=1e-6)
+    assert centred_value_loss(q, cand, shifted).item() == pytest.approx(centred_value_loss(q, cand, values).item())
+
+
+def test_regret_is_the_points_left_to_each_decisions_best_candidate():
+    cand = np.array([[True, True, True], [True, False, True]])
+    values = np.array([[1.0, 5.0, 3.0], [4.0, 99.0, 2.0]])
+    assert bid_regret(np.array([2, 2]), cand, values) == pytest.approx((2.0 + 2.0) / 2)
+    assert bid_regret(np.array([1, 0]), cand, values) == 0.0
+
+
+def play_out_plainly(learner: BidLearner, state, candidate: int, side: int) -> float:
+    """The value of ``candidate`` in the one game of ``state``, played in the engine step by step (no compiled
+    rollout): the learner's greedy bids for side ``side``, HeuristicAgent for every other decision."""
+    engine, heuristic = learner.engine, HeuristicAgent()
+    action = candidate
+    while True:
+        result = engine.step(state, np.array([action]))
+        if result.finished:
+            (f,) = result.finished
+            adjusted = bag_adjusted_points(engine.rules, f.delta, f.bags_added, f.bag_penalties)[0]
+            return float(adjusted[side] - (adjusted.sum() - adjusted[side]) / (engine.n_sides - 1))
+        mask = engine.legal_action_mask(state)
+        seat = state.to_move
+        if engine.side_of_seat[seat[0]] == side and state.phase[0] in (BID, BLIND):
+            action = int(learner.bids(state, np.arange(1), mask)[0])
+        else:
+            action = int(heuristic.act(None, mask, DecisionContext(engine, state, np.arange(1), seat))[0])
+
+
+@pytest.mark.parametrize("rules", ["partnership", "cutthroat-4"])
+def test_every_candidate_is_valued_by_playing_the_real_deal_out(rules):
+    learner = tiny_learner(rules)
+    engine = learner.engine
+    seeds = np.arange(40, 46)
+    pos = collect_bid_positions(engine, seeds, learner, HeuristicAgent(), 0.5, np.random.default_rng(0))
+    off = engine.layout.bid_offset
+    assert len(pos) >= len(seeds)  # at least one decision with a choice per deal
+    np.testing.assert_array_equal(pos.state.to_move, pos.seat)
+    masks = engine.legal_action_mask(pos.state)
+    assert (pos.cand.sum(axis=1) > 1).all() and not (pos.cand & ~masks[:, off:]).any()
+    assert ((pos.state.phase == BID) | (pos.state.phase == BLIND)).all()
+    np.testing.assert_array_equal(pos.obs, learner.encoder.encode(pos.state, np.arange(len(pos)), pos.seat))
+    assert (pos.values[~pos.cand] == 0).all()
+    for i in range(0, len(pos), max(1, len(pos) // 6)):
+        side = int(engine.side_of_seat[pos.seat[i]])
+        for k in np.flatnonzero(pos.cand[i]):
+            plain = play_out_plainly(learner, pos.state.take([i]), off + int(k), side)
+            assert pos.values[i, k] == pytest.approx(plain), (i, k)
+
+
+def test_the_learner_holds_one_side_of_each_deal_and_the_heuristic_the_others():
+    learner = tiny_learner("cutthroat-4")
+    engine = learner.engine
+    for side in range(engine.n_sides):  # deal g's learner holds side g % n_sides
+        seeds = np.full(side + 1, 7)  # the same deal in every game: only the last one's positions differ
+        pos = collect_bid_positions(engine, seeds, learner, HeuristicAgent(), 0.0, np.random.default_rng(0))
+        sides = set(engine.side_of_seat[pos.seat].tolist())
+        assert sides == set(range(side + 1))
+
+
+def test_the_recipe_trains_logs_and_resumes_bit_identically(tmp_path):
+    recipe = BidValuesConfig.from_yaml(RECIPE)
+    assert trainer_for(config=RECIPE)[0] is BidValuesConfig
+    assert recipe.init_from == "checkpoints/partnership_bids.pt" and recipe.card_play == "heuristic"
+    cfg = dataclasses.replace(recipe, **TINY)
+    whole = train(dataclasses.replace(cfg, run_dir=str(tmp_path / "whole")), quiet=True)
+    ckpt = load_checkpoint(whole)
+    assert ckpt["update"] == 2 and ckpt["config"] == recipe.to_dict() | TINY | {"run_dir": str(tmp_path / "whole")}
+    assert (whole.parent / "best.pt").exists()
+    scalars = run_scalars(tmp_path / "whole")
+    for tag in ("losses/value_loss", "regret/learner", "regret/heuristic", "bidding/nil_rate", "eval/diff"):
+        assert len(scalars[tag]) == 2, tag
+    assert NeuralAgent.from_checkpoint(whole).play == "heuristic"  # plays as it trained
+
+    half = train(dataclasses.replace(cfg, run_dir=str(tmp_path / "half")), stop_at=1, quiet=True)
+    resumed = load_checkpoint(train(resume=half, quiet=True))
+    assert resumed["update"] == 2 and len(resumed["replay"]) == 2
+    for key, value in ckpt["model"].items():
+        assert torch.equal(resumed["model"][key], value), key
+
+
+def test_bid_head_training_keeps_the_torso_and_the_card_play_bit_for_bit(tmp_path):
+    cfg = dataclasses.replace(
+        BidValuesConfig.from_yaml(RECIPE), **TINY | {"eval_every": 0}, train_layers="bid_head", card_play="network",
+        init_from="checkpoints/partnership_dagger.pt", run_dir=str(tmp_path), eval_final=False,
+    )  # fmt: skip
+    before = load_checkpoint(ROOT / cfg.init_from)["model"]
+    after = load_checkpoint(train(cfg, quiet=True))["model"]
+    changed = {k for k in before if not torch.equal(before[k], after[k])}
+    assert changed and all(k.startswith("bid_head.") for k in changed)
+
+
+def test_the_values_are_learned(tmp_path):
+    cfg = dataclasses.replace(BidValuesConfig.from_yaml(RECIPE), rounds=1, deals=64, run_dir=str(tmp_path))
+    learner = tiny_learner("partnership", seed=1)
+    pos = collect_bid_positions(learner.engine, np.arange(64), learner, HeuristicAgent(), 0.2, np.random.default_rng(0))
+    from train.bid_values_train import train_on_replay
+
+    def regret() -> float:
+        return bid_regret(np.argmax(np.where(pos.cand, learner.values(pos.obs), -np.inf), axis=1), pos.cand, pos.values)
+
+    before = regret()
+    optimizer = torch.optim.Adam(learner.policy.parameters(), lr=3e-3)
+    cfg = dataclasses.replace(cfg, epochs=60)
+    train_on_replay(learner.policy, optimizer, [pos], np.random.default_rng(0), cfg, torch.device("cpu"))
+    assert regret() < 0.5 * before
+
+
+def test_bad_settings_are_refused_naming_them(tmp_path):
+    with pytest.raises(ValueError, match=r"train_layers='torso' \(train_layers: one of all, bid_head\)"):
+        BidValuesConfig(train_layers="torso")
+    with pytest.raises(ValueError, match="unknown bid-values config key"):
+        BidValuesConfig.from_dict({"decks": 3})
+    with pytest.raises(ValueError, match="Hearts"):
+        train(BidValuesConfig(rules="hearts", run_dir=str(tmp_path)), quiet=True)
+    with pytest.raises(ValueError, match="was trained on 'partnership', not 'cutthroat-4'"):
+        train(BidValuesConfig(rules="cutthroat-4", run_dir=str(tmp_path)), quiet=True)

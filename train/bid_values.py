@@ -1,0 +1,218 @@
+"""Bids learned as action values on the real deal: the positions and labels of the ``bid_values`` trainer.
+
+A bidding decision of the learner's side is valued by taking **every candidate bid** (every legal bid,
+nil included; blind nil and look at BLIND: ``agents.search_bidding.candidate_mask``) in a copy of the game,
+letting the behaviour bidders finish the bidding (the learner's side greedy on its values, HeuristicAgent
+the other seats) and the compiled heuristic play the hand out (``agents.search_rollouts.play_out_values``):
+the value of a candidate is the side's bag-adjusted points minus the opponents' (their mean in cutthroat),
+what a duplicate tournament scores.
+
+The rollouts see the real deal, so one rollout is not what the seat can know; but its *expectation* given
+the seat's observation is the value of the bid, so a network regressed on many such labels learns the
+right values (the hidden cards are noise the regression averages out over positions). All the candidates
+of a decision are played on the same deal, so their differences carry no luck of the deal: the loss
+(``centred_value_loss``) compares the values centred on the decision's mean, which is all a greedy bid uses.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from agents.base import DecisionContext
+from agents.heuristic import HeuristicAgent
+from agents.neural import SpadesPolicy
+from agents.search_bidding import candidate_mask
+from agents.search_rollouts import play_out_values
+from spades_env.engine import BID, BLIND, PLAY, GameState, SpadesEngine
+
+#: Decisions a hand may take before its card play (bids, blind-nil choices, draws, redeals) before it is refused.
+MAX_PRE_PLAY_STEPS = 256
+
+
+@dataclass
+class BidPositions:
+    """M bidding decisions of the learner's side with their candidates' values (K = the bid actions)."""
+
+    state: GameState
+    """(M games): the game at the moment of each decision."""
+    seat: np.ndarray
+    """(M,) int64: the deciding seat."""
+    obs: np.ndarray
+    """(M, D) float32: its observation."""
+    cand: np.ndarray
+    """(M, K) bool: the candidate bid actions (action ``bid_offset + k``)."""
+    values: np.ndarray
+    """(M, K) float32: each candidate's rollout value in points (0 off the candidates)."""
+    heuristic: np.ndarray
+    """(M,) int64: HeuristicAgent's bid action there (``bid_offset + k``): the yardstick of ``bid_regret``."""
+
+    def __len__(self) -> int:
+        return len(self.seat)
+
+
+class BidLearner:
+    """The network's bids: greedy on its bid-head outputs read as values (``action_logits``' bid range)."""
+
+    def __init__(self, policy: SpadesPolicy, engine: SpadesEngine, encoder, device: torch.device) -> None:
+        self.policy, self.engine, self.encoder, self.device = policy, engine, encoder, device
+
+    def values(self, obs: np.ndarray) -> np.ndarray:
+        """(B, K) float64 the network's values of the bid actions for (B, D) observations."""
+        with torch.no_grad():
+            out = self.policy.action_logits(torch.as_tensor(obs, dtype=torch.float32, device=self.device))
+        return out[:, self.policy.n_card_actions :].double().cpu().numpy()
+
+    def bids(
+        self, state: GameState, games: np.ndarray, masks: np.ndarray, explore: float = 0.0, rng=None
+    ) -> np.ndarray:
+        """(B,) actions of the seats to move in ``games``: the legal bid action of best value; with ``explore``,
+        that share of them (drawn from ``rng``) a uniformly random legal bid action instead."""
+        off = self.policy.n_card_actions
+        legal = masks[:, off:]
+        obs = self.encoder.encode(state, games, state.to_move[games])
+        act = np.argmax(np.where(legal, self.values(obs), -np.inf), axis=1)
+        if explore > 0:
+            random_pick = np.argmax(np.where(legal, rng.random(legal.shape), -1.0), axis=1)
+            act = np.where(rng.random(len(act)) < explore, random_pick, act)
+        return act + off
+
+
+def behaviour_actions(
+    engine: SpadesEngine,
+    state: GameState,
+    learner_side: np.ndarray,
+    learner: BidLearner,
+    heuristic: HeuristicAgent,
+    explore: float = 0.0,
+    rng=None,
+) -> np.ndarray:
+    """(B,) the actions of every game of ``state`` (none in PLAY): the learner's bids (BID and BLIND phases of
+    the seats of side ``learner_side``), HeuristicAgent's decisions everywhere else."""
+    masks = engine.legal_action_mask(state)
+    seats = state.to_move
+    phase = state.phase
+    mine = (engine.side_of_seat[seats] == learner_side) & ((phase == BID) | (phase == BLIND))
+    actions = np.zeros(state.batch_size, np.int64)
+    rows = np.flatnonzero(mine)
+    if len(rows):
+        actions[rows] = learner.bids(state, rows, masks[rows], explore, rng)
+    rows = np.flatnonzero(~mine)
+    if len(rows):
+        actions[rows] = heuristic.act(None, masks[rows], DecisionContext(engine, state, rows, seats[rows]))
+    return actions
+
+
+def finish_values(
+    engine: SpadesEngine,
+    roll: GameState,
+    first: np.ndarray,
+    learner_side: np.ndarray,
+    learner: BidLearner,
+    heuristic: HeuristicAgent,
+) -> np.ndarray:
+    """Take ``first`` (M,) in each game of ``roll`` (changed), finish its bidding with the behaviour bidders
+    (greedy) and play it out with the heuristic: (M,) the value for the side of the seat that took ``first``."""
+    seats = roll.to_move.copy()
+    values = np.zeros(len(first))
+    index = np.arange(len(first))
+    actions = np.asarray(first, dtype=np.int64)
+    for _ in range(MAX_PRE_PLAY_STEPS):
+        engine.step(roll, actions, validate=False)
+        done = roll.phase == PLAY
+        if done.any():
+            d = np.flatnonzero(done)
+            values[index[d]] = play_out_values(engine, roll.take(d), seats[index[d]], heuristic, 1.0)
+            if done.all():
+                return values
+            keep = np.flatnonzero(~done)
+            roll, index = roll.take(keep), index[keep]
+        actions = behaviour_actions(engine, roll, learner_side[index], learner, heuristic)
+    raise RuntimeError(f"a bid rollout did not reach the card play within {MAX_PRE_PLAY_STEPS} decisions")
+
+
+def collect_bid_positions(
+    engine: SpadesEngine,
+    seeds: np.ndarray,
+    learner: BidLearner,
+    heuristic: HeuristicAgent,
+    explore: float,
+    rng: np.random.Generator,
+) -> BidPositions:
+    """Deal one new match per seed (hand mode), the learner holding side ``g % n_sides`` of deal ``g``, and
+    play its bidding (``behaviour_actions``, with ``explore``); every decision of the learner's side with
+    more than one candidate becomes a position, each candidate valued by ``finish_values``."""
+    state = engine.reset(np.asarray(seeds))
+    learner_side = np.arange(state.batch_size) % engine.n_sides
+    off = engine.layout.bid_offset
+    parts: list[BidPositions] = []
+    for _ in range(MAX_PRE_PLAY_STEPS):
+        live = np.flatnonzero(state.phase != PLAY)
+        if not len(live):
+            break
+        masks = engine.legal_action_mask(state, live)
+        seats = state.to_move[live]
+        cand = candidate_mask(engine, state.phase[live], masks)
+        mine = engine.side_of_seat[seats] == learner_side[live]
+        at = np.flatnonzero(mine & (cand.sum(axis=1) > 1))  # index into live
+        if len(at):
+            games = live[at]
+            dec, action = np.nonzero(cand[at])
+            roll = state.take(games[dec])
+            vals = finish_values(engine, roll, action, learner_side[games[dec]], learner, heuristic)
+            values = np.zeros((len(at), masks.shape[1]), np.float32)
+            values[dec, action] = vals
+            ctx = DecisionContext(engine, state, games, seats[at])
+            parts.append(
+                BidPositions(
+                    state=state.take(games),
+                    seat=seats[at].astype(np.int64),
+                    obs=learner.encoder.encode(state, games, seats[at]),
+                    cand=cand[at][:, off:],
+                    values=values[:, off:],
+                    heuristic=heuristic.act(None, masks[at], ctx).astype(np.int64),
+                )
+            )
+        sub = state.take(live)
+        actions = behaviour_actions(engine, sub, learner_side[live], learner, heuristic, explore, rng)
+        engine.step(sub, actions, validate=False)
+        state.put(live, sub)
+    else:
+        raise RuntimeError(f"a hand did not reach the card play within {MAX_PRE_PLAY_STEPS} decisions")
+    if not parts:
+        raise ValueError(f"no bid of the rules {engine.rules.name!r} has a choice: there is nothing to learn")
+    return concat_positions(parts)
+
+
+def concat_positions(parts: list[BidPositions]) -> BidPositions:
+    """The positions of ``parts`` in order, as one ``BidPositions``."""
+    return BidPositions(
+        state=concat_states([p.state for p in parts]),
+        **{k: np.concatenate([getattr(p, k) for p in parts]) for k in ("seat", "obs", "cand", "values", "heuristic")},
+    )
+
+
+def concat_states(states: list[GameState]) -> GameState:
+    """The games of ``states`` in order, as one batch."""
+    fields = [f.name for f in dataclasses.fields(GameState)]
+    return GameState(**{k: np.concatenate([getattr(s, k) for s in states]) for k in fields})
+
+
+def centred_value_loss(q: torch.Tensor, cand: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
+    """Mean over decisions of the mean squared error, over each decision's candidates, between the network's
+    values ``q`` (B, K) and the targets ``values`` (B, K), each centred on its candidates' mean."""
+    c = cand.to(q.dtype)
+    n = c.sum(dim=1, keepdim=True)
+    q_mean = (q * c).sum(dim=1, keepdim=True) / n
+    v_mean = (values * c).sum(dim=1, keepdim=True) / n
+    err = ((q - q_mean) - (values - v_mean)) * c
+    return (err.square().sum(dim=1) / n.squeeze(1)).mean()
+
+
+def bid_regret(choice: np.ndarray, cand: np.ndarray, values: np.ndarray) -> float:
+    """Mean points a choice (B,) of bid columns leaves against the best candidate of each decision's rollouts."""
+    best = np.where(cand, values, -np.inf).max(axis=1)
+    return float((best - values[np.arange(len(choice)), choice]).mean())

@@ -1,0 +1,135 @@
+"""Every setting of a bid-values run (``train/bid_values_train.py``), read from a YAML recipe.
+
+``spades train --config FILE`` runs it when the file says ``algorithm: bid_values``
+(``train.expert_iteration_config.trainer_for`` dispatches).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from spades_env.rules_yaml import parse_yaml
+
+#: The ``algorithm`` key that sends a training config to the bid-values trainer.
+ALGORITHM = "bid_values"
+#: The ``train_layers`` settings: every layer, or the bidding head alone (the torso and card head kept as loaded).
+TRAIN_LAYERS = ("all", "bid_head")
+#: The ``card_play`` settings: who plays the cards of the trained network's games (its checkpoint's default).
+CARD_PLAY = ("heuristic", "network")
+
+
+@dataclass(frozen=True)
+class BidValuesConfig:
+    """Rounds of (deal, value every candidate bid of the learner's side on the real deal, regress the bid head)."""
+
+    algorithm: str = ALGORITHM
+    """Always ``bid_values`` (what tells ``spades train`` which trainer reads the file)."""
+    exp_name: str = "bid_values"
+    """Name of the experiment, part of the run name ``{rules}__{exp_name}__{seed}__{time}``."""
+    rules: str = "partnership"
+    """Rules preset name or rules YAML path (Spades with bidding; not Hearts)."""
+    seed: int = 1
+    """Seed of everything: the deals, the exploration, the minibatches."""
+    device: str = "cpu"
+    """``cpu`` or ``cuda`` (the network and the update; deals and rollouts run on the CPU)."""
+    threads: int = 1
+    """torch CPU threads (results depend on it)."""
+
+    init_from: str = "checkpoints/partnership_bids.pt"
+    """The checkpoint (full or slim) whose network is trained: its torso, card head and sizes."""
+    fresh_head: bool = True
+    """Zero the bidding head's last layer first: the values are learned from scratch, not from the loaded
+    network's logits (which are a policy's, not values)."""
+    train_layers: str = "all"
+    """``all`` or ``bid_head`` (only the bidding head learns: the torso and the card head stay the loaded
+    network's, so its card play is unchanged, bit for bit)."""
+    card_play: str = "heuristic"
+    """Who plays the cards when the trained network plays (stored in its checkpoint, what ``neural:path=``
+    follows): ``heuristic`` or ``network`` (the loaded network's own card play, e.g. with ``train_layers:
+    bid_head``). The rollouts that value the bids play the heuristic's cards either way."""
+
+    rounds: int = 30
+    """Deal-value-train rounds."""
+    deals: int = 8192
+    """Fresh deals per round (hand mode: each the first hand of a new match); the learner holds side
+    ``g % n_sides`` of deal ``g``, HeuristicAgent the other seats."""
+    explore: float = 0.1
+    """Share of the learner's bids drawn uniformly from the candidates instead of its best value (the
+    positions then cover bids it would not make; the rollouts finish the bidding greedily)."""
+    replay_rounds: int = 4
+    """Train on the valued positions of the last this many rounds."""
+    epochs: int = 1
+    """Passes over the replay per round."""
+    minibatch: int = 512
+    """Positions per gradient step."""
+    learning_rate: float = 3e-4
+    """Adam learning rate."""
+    anneal_lr: bool = True
+    """Decay the learning rate linearly to 0 over ``rounds``."""
+    max_grad_norm: float = 1.0
+    """Gradient clipping norm."""
+    value_scale: float = 100.0
+    """Points per unit of the regressed values."""
+
+    run_dir: str = "runs"
+    """Where runs write TensorBoard logs and checkpoints."""
+    checkpoint_every: int = 1
+    """Save ``checkpoints/latest.pt`` every this many rounds (and at the end)."""
+    eval_every: int = 5
+    """Duplicate evaluation against HeuristicAgent every this many rounds (0 = only at the end)."""
+    eval_final: bool = True
+    """Evaluate at the end of the run."""
+    eval_deals: int = 1024
+    """Boards per evaluation (each played in both seatings)."""
+    eval_seed: int = 1_000_003
+    """Seed of the evaluation deals (fixed: evaluations compare like with like)."""
+    keep_best: bool = True
+    """Save ``checkpoints/best.pt`` whenever an evaluation gives the best ``diff`` so far."""
+
+    def __post_init__(self) -> None:
+        checks = {
+            "algorithm": self.algorithm == ALGORITHM,
+            "device": self.device == "cpu" or self.device.startswith("cuda"),
+            "train_layers": self.train_layers in TRAIN_LAYERS,
+            "card_play": self.card_play in CARD_PLAY,
+            "init_from": bool(self.init_from),
+            "rounds": self.rounds >= 0,
+            "deals": self.deals >= 1,
+            "explore": 0.0 <= self.explore <= 1.0,
+            "replay_rounds": self.replay_rounds >= 1,
+            "epochs": self.epochs >= 1,
+            "minibatch": self.minibatch >= 1,
+            "max_grad_norm": self.max_grad_norm > 0,
+            "value_scale": self.value_scale > 0,
+            "threads": self.threads >= 1,
+            "checkpoint_every": self.checkpoint_every >= 1,
+            "eval_every": self.eval_every >= 0,
+            "eval_deals": self.eval_deals >= 1,
+        }
+        bad = [k for k, ok in checks.items() if not ok]
+        if bad:
+            allowed = {"train_layers": TRAIN_LAYERS, "card_play": CARD_PLAY}
+            hints = [f" ({k}: one of {', '.join(allowed[k])})" for k in bad if k in allowed]
+            values = ", ".join(f"{k}={getattr(self, k)!r}" for k in bad)
+            raise ValueError(f"bad bid-values config value(s): {values}{''.join(hints)}")
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], source: str = "config") -> BidValuesConfig:
+        """Build from a mapping; unknown keys fail with the list of known ones."""
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ValueError(f"{source}: unknown bid-values config key(s) {unknown}; known keys: {sorted(known)}")
+        return cls(**data)
+
+    @classmethod
+    def from_yaml(cls, path: str | Path) -> BidValuesConfig:
+        """Load a YAML file of config keys."""
+        return cls.from_dict(parse_yaml(Path(path).read_bytes(), str(path)) or {}, source=str(path))
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain mapping of every field."""
+        return dataclasses.asdict(self)

@@ -1,0 +1,270 @@
+"""The ``bid_values`` trainer: the bidding head learns each bid's value from rollouts on the real deal.
+
+Each round
+
+1. **deals** ``deals`` new hands (hand mode); the learner holds one side of each (the other seats:
+   HeuristicAgent) and bids greedily on its values (``explore`` of its bids at random);
+2. **values** every candidate bid of each of the learner's bidding decisions on the real deal, the bidding
+   finished by the same bidders and the hand played out by the compiled heuristic
+   (``train.bid_values.collect_bid_positions``);
+3. **trains** the bidding head's outputs, read as values, toward the rollouts' values centred on each
+   decision's mean (``train.bid_values.centred_value_loss``), on the last ``replay_rounds`` rounds.
+
+The checkpoints have PPO's payload format (``train/checkpoint.py``), and the config's ``card_play`` says who
+plays the cards when ``neural:path=RUN/checkpoints/best.pt`` plays them. Run it with ``spades train --config
+configs/train/bid_values.yaml`` (``algorithm: bid_values``); resume a stopped or killed run with ``spades train
+--resume RUN/checkpoints/latest.pt``: it goes on bit-identically to a run never stopped (the replay's games are
+kept, their observations encoded again). TensorBoard: ``losses/value_loss``, ``regret/*`` (the points the
+learner's bid, before training on the round, and the heuristic's bid leave to the best candidate of the
+round's rollouts: the rollouts see every hand, so neither reaches 0), ``bidding/*``, ``time/*``, ``eval/*``
+(duplicate evaluation against HeuristicAgent, ``train.ppo_eval.evaluate_against_heuristic``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from agents.heuristic import HeuristicAgent
+from agents.neural import NeuralAgent, SpadesPolicy, observation_differences, torch_device
+from train.bid_values import BidLearner, BidPositions, bid_regret, centred_value_loss, collect_bid_positions
+from train.bid_values_config import BidValuesConfig
+from train.checkpoint import (
+    array_to_tensor,
+    env_state,
+    load_checkpoint,
+    load_run_state,
+    restore_rng_states,
+    save_checkpoint,
+    tensor_to_array,
+    training_payload,
+)
+from train.ppo import make_run_name
+from train.ppo_eval import clone_policy, eval_gain, evaluate_against_heuristic
+
+#: Keys of a full checkpoint beyond ``REQUIRED_KEYS``: the run state that resuming needs.
+RUN_KEYS = ("optimizer", "rng", "update", "run_name", "replay")
+#: The arrays of a ``BidPositions`` a checkpoint keeps (the observations are encoded again from the games).
+KEPT = ("seat", "cand", "values", "heuristic")
+
+
+def load_network(config: BidValuesConfig, engine, encoder) -> tuple[SpadesPolicy, Any]:
+    """The network of ``init_from`` and the rules it trained on; refused (ValueError) where its observations or
+    actions would mean something else at ``config.rules``' table."""
+    from spades_env.observation import VERSION as OBS_VERSION
+    from spades_env.rules import Rules
+
+    init = load_checkpoint(config.init_from)
+    if init["obs_version"] != OBS_VERSION:
+        raise ValueError(f"{config.init_from}: observation VERSION {init['obs_version']} != current {OBS_VERSION}")
+    trained = Rules.from_dict(init["rules"], source=f"checkpoint {config.init_from}")
+    diffs = observation_differences(trained, engine.rules)
+    sizes = (engine.layout.n_actions, engine.layout.bid_offset, encoder.size)
+    hp = init["model_hparams"]
+    if diffs or sizes != (hp["n_actions"], hp["n_card_actions"], hp["obs_dim"]):
+        why = "; ".join(diffs) or f"sizes {sizes} != the network's {hp}"
+        table = engine.rules.name
+        raise ValueError(f"init_from {config.init_from} was trained on {trained.name!r}, not {table!r}: {why}")
+    policy = SpadesPolicy(**hp)
+    policy.load_state_dict(init["model"])
+    return policy, trained
+
+
+def round_seeds(config: BidValuesConfig, rnd: int) -> np.ndarray:
+    """The deal seeds of round ``rnd`` (a pure function of the seed and the round: resuming deals the same)."""
+    return np.random.default_rng([config.seed, 3, rnd]).integers(0, 2**31 - 1, config.deals)
+
+
+def positions_payload(part: BidPositions) -> dict[str, Any]:
+    """A replay round as checkpoint data: its games and arrays, not its observations."""
+    return {"state": env_state(part.state), **{k: array_to_tensor(getattr(part, k)) for k in KEPT}}
+
+
+def positions_from_payload(data: dict[str, Any], encoder) -> BidPositions:
+    """``positions_payload`` read back, the observations encoded again (the same bits)."""
+    from spades_env.engine import GameState
+
+    state = GameState(**{k: tensor_to_array(v) for k, v in data["state"].items()})
+    arrays = {k: tensor_to_array(data[k]) for k in KEPT}
+    obs = encoder.encode(state, np.arange(state.batch_size), arrays["seat"])
+    return BidPositions(state=state, obs=obs, **arrays)
+
+
+def train_on_replay(policy, optimizer, replay: list[BidPositions], rng, config: BidValuesConfig, dev) -> float:
+    """``epochs`` passes of minibatch Adam over the replay's positions; the mean loss of the last pass."""
+    obs = torch.as_tensor(np.concatenate([p.obs for p in replay]), device=dev)
+    cand = torch.as_tensor(np.concatenate([p.cand for p in replay]), device=dev)
+    values = torch.as_tensor(np.concatenate([p.values for p in replay]) / config.value_scale, device=dev)
+    params = [p for group in optimizer.param_groups for p in group["params"]]
+    off = policy.n_card_actions
+    policy.train()
+    losses: list[float] = []
+    for _ in range(config.epochs):
+        losses = []
+        order = torch.as_tensor(rng.permutation(len(obs)), device=dev)
+        for lo in range(0, len(obs), config.minibatch):
+            idx = order[lo : lo + config.minibatch]
+            loss = centred_value_loss(policy.action_logits(obs[idx])[:, off:], cand[idx], values[idx])
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(params, config.max_grad_norm)
+            optimizer.step()
+            losses.append(loss.item())
+    policy.eval()
+    return float(np.mean(losses))
+
+
+def round_scalars(learner: BidLearner, fresh: BidPositions, engine) -> dict[str, float]:
+    """``regret/*`` and ``bidding/*`` of a round's positions, by the network as it collected them."""
+    off = engine.layout.bid_offset
+    mine = np.argmax(np.where(fresh.cand, learner.values(fresh.obs), -np.inf), axis=1)
+    heur = fresh.heuristic - off
+    nil = engine.layout.special("blind_nil")
+    return {
+        "regret/learner": bid_regret(mine, fresh.cand, fresh.values),
+        "regret/heuristic": bid_regret(heur, fresh.cand, fresh.values),
+        "bidding/agreement_heuristic": float((mine == heur).mean()),
+        "bidding/nil_rate": float((mine == 0).mean()),
+        "bidding/blind_nil_rate": float((mine == nil - off).mean()) if nil is not None else 0.0,
+        "bidding/mean_bid": float(np.where(mine < engine.layout.bid_end - off, mine, 0).mean()),
+    }
+
+
+def train(
+    config: BidValuesConfig | None = None,
+    *,
+    resume: str | Path | None = None,
+    stop_at: int | None = None,
+    quiet: bool = False,
+    device: str | None = None,
+) -> Path:
+    """Run (or resume) bid-values training; return the path of the last checkpoint written.
+
+    ``resume``: a checkpoint (``RUN/checkpoints/latest.pt``) to continue from with its own config, beside it.
+    ``stop_at``: stop after this many rounds in total, as if killed right after a checkpoint. ``device``
+    overrides the config's."""
+    from torch.utils.tensorboard import SummaryWriter
+
+    from spades_env.engine import SpadesEngine
+    from spades_env.observation import encoder_for
+    from spades_env.rules import resolve_rules
+
+    if config is None and resume is None:
+        raise ValueError("bid-values training needs a config, or a checkpoint to resume")
+    if device is not None:
+        torch_device(device)  # a missing GPU fails before any work
+    ckpt = load_run_state(resume, RUN_KEYS, "bid-values ") if resume is not None else None
+    if ckpt is not None:
+        config = BidValuesConfig.from_dict(ckpt["config"], source=f"checkpoint {resume}")
+    assert config is not None
+    if device is not None:
+        config = dataclasses.replace(config, device=device)
+    dev = torch_device(config.device)
+    rules = resolve_rules(ckpt["rules"] if ckpt else config.rules)
+    if rules.hearts:
+        raise ValueError(f"bid-values training needs Spades rules with bidding, got {rules.name!r} (Hearts)")
+    run_name = ckpt["run_name"] if ckpt else make_run_name(config, rules.name)
+    run_path = Path(config.run_dir) / run_name
+    if resume is not None and Path(resume).resolve().parent.name == "checkpoints":
+        run_path = Path(resume).resolve().parent.parent
+    ckpt_dir = run_path / "checkpoints"
+
+    random.seed(config.seed)
+    np.random.seed(config.seed)
+    torch.manual_seed(config.seed)
+    torch.set_num_threads(config.threads)
+    rngs = {"explore": np.random.default_rng([config.seed, 1]), "minibatches": np.random.default_rng([config.seed, 2])}
+
+    engine = SpadesEngine(rules)
+    encoder = encoder_for(engine)
+    policy, _ = load_network(config, engine, encoder)
+    if config.fresh_head:
+        torch.nn.init.zeros_(policy.bid_head[-1].weight)
+        torch.nn.init.zeros_(policy.bid_head[-1].bias)
+    policy = policy.to(dev).eval()
+    params = policy.bid_head.parameters() if config.train_layers == "bid_head" else policy.parameters()
+    optimizer = torch.optim.Adam(params, lr=config.learning_rate, eps=1e-5)
+    replay: list[BidPositions] = []
+    global_step, start_round = 0, 0
+    best = {"diff": -float("inf")}
+    if ckpt is not None:
+        policy.load_state_dict(ckpt["model"])
+        optimizer.load_state_dict(ckpt["optimizer"])
+        replay = [positions_from_payload(part, encoder) for part in ckpt["replay"]]
+        global_step, start_round = ckpt["global_step"], ckpt["update"]
+        best["diff"] = ckpt.get("best_diff", best["diff"])
+        restore_rng_states(rngs, ckpt["rng"])
+    learner = BidLearner(policy, engine, encoder, dev)
+    heuristic = HeuristicAgent(seed=config.seed)
+
+    writer = SummaryWriter(str(run_path), purge_step=global_step + 1 if ckpt else None)
+    if ckpt is None:
+        table = "\n".join(f"|{k}|{v}|" for k, v in config.to_dict().items())
+        writer.add_text("hyperparameters", f"|param|value|\n|-|-|\n{table}")
+
+    def checkpoint(done: int, name: str = "latest.pt") -> Path:
+        payload = training_payload(
+            rules=rules, config=config, policy=policy, optimizer=optimizer, rngs=rngs,
+            global_step=global_step, update=done, run_name=run_name,
+        )  # fmt: skip
+        payload["replay"] = [positions_payload(part) for part in replay]
+        payload["best_diff"] = best["diff"]
+        return save_checkpoint(ckpt_dir / name, payload)
+
+    def run_eval(done: int) -> None:
+        """Duplicate evaluation against HeuristicAgent; ``best.pt`` keeps the best network so far."""
+        net = clone_policy(policy, torch.device("cpu"))
+        agent = NeuralAgent(net, greedy=True, name="ppo", rules=rules, play=config.card_play, seed=config.seed)
+        result = evaluate_against_heuristic(agent, config.rules, config.eval_deals, config.eval_seed)
+        for key, value in result.items():
+            writer.add_scalar(f"eval/{key}", value, global_step)
+        if not quiet:
+            print(f"eval round {done} " + " ".join(f"{k} {v:.2f}" for k, v in result.items()), flush=True)
+        if config.keep_best and eval_gain(result["diff"], rules) > best["diff"]:
+            best["diff"] = result["diff"]
+            checkpoint(done, "best.pt")
+
+    stop = config.rounds if stop_at is None else min(stop_at, config.rounds)
+    last_path = checkpoint(0) if stop == 0 or start_round >= stop else ckpt_dir / "latest.pt"
+    for rnd in range(start_round, stop):
+        if config.anneal_lr:
+            optimizer.param_groups[0]["lr"] = config.learning_rate * (1.0 - rnd / max(1, config.rounds))
+        t0 = time.perf_counter()
+        fresh = collect_bid_positions(
+            engine, round_seeds(config, rnd), learner, heuristic, config.explore, rngs["explore"]
+        )
+        t1 = time.perf_counter()
+        scalars = round_scalars(learner, fresh, engine)
+        global_step += len(fresh)
+        replay = [*replay, fresh][-config.replay_rounds :]
+        loss = train_on_replay(policy, optimizer, replay, rngs["minibatches"], config, dev)
+        t2 = time.perf_counter()
+        scalars |= {
+            "losses/value_loss": loss,
+            "time/collect_value_s": t1 - t0,
+            "time/update_s": t2 - t1,
+            "charts/positions_per_s": len(fresh) / max(t1 - t0, 1e-9),
+            "charts/learning_rate": optimizer.param_groups[0]["lr"],
+        }
+        for key, value in scalars.items():
+            writer.add_scalar(key, value, global_step)
+        if not quiet:
+            print(
+                f"round {rnd + 1}/{config.rounds} positions {global_step} loss {loss:.4f} "
+                f"regret {scalars['regret/learner']:.1f} (heuristic {scalars['regret/heuristic']:.1f}) "
+                f"nil {scalars['bidding/nil_rate']:.3f} collect {t1 - t0:.1f}s update {t2 - t1:.1f}s",
+                flush=True,
+            )
+        done = rnd + 1
+        if (config.eval_every and done % config.eval_every == 0) or (done == config.rounds and config.eval_final):
+            run_eval(done)
+        if done % config.checkpoint_every == 0 or done == stop:
+            last_path = checkpoint(done)
+    writer.close()
+    return last_path
