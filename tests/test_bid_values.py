@@ -12,12 +12,20 @@ torch = pytest.importorskip("torch")
 from agents.base import DecisionContext  # noqa: E402
 from agents.heuristic import HeuristicAgent  # noqa: E402
 from agents.neural import NeuralAgent, SpadesPolicy  # noqa: E402
-from spades_env.engine import BID, BLIND, SpadesEngine  # noqa: E402
+from spades_env.engine import BID, BLIND, PLAY, SpadesEngine  # noqa: E402
 from spades_env.games.spades.scoring import bag_adjusted_points  # noqa: E402
 from spades_env.observation import encoder_for  # noqa: E402
 from spades_env.rules import resolve_rules  # noqa: E402
 from tests.run_logs import run_scalars  # noqa: E402
-from train.bid_values import BidLearner, bid_regret, centred_value_loss, collect_bid_positions  # noqa: E402
+from train.bid_values import (  # noqa: E402
+    BidLearner,
+    bid_regret,
+    card_loss,
+    centred_value_loss,
+    collect_bid_positions,
+    deal_and_bid,
+    play_card_positions,
+)
 from train.bid_values_config import BidValuesConfig  # noqa: E402
 from train.bid_values_train import train  # noqa: E402
 from train.checkpoint import load_checkpoint  # noqa: E402
@@ -25,6 +33,7 @@ from train.expert_iteration_config import trainer_for  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 RECIPE = ROOT / "configs" / "train" / "bid_values.yaml"
+OWN_CARDS = ROOT / "configs" / "train" / "bid_values_own_cards.yaml"
 #: The sizes a smoke run shrinks; every other setting is the recipe's own.
 TINY = {"rounds": 2, "deals": 32, "eval_deals": 4, "eval_every": 1, "minibatch": 64}
 
@@ -105,25 +114,65 @@ def test_the_learner_holds_one_side_of_each_deal_and_the_heuristic_the_others():
         assert sides == set(range(side + 1))
 
 
-def test_the_recipe_trains_logs_and_resumes_bit_identically(tmp_path):
-    recipe = BidValuesConfig.from_yaml(RECIPE)
-    assert trainer_for(config=RECIPE)[0] is BidValuesConfig
-    assert recipe.init_from == "checkpoints/partnership_bids.pt" and recipe.card_play == "heuristic"
+@pytest.mark.parametrize(
+    ("recipe_path", "init_from", "card_play", "tags"),
+    [
+        (RECIPE, "checkpoints/partnership_bids.pt", "heuristic", ()),
+        (OWN_CARDS, "checkpoints/partnership_dagger.pt", "network", ("losses/card_loss", "agreement/heuristic_cards")),
+    ],
+)
+def test_the_recipes_train_log_and_resume_bit_identically(tmp_path, recipe_path, init_from, card_play, tags):
+    recipe = BidValuesConfig.from_yaml(recipe_path)
+    assert trainer_for(config=recipe_path)[0] is BidValuesConfig
+    assert recipe.init_from == init_from and recipe.card_play == card_play
+    assert (recipe.card_weight > 0) == bool(tags)
     cfg = dataclasses.replace(recipe, **TINY)
     whole = train(dataclasses.replace(cfg, run_dir=str(tmp_path / "whole")), quiet=True)
     ckpt = load_checkpoint(whole)
     assert ckpt["update"] == 2 and ckpt["config"] == recipe.to_dict() | TINY | {"run_dir": str(tmp_path / "whole")}
     assert (whole.parent / "best.pt").exists()
     scalars = run_scalars(tmp_path / "whole")
-    for tag in ("losses/value_loss", "regret/learner", "regret/heuristic", "bidding/nil_rate", "eval/diff"):
+    for tag in ("losses/value_loss", "regret/learner", "regret/heuristic", "bidding/nil_rate", "eval/diff", *tags):
         assert len(scalars[tag]) == 2, tag
-    assert NeuralAgent.from_checkpoint(whole).play == "heuristic"  # plays as it trained
+    assert NeuralAgent.from_checkpoint(whole).play == card_play  # plays as it trained
 
     half = train(dataclasses.replace(cfg, run_dir=str(tmp_path / "half")), stop_at=1, quiet=True)
     resumed = load_checkpoint(train(resume=half, quiet=True))
     assert resumed["update"] == 2 and len(resumed["replay"]) == 2
+    assert len(resumed["card_replay"]) == (2 if tags else 0)
     for key, value in ckpt["model"].items():
         assert torch.equal(resumed["model"][key], value), key
+
+
+def test_the_realized_hands_give_the_learners_card_decisions_labelled_with_the_heuristics_card():
+    learner = tiny_learner("partnership")
+    engine, heuristic = learner.engine, HeuristicAgent()
+    _, state = deal_and_bid(engine, np.arange(8), learner, heuristic, 0.0, np.random.default_rng(0))
+    bid = state.copy()
+    cards = play_card_positions(engine, state, learner, heuristic, 1.0, np.random.default_rng(0))
+    assert (cards.state.phase == PLAY).all() and len(cards) > 8 * 2 * 6  # 2 seats of 13 cards, a choice in most
+    masks = engine.legal_action_mask(cards.state)[:, : engine.layout.bid_offset]
+    np.testing.assert_array_equal(cards.mask, masks)
+    assert (cards.mask.sum(axis=1) > 1).all()
+    ctx = DecisionContext(engine, cards.state, np.arange(len(cards)), cards.seat)
+    np.testing.assert_array_equal(cards.target, heuristic.act(None, engine.legal_action_mask(cards.state), ctx))
+    np.testing.assert_array_equal(cards.obs, learner.encoder.encode(cards.state, np.arange(len(cards)), cards.seat))
+    # game g's learner holds side g % 2: the kept decisions' games are told apart by their deals
+    side_of_deal = {int(d): g % 2 for g, d in enumerate(bid.deal[:, 0])}
+    for deal, seat in zip(cards.state.deal[:, 0], cards.seat, strict=True):
+        assert engine.side_of_seat[seat] == side_of_deal[int(deal)]
+    assert (state.phase != PLAY).all() and (state.hand_number > bid.hand_number).all()  # every hand played out
+    again = deal_and_bid(engine, np.arange(8), learner, heuristic, 0.0, np.random.default_rng(0))[1]
+    half = play_card_positions(engine, again, learner, heuristic, 0.5, np.random.default_rng(1))
+    assert 0.3 * len(cards) < len(half) < 0.7 * len(cards)
+
+
+def test_the_card_loss_is_the_cross_entropy_over_the_legal_cards():
+    logits = torch.tensor([[0.0, 0.0, 9.0], [1.0, 2.0, 3.0]])
+    mask = torch.tensor([[True, True, False], [True, True, True]])
+    target = torch.tensor([0, 2])
+    expected = (np.log(2.0) + -np.log(np.exp(3.0) / np.exp([1.0, 2.0, 3.0]).sum())) / 2
+    assert card_loss(logits, mask, target).item() == pytest.approx(expected)
 
 
 def test_bid_head_training_keeps_the_torso_and_the_card_play_bit_for_bit(tmp_path):

@@ -80,6 +80,14 @@ class BidLearner:
             act = np.where(rng.random(len(act)) < explore, random_pick, act)
         return act + off
 
+    def cards(self, state: GameState, games: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """(B,) the network's greedy card actions of the seats to move in ``games``."""
+        obs = self.encoder.encode(state, games, state.to_move[games])
+        with torch.no_grad():
+            out = self.policy.action_logits(torch.as_tensor(obs, device=self.device), bids=False)
+        logits = out[:, : self.policy.n_card_actions].double().cpu().numpy()
+        return np.argmax(np.where(masks[:, : self.policy.n_card_actions], logits, -np.inf), axis=1)
+
 
 def behaviour_actions(
     engine: SpadesEngine,
@@ -145,6 +153,18 @@ def collect_bid_positions(
     """Deal one new match per seed (hand mode), the learner holding side ``g % n_sides`` of deal ``g``, and
     play its bidding (``behaviour_actions``, with ``explore``); every decision of the learner's side with
     more than one candidate becomes a position, each candidate valued by ``finish_values``."""
+    return deal_and_bid(engine, seeds, learner, heuristic, explore, rng)[0]
+
+
+def deal_and_bid(
+    engine: SpadesEngine,
+    seeds: np.ndarray,
+    learner: BidLearner,
+    heuristic: HeuristicAgent,
+    explore: float,
+    rng: np.random.Generator,
+) -> tuple[BidPositions, GameState]:
+    """``collect_bid_positions``' positions and the games once bid (every one in PLAY)."""
     state = engine.reset(np.asarray(seeds))
     learner_side = np.arange(state.batch_size) % engine.n_sides
     off = engine.layout.bid_offset
@@ -184,7 +204,87 @@ def collect_bid_positions(
         raise RuntimeError(f"a hand did not reach the card play within {MAX_PRE_PLAY_STEPS} decisions")
     if not parts:
         raise ValueError(f"no bid of the rules {engine.rules.name!r} has a choice: there is nothing to learn")
-    return concat_positions(parts)
+    return concat_positions(parts), state
+
+
+@dataclass
+class CardPositions:
+    """M card decisions of the learner's seats (more than one legal card), each labelled with the heuristic's card."""
+
+    state: GameState
+    """(M games): the game at the moment of each decision."""
+    seat: np.ndarray
+    """(M,) int64: the deciding seat."""
+    obs: np.ndarray
+    """(M, D) float32: its observation."""
+    mask: np.ndarray
+    """(M, C) bool: its legal cards (the card actions)."""
+    target: np.ndarray
+    """(M,) int64: HeuristicAgent's card there."""
+
+    def __len__(self) -> int:
+        return len(self.seat)
+
+
+def play_card_positions(
+    engine: SpadesEngine,
+    state: GameState,
+    learner: BidLearner,
+    heuristic: HeuristicAgent,
+    keep: float,
+    rng: np.random.Generator,
+) -> CardPositions:
+    """Play the hands of ``state`` (changed; every game in PLAY, the learner holding side ``g % n_sides`` of game
+    ``g``) to their end: the learner's seats by the network, the others by the heuristic. The learner's card
+    decisions with more than one legal card are kept, each with probability ``keep`` (drawn from ``rng``), and
+    labelled with the heuristic's card (the DAgger positions of ``configs/train/card_imitation.yaml``)."""
+    learner_side = np.arange(state.batch_size) % engine.n_sides
+    n_cards = engine.layout.bid_offset
+    parts: list[CardPositions] = []
+    live = np.flatnonzero(state.phase == PLAY)
+    for _ in range(engine.hand_size * engine.n_players + MAX_PRE_PLAY_STEPS):
+        if not len(live):
+            break
+        sub = state.take(live)
+        masks = engine.legal_action_mask(sub)
+        seats = sub.to_move
+        every = np.arange(len(live))
+        ctx = DecisionContext(engine, sub, every, seats)
+        actions = heuristic.act(None, masks, ctx)
+        mine = np.flatnonzero((engine.side_of_seat[seats] == learner_side[live]) & (sub.phase == PLAY))
+        if len(mine):
+            kept = mine[(masks[mine, :n_cards].sum(axis=1) > 1) & (rng.random(len(mine)) < keep)]
+            if len(kept):
+                parts.append(
+                    CardPositions(
+                        state=sub.take(kept),
+                        seat=seats[kept].astype(np.int64),
+                        obs=learner.encoder.encode(sub, kept, seats[kept]),
+                        mask=masks[kept, :n_cards],
+                        target=actions[kept].astype(np.int64),
+                    )
+                )
+            actions[mine] = learner.cards(sub, mine, masks[mine])
+        result = engine.step(sub, actions, validate=False)
+        state.put(live, sub)
+        live = live[~result.hand_done]
+    else:
+        raise RuntimeError("a hand did not end within its card plays")
+    fields = ("seat", "obs", "mask", "target")
+    if not parts:
+        empty = {"seat": np.zeros(0, np.int64), "obs": np.zeros((0, learner.encoder.size), np.float32),
+                 "mask": np.zeros((0, n_cards), bool), "target": np.zeros(0, np.int64)}  # fmt: skip
+        return CardPositions(state=state.take(np.zeros(0, np.int64)), **empty)
+    return CardPositions(
+        state=concat_states([p.state for p in parts]),
+        **{k: np.concatenate([getattr(p, k) for p in parts]) for k in fields},
+    )
+
+
+def card_loss(logits: torch.Tensor, mask: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    """Mean cross-entropy of the card logits (B, C), masked to the legal cards, against the target cards (B,)."""
+    masked = logits.masked_fill(~mask, -torch.inf)
+    return torch.nn.functional.cross_entropy(masked, target)
 
 
 def concat_positions(parts: list[BidPositions]) -> BidPositions:

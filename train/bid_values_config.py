@@ -51,6 +51,14 @@ class BidValuesConfig:
     follows): ``heuristic`` or ``network`` (the loaded network's own card play, e.g. with ``train_layers:
     bid_head``). The rollouts that value the bids play the heuristic's cards either way."""
 
+    card_weight: float = 0.0
+    """0: only the bids train. w > 0: the realized hands are played out too, the learner's cards by the network,
+    and its card decisions are trained toward the heuristic's card (cross-entropy, weight w against the bids'
+    loss), so that with ``train_layers: all`` the network keeps (and relearns, under its new bids) the card play
+    it was cloned with (``configs/train/card_imitation.yaml``); use it with ``card_play: network``."""
+    card_keep: float = 0.125
+    """With ``card_weight``: the share of the learner's card decisions (with more than one legal card) kept."""
+
     rounds: int = 30
     """Deal-value-train rounds."""
     deals: int = 8192
@@ -96,6 +104,8 @@ class BidValuesConfig:
             "train_layers": self.train_layers in TRAIN_LAYERS,
             "card_play": self.card_play in CARD_PLAY,
             "init_from": bool(self.init_from),
+            "card_weight": self.card_weight >= 0,
+            "card_keep": 0.0 < self.card_keep <= 1.0,
             "rounds": self.rounds >= 0,
             "deals": self.deals >= 1,
             "explore": 0.0 <= self.explore <= 1.0,

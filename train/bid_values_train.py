@@ -33,7 +33,16 @@ import torch
 
 from agents.heuristic import HeuristicAgent
 from agents.neural import NeuralAgent, SpadesPolicy, observation_differences, torch_device
-from train.bid_values import BidLearner, BidPositions, bid_regret, centred_value_loss, collect_bid_positions
+from train.bid_values import (
+    BidLearner,
+    BidPositions,
+    CardPositions,
+    bid_regret,
+    card_loss,
+    centred_value_loss,
+    deal_and_bid,
+    play_card_positions,
+)
 from train.bid_values_config import BidValuesConfig
 from train.checkpoint import (
     array_to_tensor,
@@ -50,8 +59,9 @@ from train.ppo_eval import clone_policy, eval_gain, evaluate_against_heuristic
 
 #: Keys of a full checkpoint beyond ``REQUIRED_KEYS``: the run state that resuming needs.
 RUN_KEYS = ("optimizer", "rng", "update", "run_name", "replay")
-#: The arrays of a ``BidPositions`` a checkpoint keeps (the observations are encoded again from the games).
-KEPT = ("seat", "cand", "values", "heuristic")
+#: The arrays of a ``BidPositions`` and a ``CardPositions`` a checkpoint keeps (the observations are encoded
+#: again from the games).
+KEPT = {BidPositions: ("seat", "cand", "values", "heuristic"), CardPositions: ("seat", "mask", "target")}
 
 
 def load_network(config: BidValuesConfig, engine, encoder) -> tuple[SpadesPolicy, Any]:
@@ -81,43 +91,58 @@ def round_seeds(config: BidValuesConfig, rnd: int) -> np.ndarray:
     return np.random.default_rng([config.seed, 3, rnd]).integers(0, 2**31 - 1, config.deals)
 
 
-def positions_payload(part: BidPositions) -> dict[str, Any]:
+def positions_payload(part: BidPositions | CardPositions) -> dict[str, Any]:
     """A replay round as checkpoint data: its games and arrays, not its observations."""
-    return {"state": env_state(part.state), **{k: array_to_tensor(getattr(part, k)) for k in KEPT}}
+    return {"state": env_state(part.state), **{k: array_to_tensor(getattr(part, k)) for k in KEPT[type(part)]}}
 
 
-def positions_from_payload(data: dict[str, Any], encoder) -> BidPositions:
-    """``positions_payload`` read back, the observations encoded again (the same bits)."""
+def positions_from_payload(data: dict[str, Any], encoder, kind: type = BidPositions) -> Any:
+    """``positions_payload`` of a ``kind`` read back, the observations encoded again (the same bits)."""
     from spades_env.engine import GameState
 
     state = GameState(**{k: tensor_to_array(v) for k, v in data["state"].items()})
-    arrays = {k: tensor_to_array(data[k]) for k in KEPT}
+    arrays = {k: tensor_to_array(data[k]) for k in KEPT[kind]}
     obs = encoder.encode(state, np.arange(state.batch_size), arrays["seat"])
-    return BidPositions(state=state, obs=obs, **arrays)
+    return kind(state=state, obs=obs, **arrays)
 
 
-def train_on_replay(policy, optimizer, replay: list[BidPositions], rng, config: BidValuesConfig, dev) -> float:
-    """``epochs`` passes of minibatch Adam over the replay's positions; the mean loss of the last pass."""
+def train_on_replay(
+    policy, optimizer, replay: list[BidPositions], rng, config: BidValuesConfig, dev, cards: list[CardPositions] = ()
+) -> dict[str, float]:
+    """``epochs`` passes of minibatch Adam over the replay's bid positions (and, with ``cards``, as many
+    minibatches of its card positions, the card loss weighing ``card_weight``); the last pass's mean losses."""
     obs = torch.as_tensor(np.concatenate([p.obs for p in replay]), device=dev)
     cand = torch.as_tensor(np.concatenate([p.cand for p in replay]), device=dev)
     values = torch.as_tensor(np.concatenate([p.values for p in replay]) / config.value_scale, device=dev)
+    card_obs = card_mask = card_target = None
+    if cards:
+        card_obs = torch.as_tensor(np.concatenate([p.obs for p in cards]), device=dev)
+        card_mask = torch.as_tensor(np.concatenate([p.mask for p in cards]), device=dev)
+        card_target = torch.as_tensor(np.concatenate([p.target for p in cards]), device=dev)
     params = [p for group in optimizer.param_groups for p in group["params"]]
     off = policy.n_card_actions
     policy.train()
-    losses: list[float] = []
+    sums: dict[str, list[float]] = {}
     for _ in range(config.epochs):
-        losses = []
+        sums = {"value_loss": [], "card_loss": []}
         order = torch.as_tensor(rng.permutation(len(obs)), device=dev)
-        for lo in range(0, len(obs), config.minibatch):
+        steps = range(0, len(obs), config.minibatch)
+        card_batches = np.array_split(rng.permutation(len(card_obs)), len(steps)) if card_obs is not None else None
+        for i, lo in enumerate(steps):
             idx = order[lo : lo + config.minibatch]
             loss = centred_value_loss(policy.action_logits(obs[idx])[:, off:], cand[idx], values[idx])
+            sums["value_loss"].append(loss.item())
+            if card_batches is not None and len(card_batches[i]):
+                c = torch.as_tensor(card_batches[i], device=dev)
+                cl = card_loss(policy.action_logits(card_obs[c], bids=False)[:, :off], card_mask[c], card_target[c])
+                sums["card_loss"].append(cl.item())
+                loss = loss + config.card_weight * cl
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(params, config.max_grad_norm)
             optimizer.step()
-            losses.append(loss.item())
     policy.eval()
-    return float(np.mean(losses))
+    return {k: float(np.mean(v)) for k, v in sums.items() if v}
 
 
 def round_scalars(learner: BidLearner, fresh: BidPositions, engine) -> dict[str, float]:
@@ -179,7 +204,11 @@ def train(
     np.random.seed(config.seed)
     torch.manual_seed(config.seed)
     torch.set_num_threads(config.threads)
-    rngs = {"explore": np.random.default_rng([config.seed, 1]), "minibatches": np.random.default_rng([config.seed, 2])}
+    rngs = {
+        "explore": np.random.default_rng([config.seed, 1]),
+        "minibatches": np.random.default_rng([config.seed, 2]),
+        "cards": np.random.default_rng([config.seed, 4]),
+    }
 
     engine = SpadesEngine(rules)
     encoder = encoder_for(engine)
@@ -191,12 +220,14 @@ def train(
     params = policy.bid_head.parameters() if config.train_layers == "bid_head" else policy.parameters()
     optimizer = torch.optim.Adam(params, lr=config.learning_rate, eps=1e-5)
     replay: list[BidPositions] = []
+    card_replay: list[CardPositions] = []
     global_step, start_round = 0, 0
     best = {"diff": -float("inf")}
     if ckpt is not None:
         policy.load_state_dict(ckpt["model"])
         optimizer.load_state_dict(ckpt["optimizer"])
         replay = [positions_from_payload(part, encoder) for part in ckpt["replay"]]
+        card_replay = [positions_from_payload(part, encoder, CardPositions) for part in ckpt.get("card_replay", [])]
         global_step, start_round = ckpt["global_step"], ckpt["update"]
         best["diff"] = ckpt.get("best_diff", best["diff"])
         restore_rng_states(rngs, ckpt["rng"])
@@ -214,6 +245,7 @@ def train(
             global_step=global_step, update=done, run_name=run_name,
         )  # fmt: skip
         payload["replay"] = [positions_payload(part) for part in replay]
+        payload["card_replay"] = [positions_payload(part) for part in card_replay]
         payload["best_diff"] = best["diff"]
         return save_checkpoint(ckpt_dir / name, payload)
 
@@ -236,17 +268,22 @@ def train(
         if config.anneal_lr:
             optimizer.param_groups[0]["lr"] = config.learning_rate * (1.0 - rnd / max(1, config.rounds))
         t0 = time.perf_counter()
-        fresh = collect_bid_positions(
-            engine, round_seeds(config, rnd), learner, heuristic, config.explore, rngs["explore"]
-        )
-        t1 = time.perf_counter()
+        seeds = round_seeds(config, rnd)
+        fresh, bid_state = deal_and_bid(engine, seeds, learner, heuristic, config.explore, rngs["explore"])
         scalars = round_scalars(learner, fresh, engine)
+        if config.card_weight > 0:
+            fresh_cards = play_card_positions(engine, bid_state, learner, heuristic, config.card_keep, rngs["cards"])
+            mine = learner.cards(fresh_cards.state, np.arange(len(fresh_cards)), fresh_cards.mask)
+            scalars["agreement/heuristic_cards"] = float((mine == fresh_cards.target).mean()) if len(mine) else 0.0
+            card_replay = [*card_replay, fresh_cards][-config.replay_rounds :]
+        t1 = time.perf_counter()
         global_step += len(fresh)
         replay = [*replay, fresh][-config.replay_rounds :]
-        loss = train_on_replay(policy, optimizer, replay, rngs["minibatches"], config, dev)
+        losses = train_on_replay(policy, optimizer, replay, rngs["minibatches"], config, dev, card_replay)
         t2 = time.perf_counter()
+        loss = losses["value_loss"]
+        scalars |= {f"losses/{k}": v for k, v in losses.items()}
         scalars |= {
-            "losses/value_loss": loss,
             "time/collect_value_s": t1 - t0,
             "time/update_s": t2 - t1,
             "charts/positions_per_s": len(fresh) / max(t1 - t0, 1e-9),
@@ -258,7 +295,9 @@ def train(
             print(
                 f"round {rnd + 1}/{config.rounds} positions {global_step} loss {loss:.4f} "
                 f"regret {scalars['regret/learner']:.1f} (heuristic {scalars['regret/heuristic']:.1f}) "
-                f"nil {scalars['bidding/nil_rate']:.3f} collect {t1 - t0:.1f}s update {t2 - t1:.1f}s",
+                f"nil {scalars['bidding/nil_rate']:.3f} "
+                + (f"cards {scalars['agreement/heuristic_cards']:.3f} " if config.card_weight > 0 else "")
+                + f"collect {t1 - t0:.1f}s update {t2 - t1:.1f}s",
                 flush=True,
             )
         done = rnd + 1
