@@ -211,3 +211,24 @@ def test_bad_settings_are_refused_naming_them(tmp_path):
         train(BidValuesConfig(rules="hearts", run_dir=str(tmp_path)), quiet=True)
     with pytest.raises(ValueError, match="was trained on 'partnership', not 'cutthroat-4'"):
         train(BidValuesConfig(rules="cutthroat-4", run_dir=str(tmp_path)), quiet=True)
+
+
+def committed(path: Path, recipe_path: Path) -> dict:
+    """The committed slim checkpoint at ``path``, asserted <= 5 MiB and trained by the recipe as it stands (its
+    every config value but ``run_dir``), for all of its rounds, with the network size of its ``init_from``."""
+    recipe = BidValuesConfig.from_yaml(recipe_path)
+    assert path.stat().st_size <= 5 * 2**20
+    data = torch.load(path, weights_only=True)
+    assert data["slim"] and data["rules"]["name"] == recipe.rules and data["update"] == recipe.rounds
+    # keys added after the run trained are absent from its config and take their defaults (the old behaviour)
+    stored = BidValuesConfig.from_dict(data["config"]).to_dict()
+    without_run_dir = lambda config: {k: v for k, v in config.items() if k != "run_dir"}  # noqa: E731
+    assert without_run_dir(stored) == without_run_dir(recipe.to_dict())
+    assert data["model_hparams"] == load_checkpoint(ROOT / recipe.init_from)["model_hparams"]
+    return data
+
+
+def test_the_committed_bid_values_checkpoint_is_the_recipes_network_and_plays_with_heuristic_cards():
+    committed(ROOT / "checkpoints" / "partnership_bid_values.pt", RECIPE)
+    agent = NeuralAgent.from_checkpoint(ROOT / "checkpoints" / "partnership_bid_values.pt")
+    assert agent.play == "heuristic"
