@@ -89,12 +89,25 @@ class SpadesPolicy(nn.Module):
     (``spades_env.engine.actions``). Logits are ``cat(card_head, bid_head)``; a legal
     mask never mixes the two ranges, so each decision is taken by exactly one head.
     One network plays every seat (self-play), since observations are seat-relative.
+    With ``bid_depth`` > 0 the bidding head reads a torso of its own (``bid_depth`` layers of
+    ``bid_hidden``) from the observation instead of the shared one: bids and card play then
+    share no weights (``train/bid_values_train.py``, ``bid_torso``).
     """
 
-    def __init__(self, obs_dim: int, n_actions: int, n_card_actions: int, hidden: int = 256, depth: int = 2) -> None:
+    def __init__(
+        self,
+        obs_dim: int,
+        n_actions: int,
+        n_card_actions: int,
+        hidden: int = 256,
+        depth: int = 2,
+        bid_hidden: int = 0,
+        bid_depth: int = 0,
+    ) -> None:
         super().__init__()
         self.obs_dim, self.n_actions, self.n_card_actions = obs_dim, n_actions, n_card_actions
         self.hidden, self.depth = hidden, depth
+        self.bid_hidden, self.bid_depth = (bid_hidden, bid_depth) if bid_depth > 0 else (0, 0)
         layers: list[nn.Module] = []
         width = obs_dim
         for _ in range(depth):
@@ -102,16 +115,29 @@ class SpadesPolicy(nn.Module):
             width = hidden
         self.torso = nn.Sequential(*layers)
         self.card_head = _layer(hidden, n_card_actions, std=0.01)
+        bid_width = hidden
+        if self.bid_depth:
+            bid_layers: list[nn.Module] = []
+            width = obs_dim
+            for _ in range(self.bid_depth):
+                bid_layers += [_layer(width, self.bid_hidden), nn.ReLU()]
+                width = self.bid_hidden
+            self.bid_torso = nn.Sequential(*bid_layers)
+            bid_width = self.bid_hidden
         self.bid_head = nn.Sequential(
-            _layer(hidden, hidden // 2), nn.ReLU(), _layer(hidden // 2, n_actions - n_card_actions, std=0.01)
+            _layer(bid_width, bid_width // 2), nn.ReLU(), _layer(bid_width // 2, n_actions - n_card_actions, std=0.01)
         )
         self.value_head = nn.Sequential(_layer(hidden, hidden // 2), nn.ReLU(), _layer(hidden // 2, 1, std=1.0))
 
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """obs (B, D) float32 -> (logits (B, A), unmasked; value (B,))."""
         h = self.torso(obs)
-        logits = torch.cat([self.card_head(h), self.bid_head(h)], dim=-1)
+        logits = torch.cat([self.card_head(h), self._bid_logits(obs, h)], dim=-1)
         return logits, self.value_head(h).squeeze(-1)
+
+    def _bid_logits(self, obs: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
+        """The bidding head's (B, n_bid_actions) logits, from its own torso where it has one, else from ``h``."""
+        return self.bid_head(self.bid_torso(obs) if self.bid_depth else h)
 
     def action_logits(self, obs: torch.Tensor, bids: bool = True) -> torch.Tensor:
         """(B, A) logits as ``forward`` gives them, without the value head (what playing needs); with
@@ -120,19 +146,23 @@ class SpadesPolicy(nn.Module):
         h = self.torso(obs)
         cards = self.card_head(h)
         if bids:
-            return torch.cat([cards, self.bid_head(h)], dim=-1)
+            return torch.cat([cards, self._bid_logits(obs, h)], dim=-1)
         rest = cards.new_full((len(cards), self.n_actions - self.n_card_actions), -torch.inf)
         return torch.cat([cards, rest], dim=-1)
 
     def hyperparameters(self) -> dict[str, int]:
-        """The arguments that rebuild this network (stored in checkpoints)."""
-        return {
+        """The arguments that rebuild this network (stored in checkpoints; a bidding torso's only where there is one,
+        so that the networks before it have the same hyperparameters as ever)."""
+        out = {
             "obs_dim": self.obs_dim,
             "n_actions": self.n_actions,
             "n_card_actions": self.n_card_actions,
             "hidden": self.hidden,
             "depth": self.depth,
         }
+        if self.bid_depth:
+            out |= {"bid_hidden": self.bid_hidden, "bid_depth": self.bid_depth}
+        return out
 
     @classmethod
     def for_engine(cls, engine: SpadesEngine, obs_dim: int, hidden: int = 256, depth: int = 2) -> SpadesPolicy:

@@ -114,15 +114,26 @@ def test_the_learner_holds_one_side_of_each_deal_and_the_heuristic_the_others():
         assert sides == set(range(side + 1))
 
 
+#: The joint variant tried first (``bid_values_own_cards.yaml``'s header): every layer, the cards kept by card_weight.
+JOINT = {"bid_depth": 0, "train_layers": "all", "card_weight": 1.0}
+
+
 @pytest.mark.parametrize(
-    ("recipe_path", "init_from", "card_play", "tags"),
+    ("recipe_path", "overrides", "init_from", "card_play", "tags"),
     [
-        (RECIPE, "checkpoints/partnership_bids.pt", "heuristic", ()),
-        (OWN_CARDS, "checkpoints/partnership_dagger.pt", "network", ("losses/card_loss", "agreement/heuristic_cards")),
+        (RECIPE, {}, "checkpoints/partnership_bids.pt", "heuristic", ()),
+        (OWN_CARDS, {}, "checkpoints/partnership_dagger.pt", "network", ()),
+        (
+            OWN_CARDS,
+            JOINT,
+            "checkpoints/partnership_dagger.pt",
+            "network",
+            ("losses/card_loss", "agreement/heuristic_cards"),
+        ),
     ],
 )
-def test_the_recipes_train_log_and_resume_bit_identically(tmp_path, recipe_path, init_from, card_play, tags):
-    recipe = BidValuesConfig.from_yaml(recipe_path)
+def test_the_recipes_train_log_and_resume_bit_identically(tmp_path, recipe_path, overrides, init_from, card_play, tags):
+    recipe = dataclasses.replace(BidValuesConfig.from_yaml(recipe_path), **overrides)
     assert trainer_for(config=recipe_path)[0] is BidValuesConfig
     assert recipe.init_from == init_from and recipe.card_play == card_play
     assert (recipe.card_weight > 0) == bool(tags)
@@ -184,6 +195,50 @@ def test_bid_head_training_keeps_the_torso_and_the_card_play_bit_for_bit(tmp_pat
     after = load_checkpoint(train(cfg, quiet=True))["model"]
     changed = {k for k in before if not torch.equal(before[k], after[k])}
     assert changed and all(k.startswith("bid_head.") for k in changed)
+
+
+def test_a_bidding_torso_of_its_own_shares_no_weight_with_the_card_play():
+    engine = SpadesEngine(resolve_rules("partnership"))
+    size = encoder_for(engine).size
+    plain = SpadesPolicy.for_engine(engine, size, hidden=16, depth=1)
+    assert set(plain.hyperparameters()) == {"obs_dim", "n_actions", "n_card_actions", "hidden", "depth"}
+    torch.manual_seed(0)
+    net = SpadesPolicy(**plain.hyperparameters(), bid_hidden=8, bid_depth=2)
+    again = SpadesPolicy(**net.hyperparameters())
+    assert again.hyperparameters() == net.hyperparameters() | {"bid_hidden": 8, "bid_depth": 2}
+    obs = torch.rand(5, size)
+    bids = net.action_logits(obs)[:, engine.layout.bid_offset :]
+    cards = net.action_logits(obs, bids=False)[:, : engine.layout.bid_offset]
+    torch.testing.assert_close(net(obs)[0][:, : engine.layout.bid_offset], cards, rtol=0, atol=0)
+    with torch.no_grad():
+        for p in net.torso.parameters():
+            p.add_(1.0)
+    torch.testing.assert_close(net.action_logits(obs)[:, engine.layout.bid_offset :], bids, rtol=0, atol=0)
+    assert not torch.equal(net.action_logits(obs, bids=False)[:, : engine.layout.bid_offset], cards)
+
+
+def test_a_new_bidding_torso_learns_while_every_loaded_weight_stays_and_the_checkpoint_plays(tmp_path):
+    recipe = BidValuesConfig.from_yaml(OWN_CARDS)
+    assert recipe.bid_depth > 0 and recipe.train_layers == "bid_head" and recipe.card_play == "network"
+    cfg = dataclasses.replace(recipe, **TINY | {"eval_every": 0}, run_dir=str(tmp_path), eval_final=False)
+    before = load_checkpoint(ROOT / cfg.init_from)["model"]
+    latest = train(cfg, quiet=True)
+    ckpt = load_checkpoint(latest)
+    after = ckpt["model"]
+    assert ckpt["model_hparams"]["bid_depth"] == recipe.bid_depth
+    for key, value in before.items():
+        if not key.startswith("bid_head."):
+            assert torch.equal(after[key], value), key
+    assert any(k.startswith("bid_torso.") for k in after)
+    agent = NeuralAgent.from_checkpoint(latest)
+    assert agent.play == "network" and agent.policy.bid_depth == recipe.bid_depth
+    dagger = NeuralAgent.from_checkpoint(ROOT / cfg.init_from)
+    learner = tiny_learner("partnership")
+    pos = collect_bid_positions(learner.engine, np.arange(4), learner, HeuristicAgent(), 0.0, np.random.default_rng(0))
+    masks = learner.engine.legal_action_mask(pos.state)
+    masks[:, : learner.engine.layout.bid_offset] = True  # card decisions are played as before, bit for bit
+    masks[:, learner.engine.layout.bid_offset :] = False
+    np.testing.assert_array_equal(agent.act(pos.obs, masks), dagger.act(pos.obs, masks))
 
 
 def test_the_values_are_learned(tmp_path):

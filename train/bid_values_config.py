@@ -15,7 +15,8 @@ from spades_env.rules_yaml import parse_yaml
 
 #: The ``algorithm`` key that sends a training config to the bid-values trainer.
 ALGORITHM = "bid_values"
-#: The ``train_layers`` settings: every layer, or the bidding head alone (the torso and card head kept as loaded).
+#: The ``train_layers`` settings: every layer, or the bidding head alone (with its own torso where it has one; the
+#: shared torso and the card head kept as loaded).
 TRAIN_LAYERS = ("all", "bid_head")
 #: The ``card_play`` settings: who plays the cards of the trained network's games (its checkpoint's default).
 CARD_PLAY = ("heuristic", "network")
@@ -44,8 +45,15 @@ class BidValuesConfig:
     """Zero the bidding head's last layer first: the values are learned from scratch, not from the loaded
     network's logits (which are a policy's, not values)."""
     train_layers: str = "all"
-    """``all`` or ``bid_head`` (only the bidding head learns: the torso and the card head stay the loaded
-    network's, so its card play is unchanged, bit for bit)."""
+    """``all`` or ``bid_head`` (only the bidding head, and its own torso with ``bid_depth``, learns: the shared
+    torso and the card head stay the loaded network's, so its card play is unchanged, bit for bit)."""
+    bid_hidden: int = 256
+    """With ``bid_depth``: the width of the new bidding torso."""
+    bid_depth: int = 0
+    """0: the bidding head reads the loaded network's shared torso. N: a new bidding torso of N layers of
+    ``bid_hidden`` reads the observation, with a new bidding head (``agents.neural.SpadesPolicy``'s
+    ``bid_depth``), in place of the loaded bidding head; with ``train_layers: bid_head`` (the bidding torso and
+    head learn) the card play stays the loaded network's, bit for bit."""
     card_play: str = "heuristic"
     """Who plays the cards when the trained network plays (stored in its checkpoint, what ``neural:path=``
     follows): ``heuristic`` or ``network`` (the loaded network's own card play, e.g. with ``train_layers:
@@ -104,6 +112,8 @@ class BidValuesConfig:
             "train_layers": self.train_layers in TRAIN_LAYERS,
             "card_play": self.card_play in CARD_PLAY,
             "init_from": bool(self.init_from),
+            "bid_hidden": self.bid_hidden >= 2,
+            "bid_depth": self.bid_depth >= 0,
             "card_weight": self.card_weight >= 0,
             "card_keep": 0.0 < self.card_keep <= 1.0,
             "rounds": self.rounds >= 0,

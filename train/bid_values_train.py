@@ -65,8 +65,9 @@ KEPT = {BidPositions: ("seat", "cand", "values", "heuristic"), CardPositions: ("
 
 
 def load_network(config: BidValuesConfig, engine, encoder) -> tuple[SpadesPolicy, Any]:
-    """The network of ``init_from`` and the rules it trained on; refused (ValueError) where its observations or
-    actions would mean something else at ``config.rules``' table."""
+    """The network of ``init_from`` (with a new bidding torso and head where ``bid_depth`` asks for one it lacks)
+    and the rules it trained on; refused (ValueError) where its observations or actions would mean something
+    else at ``config.rules``' table."""
     from spades_env.observation import VERSION as OBS_VERSION
     from spades_env.rules import Rules
 
@@ -76,13 +77,21 @@ def load_network(config: BidValuesConfig, engine, encoder) -> tuple[SpadesPolicy
     trained = Rules.from_dict(init["rules"], source=f"checkpoint {config.init_from}")
     diffs = observation_differences(trained, engine.rules)
     sizes = (engine.layout.n_actions, engine.layout.bid_offset, encoder.size)
-    hp = init["model_hparams"]
+    hp = dict(init["model_hparams"])
     if diffs or sizes != (hp["n_actions"], hp["n_card_actions"], hp["obs_dim"]):
         why = "; ".join(diffs) or f"sizes {sizes} != the network's {hp}"
         table = engine.rules.name
         raise ValueError(f"init_from {config.init_from} was trained on {trained.name!r}, not {table!r}: {why}")
+    state = init["model"]
+    wanted = {"bid_hidden": config.bid_hidden, "bid_depth": config.bid_depth} if config.bid_depth else {}
+    if wanted and {k: hp.get(k) for k in wanted} != wanted:  # a new bidding torso and head replace the loaded head
+        hp |= wanted
+        state = {k: v for k, v in state.items() if not k.startswith(("bid_head.", "bid_torso."))}
     policy = SpadesPolicy(**hp)
-    policy.load_state_dict(init["model"])
+    missing, unexpected = policy.load_state_dict(state, strict=False)
+    assert not unexpected and all(k.startswith(("bid_head.", "bid_torso.")) for k in missing), (missing, unexpected)
+    if not wanted and missing:
+        raise ValueError(f"init_from {config.init_from}: its network lacks {missing}")
     return policy, trained
 
 
@@ -217,7 +226,11 @@ def train(
         torch.nn.init.zeros_(policy.bid_head[-1].weight)
         torch.nn.init.zeros_(policy.bid_head[-1].bias)
     policy = policy.to(dev).eval()
-    params = policy.bid_head.parameters() if config.train_layers == "bid_head" else policy.parameters()
+    params = list(policy.parameters())
+    if config.train_layers == "bid_head":  # the bidding head and its own torso, if it has one
+        params = [
+            p for m in (policy.bid_head, getattr(policy, "bid_torso", None)) if m is not None for p in m.parameters()
+        ]
     optimizer = torch.optim.Adam(params, lr=config.learning_rate, eps=1e-5)
     replay: list[BidPositions] = []
     card_replay: list[CardPositions] = []
