@@ -287,3 +287,23 @@ def test_the_committed_bid_values_checkpoint_is_the_recipes_network_and_plays_wi
     committed(ROOT / "checkpoints" / "partnership_bid_values.pt", RECIPE)
     agent = NeuralAgent.from_checkpoint(ROOT / "checkpoints" / "partnership_bid_values.pt")
     assert agent.play == "heuristic"
+
+
+def test_the_cli_trains_and_resumes_a_bid_values_config(tmp_path):
+    import yaml
+    from typer.testing import CliRunner
+
+    from train.cli import app
+
+    small = tmp_path / "small.yaml"
+    small.write_text(yaml.safe_dump(BidValuesConfig.from_yaml(RECIPE).to_dict() | TINY | {"eval_every": 0}))
+    runner = CliRunner()
+    first = runner.invoke(app, ["train", "--config", str(small), "--run-dir", str(tmp_path / "runs"), "--stop-at", "1"])
+    assert first.exit_code == 0, first.output
+    latest = Path(first.output.split("checkpoint:")[-1].strip())
+    assert load_checkpoint(latest)["update"] == 1 and latest.is_relative_to(tmp_path / "runs")
+    second = runner.invoke(app, ["train", "--resume", str(latest)])
+    assert second.exit_code == 0, second.output
+    assert load_checkpoint(latest)["update"] == 2
+    refused = runner.invoke(app, ["train", "--resume", str(latest), "--actors", "1"])
+    assert "--actors 1 is for expert iteration" in str(refused.exception)

@@ -153,7 +153,7 @@ def _check_actors_option(actors: int | None, expert_iteration: bool) -> None:
     if actors is not None and not expert_iteration:
         raise ValueError(
             f"--actors {actors} is for expert iteration (`algorithm: expert_iteration` with collect_shards); "
-            "PPO's rollouts run in the trainer's process"
+            "PPO and bid values run in the trainer's process"
         )
 
 
