@@ -241,6 +241,29 @@ def test_a_new_bidding_torso_learns_while_every_loaded_weight_stays_and_the_chec
     np.testing.assert_array_equal(agent.act(pos.obs, masks), dagger.act(pos.obs, masks))
 
 
+DISTILLED = ROOT / "configs" / "train" / "bid_values_distilled.yaml"
+
+
+def test_a_value_teacher_labels_the_candidates_with_its_values_instead_of_rollouts(tmp_path):
+    from train.bid_values_train import load_value_teacher
+
+    recipe = BidValuesConfig.from_yaml(DISTILLED)
+    assert recipe.value_teacher == "checkpoints/partnership_bid_values.pt" and recipe.bid_depth > 0
+    learner = tiny_learner("partnership")
+    engine = learner.engine
+    net, scale = load_value_teacher(ROOT / recipe.value_teacher, engine, learner.encoder)
+    teacher = BidLearner(net, engine, learner.encoder, torch.device("cpu"))
+    pos, _ = deal_and_bid(
+        engine, np.arange(6), learner, HeuristicAgent(), 0.0, np.random.default_rng(0), teacher, scale
+    )
+    expected = np.where(pos.cand, (teacher.values(pos.obs) * scale).astype(np.float32), 0)
+    np.testing.assert_allclose(pos.values, expected, rtol=1e-5, atol=1e-4)  # another batch: float rounding only
+    cfg = dataclasses.replace(recipe, **TINY | {"eval_every": 0}, run_dir=str(tmp_path), eval_final=False)
+    assert load_checkpoint(train(cfg, quiet=True))["update"] == TINY["rounds"]
+    with pytest.raises(ValueError, match="is not a bid-values network"):
+        train(dataclasses.replace(cfg, value_teacher="checkpoints/partnership_dagger.pt"), quiet=True)
+
+
 def test_the_values_are_learned(tmp_path):
     cfg = dataclasses.replace(BidValuesConfig.from_yaml(RECIPE), rounds=1, deals=64, run_dir=str(tmp_path))
     learner = tiny_learner("partnership", seed=1)

@@ -163,8 +163,12 @@ def deal_and_bid(
     heuristic: HeuristicAgent,
     explore: float,
     rng: np.random.Generator,
+    teacher: BidLearner | None = None,
+    teacher_scale: float = 100.0,
 ) -> tuple[BidPositions, GameState]:
-    """``collect_bid_positions``' positions and the games once bid (every one in PLAY)."""
+    """``collect_bid_positions``' positions and the games once bid (every one in PLAY). With a ``teacher``, the
+    candidates are valued by its network instead of rollouts (its outputs times ``teacher_scale`` points):
+    distillation of a bid-values network (e.g. into a smaller bidding torso)."""
     state = engine.reset(np.asarray(seeds))
     learner_side = np.arange(state.batch_size) % engine.n_sides
     off = engine.layout.bid_offset
@@ -180,17 +184,20 @@ def deal_and_bid(
         at = np.flatnonzero(mine & (cand.sum(axis=1) > 1))  # index into live
         if len(at):
             games = live[at]
-            dec, action = np.nonzero(cand[at])
-            roll = state.take(games[dec])
-            vals = finish_values(engine, roll, action, learner_side[games[dec]], learner, heuristic)
+            obs = learner.encoder.encode(state, games, seats[at])
             values = np.zeros((len(at), masks.shape[1]), np.float32)
-            values[dec, action] = vals
+            if teacher is None:
+                dec, action = np.nonzero(cand[at])
+                roll = state.take(games[dec])
+                values[dec, action] = finish_values(engine, roll, action, learner_side[games[dec]], learner, heuristic)
+            else:
+                values[:, off:] = np.where(cand[at][:, off:], teacher.values(obs) * teacher_scale, 0.0)
             ctx = DecisionContext(engine, state, games, seats[at])
             parts.append(
                 BidPositions(
                     state=state.take(games),
                     seat=seats[at].astype(np.int64),
-                    obs=learner.encoder.encode(state, games, seats[at]),
+                    obs=obs,
                     cand=cand[at][:, off:],
                     values=values[:, off:],
                     heuristic=heuristic.act(None, masks[at], ctx).astype(np.int64),

@@ -59,6 +59,10 @@ class BidValuesConfig:
     follows): ``heuristic`` or ``network`` (the loaded network's own card play, e.g. with ``train_layers:
     bid_head``). The rollouts that value the bids play the heuristic's cards either way."""
 
+    value_teacher: str | None = None
+    """None: the candidates are valued by rollouts on the real deal. A checkpoint of a bid-values run (e.g.
+    ``checkpoints/partnership_bid_values.pt``): its network's values label them instead (distillation, no rollouts;
+    its outputs times its own ``value_scale``), e.g. into a smaller bidding torso (``bid_depth``)."""
     card_weight: float = 0.0
     """0: only the bids train. w > 0: the realized hands are played out too, the learner's cards by the network,
     and its card decisions are trained toward the heuristic's card (cross-entropy, weight w against the bids'

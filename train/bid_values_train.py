@@ -64,35 +64,53 @@ RUN_KEYS = ("optimizer", "rng", "update", "run_name", "replay")
 KEPT = {BidPositions: ("seat", "cand", "values", "heuristic"), CardPositions: ("seat", "mask", "target")}
 
 
-def load_network(config: BidValuesConfig, engine, encoder) -> tuple[SpadesPolicy, Any]:
-    """The network of ``init_from`` (with a new bidding torso and head where ``bid_depth`` asks for one it lacks)
-    and the rules it trained on; refused (ValueError) where its observations or actions would mean something
-    else at ``config.rules``' table."""
+def checked_checkpoint(path: str, engine, encoder) -> dict[str, Any]:
+    """The checkpoint at ``path``; refused (ValueError) where its observations or actions would mean something
+    else at ``engine``'s table."""
     from spades_env.observation import VERSION as OBS_VERSION
     from spades_env.rules import Rules
 
-    init = load_checkpoint(config.init_from)
-    if init["obs_version"] != OBS_VERSION:
-        raise ValueError(f"{config.init_from}: observation VERSION {init['obs_version']} != current {OBS_VERSION}")
-    trained = Rules.from_dict(init["rules"], source=f"checkpoint {config.init_from}")
+    ckpt = load_checkpoint(path)
+    if ckpt["obs_version"] != OBS_VERSION:
+        raise ValueError(f"{path}: observation VERSION {ckpt['obs_version']} != current {OBS_VERSION}")
+    trained = Rules.from_dict(ckpt["rules"], source=f"checkpoint {path}")
     diffs = observation_differences(trained, engine.rules)
     sizes = (engine.layout.n_actions, engine.layout.bid_offset, encoder.size)
-    hp = dict(init["model_hparams"])
+    hp = ckpt["model_hparams"]
     if diffs or sizes != (hp["n_actions"], hp["n_card_actions"], hp["obs_dim"]):
         why = "; ".join(diffs) or f"sizes {sizes} != the network's {hp}"
-        table = engine.rules.name
-        raise ValueError(f"init_from {config.init_from} was trained on {trained.name!r}, not {table!r}: {why}")
-    state = init["model"]
+        raise ValueError(f"{path} was trained on {trained.name!r}, not {engine.rules.name!r}: {why}")
+    return ckpt
+
+
+def load_network(config: BidValuesConfig, engine, encoder) -> SpadesPolicy:
+    """The network of ``init_from`` (``checked_checkpoint``), with a new bidding torso and head where ``bid_depth``
+    asks for one it lacks."""
+    init = checked_checkpoint(config.init_from, engine, encoder)
+    hp, state = dict(init["model_hparams"]), init["model"]
     wanted = {"bid_hidden": config.bid_hidden, "bid_depth": config.bid_depth} if config.bid_depth else {}
-    if wanted and {k: hp.get(k) for k in wanted} != wanted:  # a new bidding torso and head replace the loaded head
+    fresh = bool(wanted) and {k: hp.get(k) for k in wanted} != wanted
+    if fresh:  # a new bidding torso and head replace the loaded head
         hp |= wanted
         state = {k: v for k, v in state.items() if not k.startswith(("bid_head.", "bid_torso."))}
     policy = SpadesPolicy(**hp)
-    missing, unexpected = policy.load_state_dict(state, strict=False)
-    assert not unexpected and all(k.startswith(("bid_head.", "bid_torso.")) for k in missing), (missing, unexpected)
-    if not wanted and missing:
-        raise ValueError(f"init_from {config.init_from}: its network lacks {missing}")
-    return policy, trained
+    policy.load_state_dict(state, strict=not fresh)
+    return policy
+
+
+def load_value_teacher(path: str, engine, encoder) -> tuple[SpadesPolicy, float]:
+    """The network of a bid-values checkpoint (``value_teacher``) and the points one unit of its values is worth;
+    refused (ValueError) unless a bid-values run made it (another network's bidding outputs are not values)."""
+    ckpt = checked_checkpoint(path, engine, encoder)
+    config = ckpt.get("config") or {}
+    if config.get("algorithm") != "bid_values":
+        raise ValueError(
+            f"value_teacher {path} is not a bid-values network (its config's algorithm is "
+            f"{config.get('algorithm')!r}): its bidding head's outputs are not values"
+        )
+    net = SpadesPolicy(**ckpt["model_hparams"])
+    net.load_state_dict(ckpt["model"])
+    return net.eval(), float(config.get("value_scale", 100.0))
 
 
 def round_seeds(config: BidValuesConfig, rnd: int) -> np.ndarray:
@@ -221,7 +239,7 @@ def train(
 
     engine = SpadesEngine(rules)
     encoder = encoder_for(engine)
-    policy, _ = load_network(config, engine, encoder)
+    policy = load_network(config, engine, encoder)
     if config.fresh_head:
         torch.nn.init.zeros_(policy.bid_head[-1].weight)
         torch.nn.init.zeros_(policy.bid_head[-1].bias)
@@ -246,6 +264,10 @@ def train(
         restore_rng_states(rngs, ckpt["rng"])
     learner = BidLearner(policy, engine, encoder, dev)
     heuristic = HeuristicAgent(seed=config.seed)
+    teacher, teacher_scale = None, 100.0
+    if config.value_teacher:
+        teacher_net, teacher_scale = load_value_teacher(config.value_teacher, engine, encoder)
+        teacher = BidLearner(teacher_net.to(dev), engine, encoder, dev)
 
     writer = SummaryWriter(str(run_path), purge_step=global_step + 1 if ckpt else None)
     if ckpt is None:
@@ -282,7 +304,9 @@ def train(
             optimizer.param_groups[0]["lr"] = config.learning_rate * (1.0 - rnd / max(1, config.rounds))
         t0 = time.perf_counter()
         seeds = round_seeds(config, rnd)
-        fresh, bid_state = deal_and_bid(engine, seeds, learner, heuristic, config.explore, rngs["explore"])
+        fresh, bid_state = deal_and_bid(
+            engine, seeds, learner, heuristic, config.explore, rngs["explore"], teacher, teacher_scale
+        )
         scalars = round_scalars(learner, fresh, engine)
         if config.card_weight > 0:
             fresh_cards = play_card_positions(engine, bid_state, learner, heuristic, config.card_keep, rngs["cards"])
