@@ -31,7 +31,8 @@ CHECKPOINT_DIR = _checkpoint_dir()
 
 #: The committed checkpoints, in the order they are tried: the preset each was trained on -> its file.
 LEARNED_CHECKPOINTS: dict[str, Path] = {
-    "partnership": CHECKPOINT_DIR / "partnership_dagger.pt",  # partnership_bids.pt's bids, the heuristic's cards cloned
+    # partnership_bid_values.pt's bids distilled into a bidding torso beside partnership_dagger.pt's cloned cards
+    "partnership": CHECKPOINT_DIR / "partnership_bid_values_distilled.pt",
     "cutthroat-4": CHECKPOINT_DIR / "cutthroat4_dagger.pt",  # cutthroat4_ppo.pt's bids, the heuristic's cards cloned
     "hearts": CHECKPOINT_DIR / "hearts_expit.pt",  # hearts_ppo.pt (the one-run recipe) improved by expert iteration
 }

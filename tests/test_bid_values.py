@@ -302,7 +302,8 @@ def committed(path: Path, recipe_path: Path) -> dict:
     stored = BidValuesConfig.from_dict(data["config"]).to_dict()
     without_run_dir = lambda config: {k: v for k, v in config.items() if k != "run_dir"}  # noqa: E731
     assert without_run_dir(stored) == without_run_dir(recipe.to_dict())
-    assert data["model_hparams"] == load_checkpoint(ROOT / recipe.init_from)["model_hparams"]
+    bidding_torso = {"bid_hidden": recipe.bid_hidden, "bid_depth": recipe.bid_depth} if recipe.bid_depth else {}
+    assert data["model_hparams"] == load_checkpoint(ROOT / recipe.init_from)["model_hparams"] | bidding_torso
     return data
 
 
@@ -330,3 +331,23 @@ def test_the_cli_trains_and_resumes_a_bid_values_config(tmp_path):
     assert load_checkpoint(latest)["update"] == 2
     refused = runner.invoke(app, ["train", "--resume", str(latest), "--actors", "1"])
     assert "--actors 1 is for expert iteration" in str(refused.exception)
+
+
+def test_the_learned_partnership_bot_is_the_distilled_recipes_network_with_the_dagger_card_play():
+    from agents import LEARNED_CHECKPOINT, make_agent
+    from spades_env.envs.vector import VectorSpades
+
+    assert LEARNED_CHECKPOINT.name == "partnership_bid_values_distilled.pt"
+    data = committed(LEARNED_CHECKPOINT, DISTILLED)
+    recipe = BidValuesConfig.from_yaml(DISTILLED)
+    assert data["model_hparams"]["bid_depth"] == recipe.bid_depth and recipe.train_layers == "bid_head"
+    dagger = load_checkpoint(ROOT / recipe.init_from)["model"]
+    for key, value in dagger.items():  # the card play (and everything but the bidding head) is partnership_dagger.pt's
+        if not key.startswith("bid_head."):
+            assert torch.equal(data["model"][key], value), key
+    env = VectorSpades("partnership", num_envs=3, seed=5)
+    obs, info = env.reset(seed=5)
+    learned, direct = make_agent("learned", seed=0), NeuralAgent.from_checkpoint(LEARNED_CHECKPOINT)
+    learned.check_supports(env.engine)
+    assert direct.play == "network"
+    np.testing.assert_array_equal(learned.act(obs, info["action_mask"]), direct.act(obs, info["action_mask"]))

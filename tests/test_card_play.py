@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-pytest.importorskip("torch")
+torch = pytest.importorskip("torch")
 
 import train.ppo_eval as ppo_eval  # noqa: E402
 import train.ppo_rollout as ppo_rollout  # noqa: E402
@@ -124,7 +124,10 @@ def test_the_bidding_recipes_train_no_card_and_their_checkpoints_play_so(tmp_pat
     assert NeuralAgent.from_checkpoint(latest).play == "heuristic"  # as it trained
     assert evaluated == ["heuristic"] and (latest.parent / "best.pt").exists()  # evaluated as it trains
     assert NeuralAgent.from_checkpoint(latest, play="network").play == "network"
-    assert NeuralAgent.from_checkpoint(LEARNED_CHECKPOINT).play == "network"  # checkpoints before the option
+    assert NeuralAgent.from_checkpoint(LEARNED_CHECKPOINT).play == "network"
+    dagger = LEARNED_CHECKPOINT.parent / "partnership_dagger.pt"
+    assert "card_play" not in torch.load(dagger, weights_only=True)["config"]
+    assert NeuralAgent.from_checkpoint(dagger).play == "network"  # checkpoints before the option
 
 
 def test_the_committed_bids_checkpoint_is_the_bidding_recipes_network_and_plays_with_heuristic_cards():

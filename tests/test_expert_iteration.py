@@ -315,16 +315,16 @@ def test_a_train_on_learner_run_labels_only_the_learners_positions(tmp_path, sha
         ExpertIterationConfig(train_on="seats")
 
 
-def test_the_learned_partnership_bot_is_the_card_imitation_recipes_network_playing_its_own_cards():
+def test_the_dagger_checkpoint_is_the_card_imitation_recipes_network_playing_its_own_cards():
     from agents import LEARNED_CHECKPOINT
     from tests.checkpoint_compare import committed_checkpoint
 
-    assert LEARNED_CHECKPOINT.name == "partnership_dagger.pt"
+    dagger = LEARNED_CHECKPOINT.parent / "partnership_dagger.pt"  # the learned bot's card play (test_bid_values)
     keys = ("teacher", "opponents", "unvalued", "anchor_to", "rounds", "num_envs", "num_steps", "epochs", "init_from")
     recipe = ExpertIterationConfig.from_yaml(CARD_IMITATION)
-    data = committed_checkpoint(LEARNED_CHECKPOINT, recipe, "partnership", keys)
+    data = committed_checkpoint(dagger, recipe, "partnership", keys)
     assert data["update"] == 30  # best.pt of the run: its last round
-    assert NeuralAgent.from_checkpoint(LEARNED_CHECKPOINT).play == "network"
+    assert NeuralAgent.from_checkpoint(dagger).play == "network"
 
 
 CUTTHROAT4_IMITATION = ROOT / "configs" / "train" / "cutthroat4_imitation.yaml"
