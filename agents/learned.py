@@ -33,7 +33,8 @@ CHECKPOINT_DIR = _checkpoint_dir()
 LEARNED_CHECKPOINTS: dict[str, Path] = {
     # partnership_bid_values.pt's bids distilled into a bidding torso beside partnership_dagger.pt's cloned cards
     "partnership": CHECKPOINT_DIR / "partnership_bid_values_distilled.pt",
-    "cutthroat-4": CHECKPOINT_DIR / "cutthroat4_dagger.pt",  # cutthroat4_ppo.pt's bids, the heuristic's cards cloned
+    # cutthroat4_dagger.pt (the heuristic's cards cloned) with its bids learned as values, its cards kept by imitation
+    "cutthroat-4": CHECKPOINT_DIR / "cutthroat4_bid_values_own_cards.pt",
     "hearts": CHECKPOINT_DIR / "hearts_expit.pt",  # hearts_ppo.pt (the one-run recipe) improved by expert iteration
 }
 

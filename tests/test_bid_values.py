@@ -351,3 +351,39 @@ def test_the_learned_partnership_bot_is_the_distilled_recipes_network_with_the_d
     learned.check_supports(env.engine)
     assert direct.play == "network"
     np.testing.assert_array_equal(learned.act(obs, info["action_mask"]), direct.act(obs, info["action_mask"]))
+
+
+CUTTHROAT4_OWN_CARDS = ROOT / "configs" / "train" / "cutthroat4_bid_values_own_cards.yaml"
+
+
+@pytest.mark.parametrize(
+    ("name", "recipe", "rules"),
+    [
+        ("cutthroat4_bid_values.pt", ROOT / "configs" / "train" / "cutthroat4_bid_values.yaml", "cutthroat-4"),
+        ("cutthroat4_bid_values_own_cards.pt", CUTTHROAT4_OWN_CARDS, "cutthroat-4"),
+    ],
+)
+def test_the_committed_cutthroat4_checkpoints_are_their_recipes_networks(name, recipe, rules):
+    data = committed(ROOT / "checkpoints" / name, recipe)
+    assert data["rules"]["name"] == rules
+    agent = NeuralAgent.from_checkpoint(ROOT / "checkpoints" / name)
+    assert agent.play == BidValuesConfig.from_yaml(recipe).card_play
+
+
+def test_the_learned_cutthroat4_bot_plays_its_bid_values_network_and_refuses_other_tables():
+    from agents import make_agent
+    from agents.learned import LEARNED_CHECKPOINTS
+    from spades_env.envs.vector import VectorSpades
+
+    path = LEARNED_CHECKPOINTS["cutthroat-4"]
+    assert path.name == "cutthroat4_bid_values_own_cards.pt"
+    recipe = BidValuesConfig.from_yaml(CUTTHROAT4_OWN_CARDS)
+    assert recipe.init_from == "checkpoints/cutthroat4_dagger.pt" and recipe.card_weight > 0
+    env = VectorSpades("cutthroat-4", num_envs=3, seed=5)
+    obs, info = env.reset(seed=5)
+    learned, direct = make_agent("learned", seed=0), NeuralAgent.from_checkpoint(path)
+    learned.check_supports(env.engine)
+    assert direct.play == "network"
+    np.testing.assert_array_equal(learned.act(obs, info["action_mask"]), direct.act(obs, info["action_mask"]))
+    with pytest.raises(ValueError, match="cutthroat-4"):
+        direct.check_supports(VectorSpades("partnership", num_envs=1).engine)

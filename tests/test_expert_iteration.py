@@ -330,26 +330,22 @@ def test_the_dagger_checkpoint_is_the_card_imitation_recipes_network_playing_its
 CUTTHROAT4_IMITATION = ROOT / "configs" / "train" / "cutthroat4_imitation.yaml"
 
 
-def test_the_learned_cutthroat4_bot_is_the_cutthroat4_imitation_recipes_network():
-    """``learned`` at a cutthroat-4 table plays cutthroat4_dagger.pt, made by ``cutthroat4_imitation.yaml``
-    (learner-only DAgger of the heuristic's cards from cutthroat4_ppo.pt), which refuses other tables."""
-    from agents import make_agent
+def test_the_cutthroat4_dagger_checkpoint_is_the_cutthroat4_imitation_recipes_network():
+    """cutthroat4_dagger.pt (the start of the learned cutthroat-4 bot, test_bid_values) is made by
+    ``cutthroat4_imitation.yaml`` (learner-only DAgger of the heuristic's cards from cutthroat4_ppo.pt), and refuses
+    other tables."""
     from agents.learned import LEARNED_CHECKPOINTS
     from spades_env.envs.vector import VectorSpades
     from tests.checkpoint_compare import committed_checkpoint
 
-    path = LEARNED_CHECKPOINTS["cutthroat-4"]
-    assert path.name == "cutthroat4_dagger.pt"
+    path = LEARNED_CHECKPOINTS["cutthroat-4"].parent / "cutthroat4_dagger.pt"
     recipe = ExpertIterationConfig.from_yaml(CUTTHROAT4_IMITATION)
     assert (recipe.teacher, recipe.opponents, recipe.train_on) == ("heuristic", "heuristic", "learner")
     assert recipe.init_from == "checkpoints/cutthroat4_ppo.pt"
     keys = ("teacher", "opponents", "train_on", "unvalued", "anchor_to", "rounds", "num_envs", "num_steps", "init_from")
     data = committed_checkpoint(path, recipe, "cutthroat-4", keys)
     assert data["update"] == 25  # best.pt of the run: its last round
-    env = VectorSpades("cutthroat-4", num_envs=3, seed=5)
-    obs, info = env.reset(seed=5)
-    learned, direct = make_agent("learned", seed=0), NeuralAgent.from_checkpoint(path)
-    learned.check_supports(env.engine)
-    np.testing.assert_array_equal(learned.act(obs, info["action_mask"]), direct.act(obs, info["action_mask"]))
+    direct = NeuralAgent.from_checkpoint(path)
+    direct.check_supports(VectorSpades("cutthroat-4", num_envs=1).engine)
     with pytest.raises(ValueError, match="cutthroat-4"):
         direct.check_supports(VectorSpades("partnership", num_envs=1).engine)
