@@ -333,9 +333,24 @@ def test_the_cli_trains_and_resumes_a_bid_values_config(tmp_path):
     assert "--actors 1 is for expert iteration" in str(refused.exception)
 
 
-def test_the_learned_partnership_bot_is_the_distilled_recipes_network_with_the_dagger_card_play():
-    from agents import LEARNED_CHECKPOINT, make_agent
+def assert_learned_plays(path: Path, rules: str) -> None:
+    """``learned`` at a ``rules`` table plays the checkpoint at ``path`` (its own cards), which refuses other tables."""
+    from agents import make_agent
     from spades_env.envs.vector import VectorSpades
+
+    env = VectorSpades(rules, num_envs=3, seed=5)
+    obs, info = env.reset(seed=5)
+    learned, direct = make_agent("learned", seed=0), NeuralAgent.from_checkpoint(path)
+    learned.check_supports(env.engine)
+    assert direct.play == "network"
+    np.testing.assert_array_equal(learned.act(obs, info["action_mask"]), direct.act(obs, info["action_mask"]))
+    other = "cutthroat-4" if rules == "partnership" else "partnership"
+    with pytest.raises(ValueError, match=rules):
+        direct.check_supports(VectorSpades(other, num_envs=1).engine)
+
+
+def test_the_learned_partnership_bot_is_the_distilled_recipes_network_with_the_dagger_card_play():
+    from agents import LEARNED_CHECKPOINT
 
     assert LEARNED_CHECKPOINT.name == "partnership_bid_values_distilled.pt"
     data = committed(LEARNED_CHECKPOINT, DISTILLED)
@@ -345,12 +360,7 @@ def test_the_learned_partnership_bot_is_the_distilled_recipes_network_with_the_d
     for key, value in dagger.items():  # the card play (and everything but the bidding head) is partnership_dagger.pt's
         if not key.startswith("bid_head."):
             assert torch.equal(data["model"][key], value), key
-    env = VectorSpades("partnership", num_envs=3, seed=5)
-    obs, info = env.reset(seed=5)
-    learned, direct = make_agent("learned", seed=0), NeuralAgent.from_checkpoint(LEARNED_CHECKPOINT)
-    learned.check_supports(env.engine)
-    assert direct.play == "network"
-    np.testing.assert_array_equal(learned.act(obs, info["action_mask"]), direct.act(obs, info["action_mask"]))
+    assert_learned_plays(LEARNED_CHECKPOINT, "partnership")
 
 
 CUTTHROAT4_OWN_CARDS = ROOT / "configs" / "train" / "cutthroat4_bid_values_own_cards.yaml"
@@ -371,19 +381,10 @@ def test_the_committed_cutthroat4_checkpoints_are_their_recipes_networks(name, r
 
 
 def test_the_learned_cutthroat4_bot_plays_its_bid_values_network_and_refuses_other_tables():
-    from agents import make_agent
     from agents.learned import LEARNED_CHECKPOINTS
-    from spades_env.envs.vector import VectorSpades
 
     path = LEARNED_CHECKPOINTS["cutthroat-4"]
     assert path.name == "cutthroat4_bid_values_own_cards.pt"
     recipe = BidValuesConfig.from_yaml(CUTTHROAT4_OWN_CARDS)
     assert recipe.init_from == "checkpoints/cutthroat4_dagger.pt" and recipe.card_weight > 0
-    env = VectorSpades("cutthroat-4", num_envs=3, seed=5)
-    obs, info = env.reset(seed=5)
-    learned, direct = make_agent("learned", seed=0), NeuralAgent.from_checkpoint(path)
-    learned.check_supports(env.engine)
-    assert direct.play == "network"
-    np.testing.assert_array_equal(learned.act(obs, info["action_mask"]), direct.act(obs, info["action_mask"]))
-    with pytest.raises(ValueError, match="cutthroat-4"):
-        direct.check_supports(VectorSpades("partnership", num_envs=1).engine)
+    assert_learned_plays(path, "cutthroat-4")

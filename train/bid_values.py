@@ -34,8 +34,8 @@ MAX_PRE_PLAY_STEPS = 256
 
 
 @dataclass
-class BidPositions:
-    """M bidding decisions of the learner's side with their candidates' values (K = the bid actions)."""
+class Decisions:
+    """M decisions of the learner's seats: the games, the deciding seats and their observations."""
 
     state: GameState
     """(M games): the game at the moment of each decision."""
@@ -43,15 +43,21 @@ class BidPositions:
     """(M,) int64: the deciding seat."""
     obs: np.ndarray
     """(M, D) float32: its observation."""
+
+    def __len__(self) -> int:
+        return len(self.seat)
+
+
+@dataclass
+class BidPositions(Decisions):
+    """M bidding decisions of the learner's side with their candidates' values (K = the bid actions)."""
+
     cand: np.ndarray
     """(M, K) bool: the candidate bid actions (action ``bid_offset + k``)."""
     values: np.ndarray
     """(M, K) float32: each candidate's rollout value in points (0 off the candidates)."""
     heuristic: np.ndarray
     """(M,) int64: HeuristicAgent's bid action there (``bid_offset + k``): the yardstick of ``bid_regret``."""
-
-    def __len__(self) -> int:
-        return len(self.seat)
 
 
 class BidLearner:
@@ -215,22 +221,13 @@ def deal_and_bid(
 
 
 @dataclass
-class CardPositions:
+class CardPositions(Decisions):
     """M card decisions of the learner's seats (more than one legal card), each labelled with the heuristic's card."""
 
-    state: GameState
-    """(M games): the game at the moment of each decision."""
-    seat: np.ndarray
-    """(M,) int64: the deciding seat."""
-    obs: np.ndarray
-    """(M, D) float32: its observation."""
     mask: np.ndarray
     """(M, C) bool: its legal cards (the card actions)."""
     target: np.ndarray
     """(M,) int64: HeuristicAgent's card there."""
-
-    def __len__(self) -> int:
-        return len(self.seat)
 
 
 def play_card_positions(

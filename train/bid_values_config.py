@@ -6,12 +6,10 @@
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from typing import ClassVar
 
-from spades_env.rules_yaml import parse_yaml
+from train.config_file import ConfigFile
 
 #: The ``algorithm`` key that sends a training config to the bid-values trainer.
 ALGORITHM = "bid_values"
@@ -23,8 +21,10 @@ CARD_PLAY = ("heuristic", "network")
 
 
 @dataclass(frozen=True)
-class BidValuesConfig:
+class BidValuesConfig(ConfigFile):
     """Rounds of (deal, value every candidate bid of the learner's side on the real deal, regress the bid head)."""
+
+    KIND: ClassVar[str] = "bid-values"
 
     algorithm: str = ALGORITHM
     """Always ``bid_values`` (what tells ``spades train`` which trainer reads the file)."""
@@ -139,21 +139,3 @@ class BidValuesConfig:
             hints = [f" ({k}: one of {', '.join(allowed[k])})" for k in bad if k in allowed]
             values = ", ".join(f"{k}={getattr(self, k)!r}" for k in bad)
             raise ValueError(f"bad bid-values config value(s): {values}{''.join(hints)}")
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any], source: str = "config") -> BidValuesConfig:
-        """Build from a mapping; unknown keys fail with the list of known ones."""
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise ValueError(f"{source}: unknown bid-values config key(s) {unknown}; known keys: {sorted(known)}")
-        return cls(**data)
-
-    @classmethod
-    def from_yaml(cls, path: str | Path) -> BidValuesConfig:
-        """Load a YAML file of config keys."""
-        return cls.from_dict(parse_yaml(Path(path).read_bytes(), str(path)) or {}, source=str(path))
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain mapping of every field."""
-        return dataclasses.asdict(self)

@@ -23,7 +23,6 @@ round's rollouts: the rollouts see every hand, so neither reaches 0), ``bidding/
 from __future__ import annotations
 
 import dataclasses
-import random
 import time
 from pathlib import Path
 from typing import Any
@@ -50,7 +49,9 @@ from train.checkpoint import (
     load_checkpoint,
     load_run_state,
     restore_rng_states,
+    run_path_of,
     save_checkpoint,
+    seed_everything,
     tensor_to_array,
     training_payload,
 )
@@ -222,15 +223,10 @@ def train(
     if rules.hearts:
         raise ValueError(f"bid-values training needs Spades rules with bidding, got {rules.name!r} (Hearts)")
     run_name = ckpt["run_name"] if ckpt else make_run_name(config, rules.name)
-    run_path = Path(config.run_dir) / run_name
-    if resume is not None and Path(resume).resolve().parent.name == "checkpoints":
-        run_path = Path(resume).resolve().parent.parent
+    run_path = run_path_of(config.run_dir, run_name, resume)
     ckpt_dir = run_path / "checkpoints"
 
-    random.seed(config.seed)
-    np.random.seed(config.seed)
-    torch.manual_seed(config.seed)
-    torch.set_num_threads(config.threads)
+    seed_everything(config.seed, config.threads)
     rngs = {
         "explore": np.random.default_rng([config.seed, 1]),
         "minibatches": np.random.default_rng([config.seed, 2]),

@@ -193,6 +193,24 @@ def training_payload(
     }
 
 
+def run_path_of(run_dir: str | Path, run_name: str, resume: str | Path | None) -> Path:
+    """Where a run writes its logs and ``checkpoints/``: ``run_dir/run_name``, or, resumed from a
+    ``RUN/checkpoints/*.pt``, beside that checkpoint (it goes on writing there, from any directory)."""
+    if resume is not None and Path(resume).resolve().parent.name == "checkpoints":
+        return Path(resume).resolve().parent.parent
+    return Path(run_dir) / run_name
+
+
+def seed_everything(seed: int, threads: int) -> None:
+    """Python's, NumPy's and torch's global generators seeded with ``seed``, and torch's CPU threads set."""
+    import random
+
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+    torch.set_num_threads(threads)
+
+
 def rng_states(rngs: dict[str, np.random.Generator]) -> dict[str, Any]:
     """The run's generators' states, with torch's (and CUDA's where there is one): a checkpoint's ``rng``."""
     states: dict[str, Any] = {k: g.bit_generator.state for k, g in rngs.items()}

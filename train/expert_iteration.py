@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import random
 import time
 from pathlib import Path
 from typing import Any
@@ -50,7 +49,9 @@ from train.checkpoint import (
     load_run_state,
     restore_env,
     restore_rng_states,
+    run_path_of,
     save_checkpoint,
+    seed_everything,
     tensor_to_array,
     training_payload,
 )
@@ -145,16 +146,11 @@ def train(
     dev = torch_device(config.device)
     rules = resolve_rules(ckpt["rules"] if ckpt else config.rules)
     run_name = ckpt["run_name"] if ckpt else make_run_name(config, rules.name)
-    run_path = Path(config.run_dir) / run_name
-    if resume is not None and Path(resume).resolve().parent.name == "checkpoints":
-        run_path = Path(resume).resolve().parent.parent
+    run_path = run_path_of(config.run_dir, run_name, resume)
     ckpt_dir = run_path / "checkpoints"
 
     # ---- seeding, in one block (the teacher is seeded per round and chunk by the labelling)
-    random.seed(config.seed)
-    np.random.seed(config.seed)
-    torch.manual_seed(config.seed)
-    torch.set_num_threads(config.threads)
+    seed_everything(config.seed, config.threads)
     rngs = {
         "behaviour": np.random.default_rng([config.seed, 1]),
         "minibatches": np.random.default_rng([config.seed, 2]),

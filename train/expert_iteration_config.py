@@ -6,12 +6,12 @@
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from spades_env.rules_yaml import parse_yaml
+from train.config_file import ConfigFile
 
 #: The ``opponents`` settings.
 OPPONENTS = ("self", "heuristic")
@@ -25,8 +25,10 @@ ALGORITHM = "expert_iteration"
 
 
 @dataclass(frozen=True)
-class ExpertIterationConfig:
+class ExpertIterationConfig(ConfigFile):
     """Rounds of (collect positions with the behaviour policy, label them with the teacher, train on the labels)."""
+
+    KIND: ClassVar[str] = "expert-iteration"
 
     algorithm: str = ALGORITHM
     """Always ``expert_iteration`` (what tells ``spades train`` which trainer reads the file)."""
@@ -195,24 +197,6 @@ class ExpertIterationConfig:
                 f"label_workers={self.label_workers} is for collect_shards: 0; with "
                 f"collect_shards={self.collect_shards} the shards' workers label (actors: N puts them on Ray)"
             )
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any], source: str = "config") -> ExpertIterationConfig:
-        """Build from a mapping; unknown keys fail with the list of known ones."""
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise ValueError(f"{source}: unknown expert-iteration config key(s) {unknown}; known keys: {sorted(known)}")
-        return cls(**data)
-
-    @classmethod
-    def from_yaml(cls, path: str | Path) -> ExpertIterationConfig:
-        """Load a YAML file of config keys."""
-        return cls.from_dict(parse_yaml(Path(path).read_bytes(), str(path)) or {}, source=str(path))
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain mapping of every field."""
-        return dataclasses.asdict(self)
 
 
 def is_expert_iteration(data: dict[str, Any] | None) -> bool:

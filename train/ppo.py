@@ -19,7 +19,6 @@ checkpoint, bit-identically to a run that was never stopped.
 from __future__ import annotations
 
 import dataclasses
-import random
 import time
 from pathlib import Path
 from typing import Any
@@ -35,7 +34,9 @@ from train.checkpoint import (
     load_run_state,
     restore_env,
     restore_rng_states,
+    run_path_of,
     save_checkpoint,
+    seed_everything,
     tensor_to_array,
     training_payload,
 )
@@ -108,16 +109,11 @@ def train(
     device = torch_device(config.device)
     rules = resolve_rules(ckpt["rules"] if ckpt else config.rules)
     run_name = ckpt["run_name"] if ckpt else make_run_name(config, rules.name)
-    run_path = Path(config.run_dir) / run_name
-    if resume is not None and Path(resume).resolve().parent.name == "checkpoints":
-        run_path = Path(resume).resolve().parent.parent  # go on writing beside the checkpoint
+    run_path = run_path_of(config.run_dir, run_name, resume)
     ckpt_dir = run_path / "checkpoints"
 
     # ---- seeding, in one block
-    random.seed(config.seed)
-    np.random.seed(config.seed)
-    torch.manual_seed(config.seed)
-    torch.set_num_threads(config.threads)
+    seed_everything(config.seed, config.threads)
     torch.backends.cudnn.deterministic = config.torch_deterministic
     rngs = {
         "actions": np.random.default_rng([config.seed, 1]),

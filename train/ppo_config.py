@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
 from agents.options import CARD_PLAYERS
-from spades_env.rules_yaml import parse_yaml
+from train.config_file import ConfigFile
 
 #: The ``critic`` settings (``train/critic.py``).
 CRITICS = ("shared", "perfect")
@@ -17,7 +14,7 @@ ANCHOR_HANDS = ("all", "nil")
 
 
 @dataclass(frozen=True)
-class PPOConfig:
+class PPOConfig(ConfigFile):
     """Every setting of a training run; loaded from ``configs/train/*.yaml``."""
 
     exp_name: str = "ppo"
@@ -220,21 +217,3 @@ class PPOConfig:
                 allowed |= {k: f"{v} with paired: true" for k, v in paired.items()}
             items = [f"{k}={getattr(self, k)!r}" + (f" ({allowed[k]})" if k in allowed else "") for k in bad]
             raise ValueError(f"bad training config value(s): {', '.join(items)}")
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any], source: str = "config") -> PPOConfig:
-        """Build from a mapping; unknown keys fail with the list of known ones."""
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise ValueError(f"{source}: unknown training config key(s) {unknown}; known keys: {sorted(known)}")
-        return cls(**data)
-
-    @classmethod
-    def from_yaml(cls, path: str | Path) -> PPOConfig:
-        """Load a YAML file of config keys."""
-        return cls.from_dict(parse_yaml(Path(path).read_bytes(), str(path)) or {}, source=str(path))
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain mapping of every field."""
-        return dataclasses.asdict(self)
