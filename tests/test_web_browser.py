@@ -177,6 +177,8 @@ def test_play_a_hearts_hand_with_its_pass_to_the_match_end(page):
 def test_every_preset_deals_and_plays_up_to_your_first_card(page):
     """Each preset offered, against random bots: every decision up to your first card is made by clicking."""
     page.goto("/")
+    # the preset list is filled from the server after the page loads: wait for it (a race under load otherwise)
+    page.wait_for_function("document.querySelectorAll('#rules option').length >= 10")
     presets = page.locator("#rules option").evaluate_all("els => els.map(e => e.value)")
     assert len(presets) >= 10
     for name in presets:
