@@ -102,7 +102,7 @@ def record_preset(preset: str, seed: int) -> dict[str, np.ndarray]:
         engine.step(state, actions, auto_reset=True)
         if (kept[engine_phases(engine)] >= quota[engine_phases(engine)]).all():
             break
-    positions = concat_states(rows)
+    positions = GameState.concat(rows)
     masks = np.concatenate(masks_kept)
     out = {f"state.{k}": v for k, v in state_arrays(positions).items()}
     out["masks"] = np.packbits(masks, axis=1)
@@ -127,12 +127,6 @@ def engine_phases(engine: SpadesEngine) -> list[int]:
     phases += [BEMO] if lay.no_bemo is not None else []
     phases += [REDEAL_OFFERED] if lay.redeal is not None else []
     return phases
-
-
-def concat_states(states: list[GameState]) -> GameState:
-    return GameState(
-        **{f.name: np.concatenate([getattr(s, f.name) for s in states]) for f in dataclasses.fields(GameState)}
-    )
 
 
 def state_arrays(state: GameState) -> dict[str, np.ndarray]:

@@ -456,3 +456,14 @@ def test_random_actions_give_0_for_finished_matches():
     state = engine.reset(np.arange(3))
     state.phase[1] = OVER
     assert engine.random_actions(state, np.random.default_rng(0))[1] == 0
+
+
+def test_concat_of_taken_games_gives_back_the_batch_and_copies_it():
+    engine = SpadesEngine(Rules())
+    state = engine.reset(np.arange(5))
+    engine.step(state, sample_legal(engine.legal_action_mask(state), np.random.default_rng(0)))
+    joined = type(state).concat([state.take([0, 1]), state.take([2]), state.take([3, 4])])
+    for f in dataclasses.fields(state):
+        assert np.array_equal(getattr(joined, f.name), getattr(state, f.name)), f.name
+    joined.hands[0] = ~joined.hands[0]
+    assert not np.array_equal(joined.hands[0], state.hands[0])

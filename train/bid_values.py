@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 import torch
@@ -46,6 +47,9 @@ class Decisions:
 
     def __len__(self) -> int:
         return len(self.seat)
+
+
+D = TypeVar("D", bound=Decisions)
 
 
 @dataclass
@@ -217,7 +221,7 @@ def deal_and_bid(
         raise RuntimeError(f"a hand did not reach the card play within {MAX_PRE_PLAY_STEPS} decisions")
     if not parts:
         raise ValueError(f"no bid of the rules {engine.rules.name!r} has a choice: there is nothing to learn")
-    return concat_positions(parts), state
+    return concat_decisions(parts), state
 
 
 @dataclass
@@ -274,15 +278,11 @@ def play_card_positions(
         live = live[~result.hand_done]
     else:
         raise RuntimeError("a hand did not end within its card plays")
-    fields = ("seat", "obs", "mask", "target")
     if not parts:
         empty = {"seat": np.zeros(0, np.int64), "obs": np.zeros((0, learner.encoder.size), np.float32),
                  "mask": np.zeros((0, n_cards), bool), "target": np.zeros(0, np.int64)}  # fmt: skip
         return CardPositions(state=state.take(np.zeros(0, np.int64)), **empty)
-    return CardPositions(
-        state=concat_states([p.state for p in parts]),
-        **{k: np.concatenate([getattr(p, k) for p in parts]) for k in fields},
-    )
+    return concat_decisions(parts)
 
 
 def card_loss(logits: torch.Tensor, mask: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
@@ -291,18 +291,11 @@ def card_loss(logits: torch.Tensor, mask: torch.Tensor, target: torch.Tensor) ->
     return torch.nn.functional.cross_entropy(masked, target)
 
 
-def concat_positions(parts: list[BidPositions]) -> BidPositions:
-    """The positions of ``parts`` in order, as one ``BidPositions``."""
-    return BidPositions(
-        state=concat_states([p.state for p in parts]),
-        **{k: np.concatenate([getattr(p, k) for p in parts]) for k in ("seat", "obs", "cand", "values", "heuristic")},
-    )
-
-
-def concat_states(states: list[GameState]) -> GameState:
-    """The games of ``states`` in order, as one batch."""
-    fields = [f.name for f in dataclasses.fields(GameState)]
-    return GameState(**{k: np.concatenate([getattr(s, k) for s in states]) for k in fields})
+def concat_decisions(parts: list[D]) -> D:
+    """The decisions of ``parts`` (one ``Decisions`` type) in order, as one."""
+    kind = type(parts[0])
+    arrays = {f.name: [getattr(p, f.name) for p in parts] for f in dataclasses.fields(kind)}
+    return kind(**{k: GameState.concat(v) if k == "state" else np.concatenate(v) for k, v in arrays.items()})
 
 
 def centred_value_loss(q: torch.Tensor, cand: torch.Tensor, values: torch.Tensor) -> torch.Tensor:

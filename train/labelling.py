@@ -130,7 +130,7 @@ class PositionStream:
             done = info["hand_done"]
             credit_finished_hands(rewards, done, seat[: t + 1], ret[: t + 1], pending[: t + 1], reward_scale)
         return Positions(
-            state=concat_states(states),
+            state=GameState.concat(states),
             seat=seat.reshape(-1),
             obs=obs.reshape(-1, obs.shape[-1]),
             mask=mask.reshape(-1, mask.shape[-1]),
@@ -151,13 +151,6 @@ def credit_finished_hands(
     seat_points = np.take_along_axis(rewards[done], seat[:, done].T, axis=1).T
     ret[:, done] = np.where(pending[:, done], seat_points * scale, ret[:, done])
     pending[:, done] = False
-
-
-def concat_states(states: Sequence[GameState]) -> GameState:
-    """One ``GameState`` holding the games of ``states`` in order."""
-    return GameState(
-        **{f.name: np.concatenate([getattr(s, f.name) for s in states]) for f in dataclasses.fields(GameState)}
-    )
 
 
 # ------------------------------------------------------------------ labels

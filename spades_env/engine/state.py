@@ -13,6 +13,7 @@ given there), which ``engine.check.check_state`` checks through the game's invar
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -167,6 +168,13 @@ class GameState:
         """A new state holding only the given games (copied)."""
         idx = np.asarray(games, dtype=np.int64)
         return GameState(**{f.name: getattr(self, f.name)[idx].copy() for f in dataclasses.fields(self)})
+
+    @staticmethod
+    def concat(states: Sequence[GameState]) -> GameState:
+        """One state holding the games of ``states`` in order (copied)."""
+        return GameState(
+            **{f.name: np.concatenate([getattr(s, f.name) for s in states]) for f in dataclasses.fields(GameState)}
+        )
 
     def put(self, games: np.ndarray | list[int], other: GameState) -> None:
         """Overwrite the given games with the games of ``other`` (same order)."""
