@@ -29,6 +29,8 @@ draw, with no hand to sample) is left to the heuristic.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from agents.base import DecisionContext
@@ -255,15 +257,17 @@ def rollout_values(
     policy: HeuristicAgent,
     opponents_weight: float = 1.0,
     compiled: bool = True,
+    decide: Callable[[GameState, np.ndarray], np.ndarray] | None = None,
 ) -> np.ndarray:
     """Take ``first`` (M,) in each game of ``roll`` (changed in place), then let ``policy`` play every seat
     to the end of the hand; (M,) the side of ``seats``: own bag-adjusted points minus ``opponents_weight``
     times the others' mean.
 
-    The bidding (and Bemo, redeals) runs in the batched engine; once every game is in PLAY and ``policy``
-    is the heuristic (and ``compiled``), the card play runs compiled (``agents.search_rollouts``: the
-    same values; False plays it in the engine too, the reference). Finished games leave the batch (it is
-    compacted once a step ends some hands)."""
+    The bidding (and Bemo, redeals) runs in the batched engine, its decisions taken by ``decide(state,
+    index)`` (the games' actions; ``index``: each game's rollout) where given, else by ``policy``; the card
+    play of each game that reaches it, with ``policy`` the heuristic (and ``compiled``), runs compiled
+    (``agents.search_rollouts``: the same values; False plays it in the engine too, the reference).
+    Finished games leave the batch (it is compacted once a step ends some hands)."""
     m = len(first)
     values = np.zeros(m)
     index = np.arange(m)  # rollout of each game still in ``roll``
@@ -272,9 +276,14 @@ def rollout_values(
     limit = engine.hand_size * engine.n_players + EXTRA_STEPS
     compiled = compiled and isinstance(policy, HeuristicAgent)
     for _ in range(limit):
-        if compiled and (roll.phase == PLAY).all():  # the card play, compiled: the same values
-            values[index] = play_out_values(engine, roll, seats[index], policy, opponents_weight)
-            return values
+        play = roll.phase == PLAY
+        if compiled and play.any():  # the card play, compiled: the same values
+            p = np.flatnonzero(play)
+            values[index[p]] = play_out_values(engine, roll.take(p), seats[index[p]], policy, opponents_weight)
+            if play.all():
+                return values
+            keep = np.flatnonzero(~play)
+            roll, index, actions = roll.take(keep), index[keep], actions[keep]
         result = engine.step(roll, actions, validate=False)
         done = np.zeros(len(index), dtype=bool)
         for f in result.finished:
@@ -289,6 +298,9 @@ def rollout_values(
         if done.any():
             keep = np.flatnonzero(~done)
             roll, index = roll.take(keep), index[keep]
-        masks = engine.legal_action_mask(roll)
-        actions = policy.act(None, masks, DecisionContext(engine, roll, np.arange(len(index)), roll.to_move))
+        if decide is not None:
+            actions = decide(roll, index)
+        else:
+            masks = engine.legal_action_mask(roll)
+            actions = policy.act(None, masks, DecisionContext(engine, roll, np.arange(len(index)), roll.to_move))
     raise RuntimeError(f"a bidding rollout did not finish its hand within {limit} steps")

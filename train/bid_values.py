@@ -26,8 +26,7 @@ import torch
 from agents.base import DecisionContext
 from agents.heuristic import HeuristicAgent
 from agents.neural import SpadesPolicy
-from agents.search_bidding import candidate_mask
-from agents.search_rollouts import play_out_values
+from agents.search_bidding import candidate_mask, rollout_values
 from spades_env.engine import BID, BLIND, PLAY, GameState, SpadesEngine
 
 #: Decisions a hand may take before its card play (bids, blind-nil choices, draws, redeals) before it is refused.
@@ -133,23 +132,13 @@ def finish_values(
     heuristic: HeuristicAgent,
 ) -> np.ndarray:
     """Take ``first`` (M,) in each game of ``roll`` (changed), finish its bidding with the behaviour bidders
-    (greedy) and play it out with the heuristic: (M,) the value for the side of the seat that took ``first``."""
-    seats = roll.to_move.copy()
-    values = np.zeros(len(first))
-    index = np.arange(len(first))
-    actions = np.asarray(first, dtype=np.int64)
-    for _ in range(MAX_PRE_PLAY_STEPS):
-        engine.step(roll, actions, validate=False)
-        done = roll.phase == PLAY
-        if done.any():
-            d = np.flatnonzero(done)
-            values[index[d]] = play_out_values(engine, roll.take(d), seats[index[d]], heuristic, 1.0)
-            if done.all():
-                return values
-            keep = np.flatnonzero(~done)
-            roll, index = roll.take(keep), index[keep]
-        actions = behaviour_actions(engine, roll, learner_side[index], learner, heuristic)
-    raise RuntimeError(f"a bid rollout did not reach the card play within {MAX_PRE_PLAY_STEPS} decisions")
+    (greedy) and play it out with the heuristic: (M,) the value for the side of the seat that took ``first``
+    (``agents.search_bidding.rollout_values``, the bidding search's rollouts, with these bidders)."""
+
+    def decide(state: GameState, index: np.ndarray) -> np.ndarray:
+        return behaviour_actions(engine, state, learner_side[index], learner, heuristic)
+
+    return rollout_values(engine, roll, first, roll.to_move.copy(), heuristic, decide=decide)
 
 
 def collect_bid_positions(
