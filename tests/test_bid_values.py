@@ -178,6 +178,22 @@ def test_the_realized_hands_give_the_learners_card_decisions_labelled_with_the_h
     assert 0.3 * len(cards) < len(half) < 0.7 * len(cards)
 
 
+def test_keep_nil_keeps_that_share_of_the_decisions_in_hands_where_a_seat_bid_nil():
+    learner = tiny_learner("partnership")
+    engine, heuristic = learner.engine, HeuristicAgent()
+
+    def positions(keep, keep_nil):
+        state = deal_and_bid(engine, np.arange(48), learner, heuristic, 0.0, np.random.default_rng(0))[1]
+        return play_card_positions(engine, state, learner, heuristic, keep, np.random.default_rng(1), keep_nil)
+
+    every = positions(1.0, None)
+    nil_hands = every.state.nil_bid
+    assert 0 < nil_hands.sum() < len(every)  # the deals have hands of both kinds
+    kept = positions(0.01, 1.0)  # the same hands are played whatever is kept: only the sampling differs
+    assert kept.state.nil_bid.sum() == nil_hands.sum()
+    assert (~kept.state.nil_bid).sum() < 0.1 * (~nil_hands).sum()
+
+
 def test_the_card_loss_is_the_cross_entropy_over_the_legal_cards():
     logits = torch.tensor([[0.0, 0.0, 9.0], [1.0, 2.0, 3.0]])
     mask = torch.tensor([[True, True, False], [True, True, True]])
@@ -283,6 +299,8 @@ def test_the_values_are_learned(tmp_path):
 def test_bad_settings_are_refused_naming_them(tmp_path):
     with pytest.raises(ValueError, match=r"train_layers='torso' \(train_layers: one of all, bid_head\)"):
         BidValuesConfig(train_layers="torso")
+    with pytest.raises(ValueError, match=r"card_keep_nil=0.0"):
+        BidValuesConfig(card_keep_nil=0.0)
     with pytest.raises(ValueError, match="unknown bid-values config key"):
         BidValuesConfig.from_dict({"decks": 3})
     with pytest.raises(ValueError, match="Hearts"):

@@ -230,11 +230,13 @@ def play_card_positions(
     heuristic: HeuristicAgent,
     keep: float,
     rng: np.random.Generator,
+    keep_nil: float | None = None,
 ) -> CardPositions:
     """Play the hands of ``state`` (changed; every game in PLAY, the learner holding side ``g % n_sides`` of game
     ``g``) to their end: the learner's seats by the network, the others by the heuristic. The learner's card
-    decisions with more than one legal card are kept, each with probability ``keep`` (drawn from ``rng``), and
-    labelled with the heuristic's card (the DAgger positions of ``configs/train/card_imitation.yaml``)."""
+    decisions with more than one legal card are kept, each with probability ``keep`` (``keep_nil`` in hands where a
+    seat bid nil, where given; drawn from ``rng``), and labelled with the heuristic's card (the DAgger positions of
+    ``configs/train/card_imitation.yaml``)."""
     learner_side = np.arange(state.batch_size) % engine.n_sides
     n_cards = engine.layout.bid_offset
     parts: list[CardPositions] = []
@@ -250,7 +252,8 @@ def play_card_positions(
         actions = heuristic.act(None, masks, ctx)
         mine = np.flatnonzero((engine.side_of_seat[seats] == learner_side[live]) & (sub.phase == PLAY))
         if len(mine):
-            kept = mine[(masks[mine, :n_cards].sum(axis=1) > 1) & (rng.random(len(mine)) < keep)]
+            share = keep if keep_nil is None else np.where(sub.nil_bid[mine], keep_nil, keep)
+            kept = mine[(masks[mine, :n_cards].sum(axis=1) > 1) & (rng.random(len(mine)) < share)]
             if len(kept):
                 parts.append(
                     CardPositions(

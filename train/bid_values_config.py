@@ -70,6 +70,9 @@ class BidValuesConfig(ConfigFile):
     it was cloned with (``configs/train/card_imitation.yaml``); use it with ``card_play: network``."""
     card_keep: float = 0.125
     """With ``card_weight``: the share of the learner's card decisions (with more than one legal card) kept."""
+    card_keep_nil: float | None = None
+    """With ``card_weight``: the share kept instead in hands where a seat bid nil (the hands where the cloned card
+    play loses most against the heuristic's); None: ``card_keep``."""
 
     rounds: int = 30
     """Deal-value-train rounds."""
@@ -120,6 +123,7 @@ class BidValuesConfig(ConfigFile):
             "bid_depth": self.bid_depth >= 0,
             "card_weight": self.card_weight >= 0,
             "card_keep": 0.0 < self.card_keep <= 1.0,
+            "card_keep_nil": self.card_keep_nil is None or 0.0 < self.card_keep_nil <= 1.0,
             "rounds": self.rounds >= 0,
             "deals": self.deals >= 1,
             "explore": 0.0 <= self.explore <= 1.0,

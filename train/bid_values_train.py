@@ -305,7 +305,9 @@ def train(
         )
         scalars = round_scalars(learner, fresh, engine)
         if config.card_weight > 0:
-            fresh_cards = play_card_positions(engine, bid_state, learner, heuristic, config.card_keep, rngs["cards"])
+            fresh_cards = play_card_positions(
+                engine, bid_state, learner, heuristic, config.card_keep, rngs["cards"], config.card_keep_nil
+            )
             mine = learner.cards(fresh_cards.state, np.arange(len(fresh_cards)), fresh_cards.mask)
             scalars["agreement/heuristic_cards"] = float((mine == fresh_cards.target).mean()) if len(mine) else 0.0
             card_replay = [*card_replay, fresh_cards][-config.replay_rounds :]
