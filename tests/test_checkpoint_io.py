@@ -143,3 +143,25 @@ def test_games_in_progress_round_trip_through_plain_data(tmp_path):
         np.testing.assert_array_equal(rewards, rewards2)
     with pytest.raises(CheckpointError, match="holds 6 games, the run has 3"):
         restore_env(VectorSpades("partnership", num_envs=3), env_state(env.state), "c.pt")
+
+
+def test_stored_games_are_narrow_and_come_back_with_their_dtypes_and_values():
+    import dataclasses
+
+    from spades_env.engine import SpadesEngine
+    from spades_env.rules import resolve_rules
+    from train.checkpoint import env_state, state_from_env
+
+    state = SpadesEngine(resolve_rules("partnership")).reset(np.arange(5))
+    state.scores[:] = [[-700, 40_000], [0, 3], [127, -128], [2**40, 1], [5, 5]]  # int16, int32, int8, int64 ranges
+    data = env_state(state)
+    assert data["history"].dtype == torch.int8 and data["scores"].dtype == torch.int64  # 2**40 needs int64
+    assert sum(t.numel() * t.element_size() for t in data.values()) < 0.4 * sum(
+        getattr(state, f.name).nbytes for f in dataclasses.fields(state)
+    )
+    for stored in (data, {f.name: torch.from_numpy(getattr(state, f.name)) for f in dataclasses.fields(state)}):
+        again = state_from_env(stored)  # narrow, and as checkpoints before the narrowing stored it
+        for f in dataclasses.fields(state):
+            a, b = getattr(state, f.name), getattr(again, f.name)
+            assert a.dtype == b.dtype and a.shape == b.shape, f.name
+            np.testing.assert_array_equal(a, b, err_msg=f.name)

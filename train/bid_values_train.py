@@ -52,6 +52,7 @@ from train.checkpoint import (
     run_path_of,
     save_checkpoint,
     seed_everything,
+    state_from_env,
     tensor_to_array,
     training_payload,
 )
@@ -126,9 +127,7 @@ def positions_payload(part: BidPositions | CardPositions) -> dict[str, Any]:
 
 def positions_from_payload(data: dict[str, Any], encoder, kind: type = BidPositions) -> Any:
     """``positions_payload`` of a ``kind`` read back, the observations encoded again (the same bits)."""
-    from spades_env.engine import GameState
-
-    state = GameState(**{k: tensor_to_array(v) for k, v in data["state"].items()})
+    state = state_from_env(data["state"])
     arrays = {k: tensor_to_array(data[k]) for k in KEPT[kind]}
     obs = encoder.encode(state, np.arange(state.batch_size), arrays["seat"])
     return kind(state=state, obs=obs, **arrays)

@@ -32,7 +32,7 @@ import torch
 from agents.heuristic import HeuristicAgent
 from agents.neural import SpadesPolicy
 from spades_env.engine import GameState
-from train.checkpoint import CheckpointError, env_state, tensor_to_array
+from train.checkpoint import CheckpointError, env_state, state_from_env
 from train.expert_iteration_steps import (
     TRAIN_KEYS,
     against_heuristic,
@@ -247,7 +247,7 @@ class ShardedCollection:
         """The shards' games of a checkpoint's ``env`` (a list of ``env_state``s, one per shard)."""
         if not isinstance(data, list) or len(data) != shards:
             raise CheckpointError(f"checkpoint {where}: 'env' is not the games of {shards} shards (collect_shards)")
-        return [GameState(**{k: tensor_to_array(v) for k, v in part.items()}) for part in data]
+        return [state_from_env(part) for part in data]
 
     def checkpoint_state(self) -> list[dict[str, torch.Tensor]]:
         return [env_state(s) for s in self.states]
