@@ -150,10 +150,20 @@ def narrow_ints(array: np.ndarray) -> np.ndarray:
     return array
 
 
+def compact_tensor(array: np.ndarray) -> torch.Tensor:
+    """``array`` as a tensor that ``torch.save`` stores small: int64 narrowed (``narrow_ints``), and an array of one
+    value repeated (a variant's unused field: all zeros) as that one value broadcast to the shape (stride 0: one
+    element on disk). ``tensor_to_array`` reads it back as a full array."""
+    array = narrow_ints(array)
+    if array.size > 1 and (array == array.flat[0]).all():
+        return torch.from_numpy(np.array(array.flat[0], dtype=array.dtype)).expand(array.shape)
+    return array_to_tensor(array)
+
+
 def env_state(state: GameState) -> dict[str, torch.Tensor]:
-    """The batched games in progress as ``{field: tensor}`` (every ``GameState`` array; its int64 fields in the
-    narrowest integer type that holds them, 3-4x smaller: ``state_from_env`` restores them)."""
-    return {f.name: array_to_tensor(narrow_ints(getattr(state, f.name))) for f in dataclasses.fields(GameState)}
+    """The batched games in progress as ``{field: tensor}`` (every ``GameState`` array, ``compact_tensor``: about
+    5x smaller than the arrays; ``state_from_env`` restores them)."""
+    return {f.name: compact_tensor(getattr(state, f.name)) for f in dataclasses.fields(GameState)}
 
 
 def state_from_env(data: dict[str, torch.Tensor]) -> GameState:
