@@ -31,8 +31,9 @@ CHECKPOINT_DIR = _checkpoint_dir()
 
 #: The committed checkpoints, in the order they are tried: the preset each was trained on -> its file.
 LEARNED_CHECKPOINTS: dict[str, Path] = {
-    # partnership_bid_values.pt's bids distilled into a bidding torso beside partnership_dagger.pt's cloned cards
-    "partnership": CHECKPOINT_DIR / "partnership_bid_values_distilled.pt",
+    # partnership_bid_values.pt's bids distilled into a bidding torso beside partnership_dagger.pt's cloned cards,
+    # then the card play relearned by DAgger under those bids, every hand where a seat bid nil first
+    "partnership": CHECKPOINT_DIR / "partnership_bid_values_nil_cards.pt",
     # cutthroat4_dagger.pt (the heuristic's cards cloned) with its bids learned as values, its cards kept by imitation
     "cutthroat-4": CHECKPOINT_DIR / "cutthroat4_bid_values_own_cards.pt",
     "hearts": CHECKPOINT_DIR / "hearts_expit.pt",  # hearts_ppo.pt (the one-run recipe) improved by expert iteration

@@ -237,7 +237,7 @@ def heuristic_hands(seconds: float, hands: int = 4096) -> float | None:
 
 
 def learned_decisions(seconds: float, batch: int = 4096, seed: int = 0) -> float | None:
-    """Decisions/s of the committed learned bot (``checkpoints/partnership_bid_values_distilled.pt``, 512 x 3, greedy,
+    """Decisions/s of the committed learned bot (``checkpoints/partnership_bid_values_nil_cards.pt``, 512 x 3, greedy,
     one torch thread) on one batch of real positions: ``batch`` partnership games after 20 random
     legal steps (card play: ``act`` skips the bid head when no row may bid), its ``act`` on their
     observations and masks."""

@@ -367,17 +367,29 @@ def assert_learned_plays(path: Path, rules: str) -> None:
         direct.check_supports(VectorSpades(other, num_envs=1).engine)
 
 
-def test_the_learned_partnership_bot_is_the_distilled_recipes_network_with_the_dagger_card_play():
-    from agents import LEARNED_CHECKPOINT
-
-    assert LEARNED_CHECKPOINT.name == "partnership_bid_values_distilled.pt"
-    data = committed(LEARNED_CHECKPOINT, DISTILLED)
+def test_the_distilled_checkpoint_is_its_recipes_network_with_the_dagger_card_play():
+    data = committed(ROOT / "checkpoints" / "partnership_bid_values_distilled.pt", DISTILLED)
     recipe = BidValuesConfig.from_yaml(DISTILLED)
     assert data["model_hparams"]["bid_depth"] == recipe.bid_depth and recipe.train_layers == "bid_head"
     dagger = load_checkpoint(ROOT / recipe.init_from)["model"]
     for key, value in dagger.items():  # the card play (and everything but the bidding head) is partnership_dagger.pt's
         if not key.startswith("bid_head."):
             assert torch.equal(data["model"][key], value), key
+
+
+NIL_CARDS = ROOT / "configs" / "train" / "bid_values_nil_cards.yaml"
+
+
+def test_the_learned_partnership_bot_is_the_nil_cards_recipes_network():
+    from agents import LEARNED_CHECKPOINT
+
+    assert LEARNED_CHECKPOINT.name == "partnership_bid_values_nil_cards.pt"
+    data = committed(LEARNED_CHECKPOINT, NIL_CARDS)
+    recipe = BidValuesConfig.from_yaml(NIL_CARDS)
+    assert recipe.init_from == "checkpoints/partnership_bid_values_distilled.pt" and recipe.card_keep_nil == 1.0
+    start = load_checkpoint(ROOT / recipe.init_from)["model"]
+    moved = [key for key, value in start.items() if not torch.equal(data["model"][key], value)]
+    assert "card_head.weight" in moved  # its card play relearned
     assert_learned_plays(LEARNED_CHECKPOINT, "partnership")
 
 
