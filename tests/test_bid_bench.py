@@ -121,7 +121,18 @@ def test_cli_bid_bench_with_a_neural_checkpoint(tmp_path):
 
     from train.cli import app
 
-    args = ["bid-bench", "--deals", "8", "--chunk", "8", "--oracle-width", "0", "--lookahead-samples", "0"]
+    args = [
+        "bid-bench",
+        "--deals",
+        "8",
+        "--chunk",
+        "8",
+        "--oracle-width",
+        "0",
+        "--lookahead-samples",
+        "0",
+        "--no-progress",
+    ]
     run = CliRunner().invoke(app, args + ["--checkpoint", str(ckpt), "--out", str(tmp_path / "out")])
     assert run.exit_code == 0, run.output
     assert "neural" in run.output

@@ -237,6 +237,7 @@ def bid_bench(
     out: str = typer.Option("bid_bench", help="Directory for bid_bench.json and bid_bench.png."),
     ray: str = typer.Option(None, "--ray", metavar="[ADDRESS]", help=RAY_HELP),
     ray_workers: int = typer.Option(None, "--ray-workers", help=WORKERS_HELP),
+    progress: bool = typer.Option(True, help="Show a progress bar."),
 ) -> None:
     """Bidding strategies on the same deals under heuristic card play (train/bid_bench.py)."""
     from pathlib import Path
@@ -254,7 +255,7 @@ def bid_bench(
         lookahead_samples=lookahead_samples,
     )
     check_output_folder(out, "--out")
-    report = run_bid_bench(cfg, progress=True, ray=ray_options(ray, ray_workers))
+    report = run_bid_bench(cfg, progress=progress, ray=ray_options(ray, ray_workers))
     print_report(report)
     typer.echo(f"json: {write_json(report, Path(out) / 'bid_bench.json')}")
     typer.echo(f"plot: {plot_report(report, Path(out) / 'bid_bench.png')}")
