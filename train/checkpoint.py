@@ -21,7 +21,7 @@ key                 meaning
 ``global_step``     decisions taken so far
 ``update``          PPO updates done so far
 ``run_name``        the run's name (TensorBoard directory)
-``env``             ``env_state``: the games in progress (every ``GameState`` array)
+``env``             ``env_state``: the games in progress (every ``GameState`` array, ``compact_tensor``)
 ``next_obs``, ...   the pending observations, masks and seats (tensors)
 ``buffer``          ``TurnBuffer.state_dict()`` as tensors (decisions whose return is pending)
 ``pool``            opponent pool: list of past network ``state_dict``s
