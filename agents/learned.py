@@ -51,8 +51,10 @@ class LearnedAgent(Agent):
     name = "learned"
     uses_observations = True
 
-    def __init__(self, seed: int | None = None, greedy: bool = True, device: str = "cpu", play: str = "") -> None:
-        from agents.neural import torch_device
+    def __init__(
+        self, seed: int | None = None, greedy: bool = True, device: str = "cpu", play: str = "", margin: str = ""
+    ) -> None:
+        from agents.neural import parse_margin, torch_device
 
         super().__init__(seed)
         self.play = check_card_player(play, "learned") if play else None
@@ -60,6 +62,8 @@ class LearnedAgent(Agent):
         self.seed = seed
         self.greedy = parse_bool(greedy, "greedy")
         self.device = str(torch_device(device))  # a bad or absent device fails now, in one line
+        self.card_margin = parse_margin(margin, "learned")
+        """Points a card value head's card must beat the network's card by (None: each checkpoint's own)."""
         self.paths = available_checkpoints()
         if not self.paths:
             raise ValueError(f"the learned bot needs a checkpoint in {CHECKPOINT_DIR}; none of {_files()} is there")
@@ -77,8 +81,9 @@ class LearnedAgent(Agent):
 
             path = self.paths[preset]
             self._agents[preset] = NeuralAgent.from_checkpoint(
-                path, greedy=self.greedy, device=self.device, seed=self.seed, play=self.play
-            )
+                path, greedy=self.greedy, device=self.device, seed=self.seed, play=self.play,
+                card_margin=self.card_margin,
+            )  # fmt: skip
         return self._agents[preset]
 
     def unsupported_reason(self, engine: SpadesEngine) -> str | None:

@@ -92,6 +92,10 @@ class SpadesPolicy(nn.Module):
     With ``bid_depth`` > 0 the bidding head reads a torso of its own (``bid_depth`` layers of
     ``bid_hidden``) from the observation instead of the shared one: bids and card play then
     share no weights (``train/bid_values_train.py``, ``bid_torso``).
+    With ``card_value_hidden`` > 0 a card value head (a hidden layer of that width on the shared torso) gives
+    each card's value (``card_values``; learned from rollouts on the real deal, ``train/card_values.py``): the
+    network then plays its card head's card unless a legal card's value beats that card's by a margin
+    (``margin_cards``).
     """
 
     def __init__(
@@ -103,6 +107,7 @@ class SpadesPolicy(nn.Module):
         depth: int = 2,
         bid_hidden: int = 0,
         bid_depth: int = 0,
+        card_value_hidden: int = 0,
     ) -> None:
         super().__init__()
         self.obs_dim, self.n_actions, self.n_card_actions = obs_dim, n_actions, n_card_actions
@@ -128,6 +133,14 @@ class SpadesPolicy(nn.Module):
             _layer(bid_width, bid_width // 2), nn.ReLU(), _layer(bid_width // 2, n_actions - n_card_actions, std=0.01)
         )
         self.value_head = nn.Sequential(_layer(hidden, hidden // 2), nn.ReLU(), _layer(hidden // 2, 1, std=1.0))
+        self.card_value_hidden = max(0, card_value_hidden)
+        self.card_value_head: nn.Module | None = None
+        if self.card_value_hidden:
+            self.card_value_head = nn.Sequential(
+                _layer(hidden, self.card_value_hidden),
+                nn.ReLU(),
+                _layer(self.card_value_hidden, n_card_actions, std=0.0),
+            )  # its last layer starts at 0: every card of equal value, the card head's played until it learns
 
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """obs (B, D) float32 -> (logits (B, A), unmasked; value (B,))."""
@@ -143,12 +156,23 @@ class SpadesPolicy(nn.Module):
         """(B, A) logits as ``forward`` gives them, without the value head (what playing needs); with
         ``bids=False`` (no row may bid) the bid head is skipped and its logits are -inf. The card logits
         are the same bits as ``forward``'s: the same layers on the same batch."""
+        return self.play_outputs(obs, bids)[0]
+
+    def play_outputs(self, obs: torch.Tensor, bids: bool = True) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """``action_logits`` and, from the same torso pass, the card value head's (B, C) values (None without one)."""
         h = self.torso(obs)
         cards = self.card_head(h)
+        values = self.card_value_head(h) if self.card_value_head is not None else None
         if bids:
-            return torch.cat([cards, self._bid_logits(obs, h)], dim=-1)
+            return torch.cat([cards, self._bid_logits(obs, h)], dim=-1), values
         rest = cards.new_full((len(cards), self.n_actions - self.n_card_actions), -torch.inf)
-        return torch.cat([cards, rest], dim=-1)
+        return torch.cat([cards, rest], dim=-1), values
+
+    def card_values(self, obs: torch.Tensor) -> torch.Tensor:
+        """(B, C) the card value head's outputs (ValueError without one)."""
+        if self.card_value_head is None:
+            raise ValueError("this network has no card value head (card_value_hidden 0)")
+        return self.card_value_head(self.torso(obs))
 
     def hyperparameters(self) -> dict[str, int]:
         """The arguments that rebuild this network (stored in checkpoints; a bidding torso's only where there is one,
@@ -162,6 +186,8 @@ class SpadesPolicy(nn.Module):
         }
         if self.bid_depth:
             out |= {"bid_hidden": self.bid_hidden, "bid_depth": self.bid_depth}
+        if self.card_value_hidden:
+            out["card_value_hidden"] = self.card_value_hidden
         return out
 
     @classmethod
@@ -174,6 +200,31 @@ class SpadesPolicy(nn.Module):
 def masked_logits(logits: np.ndarray, masks: np.ndarray) -> np.ndarray:
     """(B, A) logits with illegal actions set to -inf."""
     return np.where(masks, logits, -np.inf)
+
+
+def margin_cards(base: np.ndarray, values: np.ndarray, legal: np.ndarray, margin: float) -> np.ndarray:
+    """(B,) the card actions ``base`` (B,), each replaced by the legal card of best value (``values`` (B, C), the
+    card value head's, in the units of ``margin``) where that value beats the base card's by more than ``margin``
+    (a value head trusted only where it is sure; ties keep the base card)."""
+    if not len(base):
+        return base
+    vals = np.where(legal, values, -np.inf)
+    best = np.argmax(vals, axis=1)
+    rows = np.arange(len(base))
+    return np.where(vals[rows, best] - vals[rows, base] > margin, best, base).astype(np.int64)
+
+
+def parse_margin(text: str | float | None, bot: str) -> float | None:
+    """The ``margin`` option (points, >= 0) of a bot spec; empty or None: as the checkpoint trained."""
+    if text is None or (isinstance(text, str) and not text.strip()):
+        return None
+    try:
+        margin = float(text)
+    except ValueError:
+        margin = -1.0
+    if not np.isfinite(margin) or margin < 0:
+        raise ValueError(f"bot {bot!r}: option 'margin' must be a number of points >= 0, got {text!r}")
+    return margin
 
 
 class NeuralAgent(Agent):
@@ -193,6 +244,8 @@ class NeuralAgent(Agent):
         name: str | None = None,
         rules: Rules | None = None,
         play: str = "network",
+        card_margin: float = 0.0,
+        value_scale: float = 100.0,
     ) -> None:
         check_card_player(play, "neural")
         super().__init__(seed)
@@ -212,6 +265,11 @@ class NeuralAgent(Agent):
             from agents import make_agent
 
             self.card_player = make_agent(play, seed=seed)
+        self.card_margin = float(card_margin)
+        """With a card value head: the points a legal card's value must beat the card head's card by to be
+        played instead (``margin_cards``)."""
+        self.value_scale = float(value_scale)
+        """Points per unit of the card value head's outputs."""
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
@@ -227,10 +285,12 @@ class NeuralAgent(Agent):
         device: str = "cpu",
         seed: int | None = None,
         play: str | None = None,
+        card_margin: float | None = None,
     ) -> NeuralAgent:
         """Load the policy of a training checkpoint, full or slim (``train.checkpoint.export_slim``);
         fails (ValueError) on a file that is not one, or of another observation version. ``play``: who
-        plays the cards; None: as in training (the checkpoint's ``card_play``, else the network)."""
+        plays the cards; None: as in training (the checkpoint's ``card_play``, else the network).
+        ``card_margin``: the card value head's margin in points; None: the checkpoint's (its config's)."""
         if play is not None:
             check_card_player(play, "neural")  # before any work
         from spades_env.observation import VERSION
@@ -243,6 +303,7 @@ class NeuralAgent(Agent):
                 f"but spades_env.observation is VERSION {VERSION}; retrain or check out the matching code"
             )
         rules = Rules.from_dict(ckpt["rules"], source=f"checkpoint {path}")
+        config = ckpt.get("config") or {}
         try:
             policy = SpadesPolicy(**ckpt["model_hparams"])
             policy.load_state_dict(ckpt["model"])
@@ -260,6 +321,8 @@ class NeuralAgent(Agent):
             name=f"neural:{Path(path).stem}",
             rules=rules,
             play=play or trained_card_player(ckpt),
+            card_margin=card_margin if card_margin is not None else float(config.get("card_margin", 0.0)),
+            value_scale=float(config.get("card_value_scale", 100.0)),
         )
 
     def unsupported_reason(self, engine: SpadesEngine) -> str | None:
@@ -304,14 +367,21 @@ class NeuralAgent(Agent):
 
     def _network_actions(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The network's (greedy or sampled) legal actions of (B, D) observations and (B, A) masks."""
+        c = self.policy.n_card_actions
         with torch.no_grad():
             obs = torch.as_tensor(np.asarray(observations, dtype=np.float32), device=self.device)
-            logits = self.policy.action_logits(obs, bids=bool(masks[:, self.policy.n_card_actions :].any()))
+            logits, values = self.policy.play_outputs(obs, bids=bool(masks[:, c:].any()))
         logits = masked_logits(logits.float().cpu().numpy().astype(np.float64), masks)
         if self.greedy:
-            return np.argmax(logits, axis=1).astype(np.int64)
-        gumbel = -np.log(-np.log(self.rng.random(logits.shape)))
-        return np.argmax(logits + gumbel, axis=1).astype(np.int64)
+            actions = np.argmax(logits, axis=1).astype(np.int64)
+        else:
+            gumbel = -np.log(-np.log(self.rng.random(logits.shape)))
+            actions = np.argmax(logits + gumbel, axis=1).astype(np.int64)
+        if values is not None:
+            rows = np.flatnonzero(actions < c)
+            points = values[torch.as_tensor(rows, device=values.device)].double().cpu().numpy() * self.value_scale
+            actions[rows] = margin_cards(actions[rows], points, masks[rows, :c], self.card_margin)
+        return actions
 
 
 def trained_card_player(ckpt: dict[str, Any]) -> str:
@@ -322,11 +392,19 @@ def trained_card_player(ckpt: dict[str, Any]) -> str:
 
 
 def make_neural_agent(
-    seed: int | None = None, path: str = "", greedy: bool | int | str = True, device: str = "cpu", play: str = ""
+    seed: int | None = None,
+    path: str = "",
+    greedy: bool | int | str = True,
+    device: str = "cpu",
+    play: str = "",
+    margin: str = "",
 ) -> NeuralAgent:
     """Factory for bot registries and spec strings (``neural:path=runs/.../latest.pt[,play=heuristic]``);
-    ``play`` empty: as the checkpoint trained."""
+    ``play`` empty: as the checkpoint trained; ``margin`` (points) empty: the checkpoint's card margin."""
     if not path:
         raise ValueError("the neural bot needs a checkpoint: neural:path=PATH")
     greedy = parse_bool(greedy, "greedy")
-    return NeuralAgent.from_checkpoint(path, greedy=greedy, device=device, seed=seed, play=play or None)
+    card_margin = parse_margin(margin, "neural")
+    return NeuralAgent.from_checkpoint(
+        path, greedy=greedy, device=device, seed=seed, play=play or None, card_margin=card_margin
+    )

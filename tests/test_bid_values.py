@@ -297,8 +297,12 @@ def test_the_values_are_learned(tmp_path):
 
 
 def test_bad_settings_are_refused_naming_them(tmp_path):
-    with pytest.raises(ValueError, match=r"train_layers='torso' \(train_layers: one of all, bid_head\)"):
+    with pytest.raises(ValueError, match=r"train_layers='torso' \(train_layers: one of all, bid_head, card_values\)"):
         BidValuesConfig(train_layers="torso")
+    with pytest.raises(ValueError, match=r"card_margin=-1"):
+        BidValuesConfig(card_margin=-1)
+    with pytest.raises(ValueError, match=r"train_layers 'card_values' needs card_value_hidden > 0"):
+        BidValuesConfig(train_layers="card_values")
     with pytest.raises(ValueError, match=r"card_keep_nil=0.0"):
         BidValuesConfig(card_keep_nil=0.0)
     with pytest.raises(ValueError, match="unknown bid-values config key"):

@@ -25,7 +25,7 @@ import torch
 
 from agents.base import DecisionContext
 from agents.heuristic import HeuristicAgent
-from agents.neural import SpadesPolicy
+from agents.neural import SpadesPolicy, margin_cards
 from agents.search_bidding import candidate_mask, rollout_values
 from spades_env.engine import BID, BLIND, PLAY, GameState, SpadesEngine
 
@@ -64,10 +64,20 @@ class BidPositions(Decisions):
 
 
 class BidLearner:
-    """The network's bids: greedy on its bid-head outputs read as values (``action_logits``' bid range)."""
+    """The network's bids: greedy on its bid-head outputs read as values (``action_logits``' bid range); its cards:
+    greedy on its card head, and with a card value head, ``margin_cards`` by ``card_margin`` points."""
 
-    def __init__(self, policy: SpadesPolicy, engine: SpadesEngine, encoder, device: torch.device) -> None:
+    def __init__(
+        self,
+        policy: SpadesPolicy,
+        engine: SpadesEngine,
+        encoder,
+        device: torch.device,
+        card_margin: float = 0.0,
+        value_scale: float = 100.0,
+    ) -> None:
         self.policy, self.engine, self.encoder, self.device = policy, engine, encoder, device
+        self.card_margin, self.value_scale = card_margin, value_scale
 
     def values(self, obs: np.ndarray) -> np.ndarray:
         """(B, K) float64 the network's values of the bid actions for (B, D) observations."""
@@ -90,12 +100,21 @@ class BidLearner:
         return act + off
 
     def cards(self, state: GameState, games: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """(B,) the network's greedy card actions of the seats to move in ``games``."""
-        obs = self.encoder.encode(state, games, state.to_move[games])
+        """(B,) the network's card actions of the seats to move in ``games`` (as ``NeuralAgent`` plays them)."""
+        return self.card_choices(self.encoder.encode(state, games, state.to_move[games]), masks)[1]
+
+    def card_choices(self, obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(B,) the card head's greedy cards and (B,) the cards played: those, or with a card value head the
+        ``margin_cards`` of them, for (B, D) observations and (B, >= C) legal masks."""
+        c = self.policy.n_card_actions
         with torch.no_grad():
-            out = self.policy.action_logits(torch.as_tensor(obs, device=self.device), bids=False)
-        logits = out[:, : self.policy.n_card_actions].double().cpu().numpy()
-        return np.argmax(np.where(masks[:, : self.policy.n_card_actions], logits, -np.inf), axis=1)
+            out, values = self.policy.play_outputs(torch.as_tensor(obs, device=self.device), bids=False)
+        legal = masks[:, :c]
+        base = np.argmax(np.where(legal, out[:, :c].double().cpu().numpy(), -np.inf), axis=1)
+        if values is None:
+            return base, base
+        points = values.double().cpu().numpy() * self.value_scale
+        return base, margin_cards(base, points, legal, self.card_margin)
 
 
 def behaviour_actions(

@@ -13,9 +13,9 @@ from train.config_file import ConfigFile
 
 #: The ``algorithm`` key that sends a training config to the bid-values trainer.
 ALGORITHM = "bid_values"
-#: The ``train_layers`` settings: every layer, or the bidding head alone (with its own torso where it has one; the
-#: shared torso and the card head kept as loaded).
-TRAIN_LAYERS = ("all", "bid_head")
+#: The ``train_layers`` settings: every layer, the bidding head alone (with its own torso where it has one; the
+#: shared torso and the card head kept as loaded), or the card value head alone (every other layer kept as loaded).
+TRAIN_LAYERS = ("all", "bid_head", "card_values")
 #: The ``card_play`` settings: who plays the cards of the trained network's games (its checkpoint's default).
 CARD_PLAY = ("heuristic", "network")
 
@@ -45,8 +45,9 @@ class BidValuesConfig(ConfigFile):
     """Zero the bidding head's last layer first: the values are learned from scratch, not from the loaded
     network's logits (which are a policy's, not values)."""
     train_layers: str = "all"
-    """``all`` or ``bid_head`` (only the bidding head, and its own torso with ``bid_depth``, learns: the shared
-    torso and the card head stay the loaded network's, so its card play is unchanged, bit for bit)."""
+    """``all``, ``bid_head`` (only the bidding head, and its own torso with ``bid_depth``, learns: the shared
+    torso and the card head stay the loaded network's, so its card play is unchanged, bit for bit) or
+    ``card_values`` (only the card value head learns: the bids and the card head stay the loaded network's)."""
     bid_hidden: int = 256
     """With ``bid_depth``: the width of the new bidding torso."""
     bid_depth: int = 0
@@ -73,6 +74,18 @@ class BidValuesConfig(ConfigFile):
     card_keep_nil: float | None = None
     """With ``card_weight``: the share kept instead in hands where a seat bid nil (the hands where the cloned card
     play loses most against the heuristic's); None: ``card_keep``."""
+
+    card_value_hidden: int = 0
+    """0: no card values. N: the network has a card value head of width N on its shared torso (a new one where the
+    loaded network lacks it) and the learner's kept card decisions (``card_keep``, ``card_keep_nil``) are valued,
+    every legal card played out by the heuristic on the real deal (``train/card_values.py``); the head regresses
+    those values centred on each decision's mean. Use it with ``card_play: network``."""
+    card_value_weight: float = 1.0
+    """With ``card_value_hidden``: the weight of the card values' loss against the bids'."""
+    card_margin: float = 4.0
+    """With ``card_value_hidden``: the network plays its card head's card unless the value head finds a legal card
+    better by more than this many points (``agents.neural.margin_cards``; stored in the checkpoint, what
+    ``neural:path=`` plays; ``neural:...,margin=M`` overrides it)."""
 
     rounds: int = 30
     """Deal-value-train rounds."""
@@ -124,6 +137,9 @@ class BidValuesConfig(ConfigFile):
             "card_weight": self.card_weight >= 0,
             "card_keep": 0.0 < self.card_keep <= 1.0,
             "card_keep_nil": self.card_keep_nil is None or 0.0 < self.card_keep_nil <= 1.0,
+            "card_value_hidden": self.card_value_hidden >= 0,
+            "card_value_weight": self.card_value_weight >= 0,
+            "card_margin": self.card_margin >= 0,
             "rounds": self.rounds >= 0,
             "deals": self.deals >= 1,
             "explore": 0.0 <= self.explore <= 1.0,
@@ -143,3 +159,5 @@ class BidValuesConfig(ConfigFile):
             hints = [f" ({k}: one of {', '.join(allowed[k])})" for k in bad if k in allowed]
             values = ", ".join(f"{k}={getattr(self, k)!r}" for k in bad)
             raise ValueError(f"bad bid-values config value(s): {values}{''.join(hints)}")
+        if self.train_layers == "card_values" and not self.card_value_hidden:
+            raise ValueError("bid-values config: train_layers 'card_values' needs card_value_hidden > 0 (a value head)")

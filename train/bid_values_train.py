@@ -10,6 +10,10 @@ Each round
 3. **trains** the bidding head's outputs, read as values, toward the rollouts' values centred on each
    decision's mean (``train.bid_values.centred_value_loss``), on the last ``replay_rounds`` rounds.
 
+With ``card_weight`` or ``card_value_hidden`` the realized hands are played out too (the learner's cards by the
+network) and its kept card decisions train the card head toward the heuristic's card (DAgger) and/or a card value
+head toward every legal card's value on the real deal (``train/card_values.py``).
+
 The checkpoints have PPO's payload format (``train/checkpoint.py``), and the config's ``card_play`` says who
 plays the cards when ``neural:path=RUN/checkpoints/best.pt`` plays them. Run it with ``spades train --config
 configs/train/bid_values.yaml`` (``algorithm: bid_values``); resume a stopped or killed run with ``spades train
@@ -43,6 +47,7 @@ from train.bid_values import (
     play_card_positions,
 )
 from train.bid_values_config import BidValuesConfig
+from train.card_values import ValuedCardPositions, card_value_gain, card_value_loss, with_card_values
 from train.checkpoint import (
     array_to_tensor,
     env_state,
@@ -63,7 +68,11 @@ from train.ppo_eval import clone_policy, eval_gain, evaluate_against_heuristic
 RUN_KEYS = ("optimizer", "rng", "update", "run_name", "replay")
 #: The arrays of a ``BidPositions`` and a ``CardPositions`` a checkpoint keeps (the observations are encoded
 #: again from the games).
-KEPT = {BidPositions: ("seat", "cand", "values", "heuristic"), CardPositions: ("seat", "mask", "target")}
+KEPT = {
+    BidPositions: ("seat", "cand", "values", "heuristic"),
+    CardPositions: ("seat", "mask", "target"),
+    ValuedCardPositions: ("seat", "mask", "target", "values"),
+}
 
 
 def checked_checkpoint(path: str, engine, encoder) -> dict[str, Any]:
@@ -87,14 +96,18 @@ def checked_checkpoint(path: str, engine, encoder) -> dict[str, Any]:
 
 def load_network(config: BidValuesConfig, engine, encoder) -> SpadesPolicy:
     """The network of ``init_from`` (``checked_checkpoint``), with a new bidding torso and head where ``bid_depth``
-    asks for one it lacks."""
+    asks for one it lacks, and a new card value head where ``card_value_hidden`` asks for one it lacks."""
     init = checked_checkpoint(config.init_from, engine, encoder)
     hp, state = dict(init["model_hparams"]), init["model"]
-    wanted = {"bid_hidden": config.bid_hidden, "bid_depth": config.bid_depth} if config.bid_depth else {}
-    fresh = bool(wanted) and {k: hp.get(k) for k in wanted} != wanted
-    if fresh:  # a new bidding torso and head replace the loaded head
-        hp |= wanted
-        state = {k: v for k, v in state.items() if not k.startswith(("bid_head.", "bid_torso."))}
+    fresh = False
+    for wanted, prefixes in (
+        ({"bid_hidden": config.bid_hidden, "bid_depth": config.bid_depth} if config.bid_depth else {}, ("bid_",)),
+        ({"card_value_hidden": config.card_value_hidden} if config.card_value_hidden else {}, ("card_value_head.",)),
+    ):
+        if wanted and {k: hp.get(k) for k in wanted} != wanted:  # new layers replace the loaded ones
+            hp |= wanted
+            state = {k: v for k, v in state.items() if not k.startswith(prefixes)}
+            fresh = True
     policy = SpadesPolicy(**hp)
     policy.load_state_dict(state, strict=not fresh)
     return policy
@@ -126,7 +139,10 @@ def positions_payload(part: BidPositions | CardPositions) -> dict[str, Any]:
 
 
 def positions_from_payload(data: dict[str, Any], encoder, kind: type = BidPositions) -> Any:
-    """``positions_payload`` of a ``kind`` read back, the observations encoded again (the same bits)."""
+    """``positions_payload`` of a ``kind`` read back, the observations encoded again (the same bits); card positions
+    with values come back as ``ValuedCardPositions``."""
+    if kind is CardPositions and "values" in data:
+        kind = ValuedCardPositions
     state = state_from_env(data["state"])
     arrays = {k: tensor_to_array(data[k]) for k in KEPT[kind]}
     obs = encoder.encode(state, np.arange(state.batch_size), arrays["seat"])
@@ -141,35 +157,72 @@ def train_on_replay(
     obs = torch.as_tensor(np.concatenate([p.obs for p in replay]), device=dev)
     cand = torch.as_tensor(np.concatenate([p.cand for p in replay]), device=dev)
     values = torch.as_tensor(np.concatenate([p.values for p in replay]) / config.value_scale, device=dev)
-    card_obs = card_mask = card_target = None
+    card_obs = card_mask = card_target = card_values = None
     if cards:
         card_obs = torch.as_tensor(np.concatenate([p.obs for p in cards]), device=dev)
         card_mask = torch.as_tensor(np.concatenate([p.mask for p in cards]), device=dev)
         card_target = torch.as_tensor(np.concatenate([p.target for p in cards]), device=dev)
+        if config.card_value_hidden:
+            card_values = torch.as_tensor(np.concatenate([p.values for p in cards]) / config.value_scale, device=dev)
+    bids = config.train_layers != "card_values"  # else the bids' loss moves nothing
     params = [p for group in optimizer.param_groups for p in group["params"]]
     off = policy.n_card_actions
     policy.train()
     sums: dict[str, list[float]] = {}
     for _ in range(config.epochs):
-        sums = {"value_loss": [], "card_loss": []}
+        sums = {"value_loss": [], "card_loss": [], "card_value_loss": []}
         order = torch.as_tensor(rng.permutation(len(obs)), device=dev)
-        steps = range(0, len(obs), config.minibatch)
+        steps = range(0, len(obs) if bids else len(card_obs), config.minibatch)  # minibatches of what trains
         card_batches = np.array_split(rng.permutation(len(card_obs)), len(steps)) if card_obs is not None else None
         for i, lo in enumerate(steps):
             idx = order[lo : lo + config.minibatch]
-            loss = centred_value_loss(policy.action_logits(obs[idx])[:, off:], cand[idx], values[idx])
-            sums["value_loss"].append(loss.item())
+            loss = torch.zeros((), device=dev)
+            if bids:
+                loss = centred_value_loss(policy.action_logits(obs[idx])[:, off:], cand[idx], values[idx])
+                sums["value_loss"].append(loss.item())
             if card_batches is not None and len(card_batches[i]):
                 c = torch.as_tensor(card_batches[i], device=dev)
-                cl = card_loss(policy.action_logits(card_obs[c], bids=False)[:, :off], card_mask[c], card_target[c])
-                sums["card_loss"].append(cl.item())
-                loss = loss + config.card_weight * cl
+                if config.card_weight > 0:
+                    logits = policy.action_logits(card_obs[c], bids=False)[:, :off]
+                    cl = card_loss(logits, card_mask[c], card_target[c])
+                    sums["card_loss"].append(cl.item())
+                    loss = loss + config.card_weight * cl
+                if card_values is not None:
+                    vl = card_value_loss(policy, card_obs[c], card_mask[c], card_values[c])
+                    sums["card_value_loss"].append(vl.item())
+                    loss = loss + config.card_value_weight * vl
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(params, config.max_grad_norm)
             optimizer.step()
     policy.eval()
     return {k: float(np.mean(v)) for k, v in sums.items() if v}
+
+
+#: The card scalars a round's line shows, where the run has them.
+CARD_SCALARS_SHOWN = (
+    ("cards", "agreement/heuristic_cards"),
+    ("switched", "cards/switched"),
+    ("gain", "cards/value_gain"),
+)
+
+
+def card_scalars(learner: BidLearner, fresh: CardPositions) -> dict[str, float]:
+    """The card play of a round's card positions, by the network as it collected them: agreement with the
+    heuristic's card; with values, the share of cards the value head changed (``cards/switched``) and the points
+    per decision on the real deal the played cards gain over the card head's (``cards/value_gain``) and over the
+    heuristic's (``cards/gain_over_heuristic``)."""
+    if not len(fresh):
+        return {}
+    base, played = learner.card_choices(fresh.obs, fresh.mask)
+    out = {"agreement/heuristic_cards": float((played == fresh.target).mean())}
+    if isinstance(fresh, ValuedCardPositions):
+        out |= {
+            "cards/switched": float((played != base).mean()),
+            "cards/value_gain": card_value_gain(played, base, fresh.values),
+            "cards/gain_over_heuristic": card_value_gain(played, fresh.target, fresh.values),
+        }
+    return out
 
 
 def round_scalars(learner: BidLearner, fresh: BidPositions, engine) -> dict[str, float]:
@@ -244,6 +297,12 @@ def train(
         params = [
             p for m in (policy.bid_head, getattr(policy, "bid_torso", None)) if m is not None for p in m.parameters()
         ]
+    elif config.train_layers == "card_values":  # the rest frozen: no gradient flows into it
+        params = list(policy.card_value_head.parameters())
+        for p in policy.parameters():
+            p.requires_grad_(False)
+        for p in params:
+            p.requires_grad_(True)
     optimizer = torch.optim.Adam(params, lr=config.learning_rate, eps=1e-5)
     replay: list[BidPositions] = []
     card_replay: list[CardPositions] = []
@@ -257,7 +316,7 @@ def train(
         global_step, start_round = ckpt["global_step"], ckpt["update"]
         best["diff"] = ckpt.get("best_diff", best["diff"])
         restore_rng_states(rngs, ckpt["rng"])
-    learner = BidLearner(policy, engine, encoder, dev)
+    learner = BidLearner(policy, engine, encoder, dev, config.card_margin, config.value_scale)
     heuristic = HeuristicAgent(seed=config.seed)
     teacher, teacher_scale = None, 100.0
     if config.value_teacher:
@@ -282,7 +341,10 @@ def train(
     def run_eval(done: int) -> None:
         """Duplicate evaluation against HeuristicAgent; ``best.pt`` keeps the best network so far."""
         net = clone_policy(policy, torch.device("cpu"))
-        agent = NeuralAgent(net, greedy=True, name="ppo", rules=rules, play=config.card_play, seed=config.seed)
+        agent = NeuralAgent(
+            net, greedy=True, name="ppo", rules=rules, play=config.card_play, seed=config.seed,
+            card_margin=config.card_margin, value_scale=config.value_scale,
+        )  # fmt: skip
         result = evaluate_against_heuristic(agent, config.rules, config.eval_deals, config.eval_seed)
         for key, value in result.items():
             writer.add_scalar(f"eval/{key}", value, global_step)
@@ -303,19 +365,20 @@ def train(
             engine, seeds, learner, heuristic, config.explore, rngs["explore"], teacher, teacher_scale
         )
         scalars = round_scalars(learner, fresh, engine)
-        if config.card_weight > 0:
+        if config.card_weight > 0 or config.card_value_hidden:
             fresh_cards = play_card_positions(
                 engine, bid_state, learner, heuristic, config.card_keep, rngs["cards"], config.card_keep_nil
             )
-            mine = learner.cards(fresh_cards.state, np.arange(len(fresh_cards)), fresh_cards.mask)
-            scalars["agreement/heuristic_cards"] = float((mine == fresh_cards.target).mean()) if len(mine) else 0.0
+            if config.card_value_hidden:
+                fresh_cards = with_card_values(engine, fresh_cards, heuristic)
+            scalars |= card_scalars(learner, fresh_cards)
             card_replay = [*card_replay, fresh_cards][-config.replay_rounds :]
         t1 = time.perf_counter()
         global_step += len(fresh)
         replay = [*replay, fresh][-config.replay_rounds :]
         losses = train_on_replay(policy, optimizer, replay, rngs["minibatches"], config, dev, card_replay)
         t2 = time.perf_counter()
-        loss = losses["value_loss"]
+        loss = losses.get("value_loss", losses.get("card_value_loss", 0.0))
         scalars |= {f"losses/{k}": v for k, v in losses.items()}
         scalars |= {
             "time/collect_value_s": t1 - t0,
@@ -330,7 +393,7 @@ def train(
                 f"round {rnd + 1}/{config.rounds} positions {global_step} loss {loss:.4f} "
                 f"regret {scalars['regret/learner']:.1f} (heuristic {scalars['regret/heuristic']:.1f}) "
                 f"nil {scalars['bidding/nil_rate']:.3f} "
-                + (f"cards {scalars['agreement/heuristic_cards']:.3f} " if config.card_weight > 0 else "")
+                + "".join(f"{name} {scalars[tag]:.3f} " for name, tag in CARD_SCALARS_SHOWN if tag in scalars)
                 + f"collect {t1 - t0:.1f}s update {t2 - t1:.1f}s",
                 flush=True,
             )

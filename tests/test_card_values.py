@@ -1,0 +1,148 @@
+"""Card values learned on the real deal (``train/card_values.py``, ``configs/train/card_values.yaml``): every legal
+card rolled out by the heuristic, a card value head regressed on the centred values, the margin rule that plays it."""
+
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from agents import make_agent  # noqa: E402
+from agents.heuristic import HeuristicAgent  # noqa: E402
+from agents.neural import NeuralAgent, SpadesPolicy, margin_cards  # noqa: E402
+from agents.search_rollouts import play_out_values  # noqa: E402
+from spades_env.engine import PLAY, SpadesEngine  # noqa: E402
+from spades_env.observation import encoder_for  # noqa: E402
+from spades_env.rules import resolve_rules  # noqa: E402
+from tests.run_logs import run_scalars  # noqa: E402
+from train.bid_values import BidLearner, deal_and_bid, play_card_positions  # noqa: E402
+from train.bid_values_config import BidValuesConfig  # noqa: E402
+from train.bid_values_train import train  # noqa: E402
+from train.card_values import ValuedCardPositions, card_value_gain, card_values_on_deal  # noqa: E402
+from train.checkpoint import load_checkpoint  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+RECIPE = ROOT / "configs" / "train" / "card_values.yaml"
+TINY = {"rounds": 2, "deals": 32, "eval_deals": 4, "eval_every": 1, "minibatch": 64}
+
+
+def test_the_margin_rule_replaces_the_card_only_where_a_legal_card_is_better_by_more_than_the_margin():
+    base = np.array([0, 0, 0, 1])
+    values = np.array([[0.0, 5.0, 9.0], [0.0, 3.0, 99.0], [0.0, 0.0, 0.0], [2.0, 0.0, 4.5]])
+    legal = np.array([[True, True, True], [True, True, False], [True, True, True], [True, True, True]])
+    np.testing.assert_array_equal(margin_cards(base, values, legal, 4.0), [2, 0, 0, 2])  # 99 is illegal; 3 < 4
+    np.testing.assert_array_equal(margin_cards(base, values, legal, 0.0), [2, 1, 0, 2])  # ties keep the base card
+    np.testing.assert_array_equal(margin_cards(base, values, legal, 100.0), base)
+    assert card_value_gain(np.array([2, 0]), np.array([0, 1]), values[:2]) == pytest.approx((9.0 - 3.0) / 2)
+
+
+def small_policy(engine, encoder, card_value_hidden: int = 0, seed: int = 0) -> SpadesPolicy:
+    torch.manual_seed(seed)
+    lay = engine.layout
+    return SpadesPolicy(
+        encoder.size, lay.n_actions, lay.bid_offset, hidden=16, depth=1, card_value_hidden=card_value_hidden
+    ).eval()
+
+
+def test_a_new_card_value_head_values_every_card_alike_so_the_network_plays_as_before():
+    engine = SpadesEngine(resolve_rules("partnership"))
+    encoder = encoder_for(engine)
+    plain = small_policy(engine, encoder)
+    valued = small_policy(engine, encoder, card_value_hidden=8)
+    missing, unexpected = valued.load_state_dict(plain.state_dict(), strict=False)
+    assert not unexpected and missing and all(k.startswith("card_value_head.") for k in missing)
+    assert valued.hyperparameters() == plain.hyperparameters() | {"card_value_hidden": 8}
+    assert "card_value_hidden" not in plain.hyperparameters()  # the networks before it keep their hyperparameters
+    learner = BidLearner(plain, engine, encoder, torch.device("cpu"))
+    _, state = deal_and_bid(engine, np.arange(6), learner, HeuristicAgent(), 0.0, np.random.default_rng(0))
+    obs = torch.as_tensor(encoder.encode(state, np.arange(6), state.to_move))
+    assert torch.equal(valued.action_logits(obs), plain.action_logits(obs))
+    assert torch.equal(valued.card_values(obs), torch.zeros(6, engine.layout.bid_offset))
+    with pytest.raises(ValueError, match="no card value head"):
+        plain.card_values(obs)
+    masks = engine.legal_action_mask(state)
+    np.testing.assert_array_equal(
+        NeuralAgent(valued, card_margin=0.0).act(obs.numpy(), masks), NeuralAgent(plain).act(obs.numpy(), masks)
+    )
+
+
+def test_every_legal_card_is_valued_by_playing_it_and_the_hand_out_on_the_real_deal():
+    engine = SpadesEngine(resolve_rules("partnership"))
+    encoder = encoder_for(engine)
+    heuristic = HeuristicAgent()
+    learner = BidLearner(small_policy(engine, encoder), engine, encoder, torch.device("cpu"))
+    _, state = deal_and_bid(engine, np.arange(4), learner, heuristic, 0.0, np.random.default_rng(0))
+    positions = play_card_positions(engine, state, learner, heuristic, 1.0, np.random.default_rng(0))
+    early = np.flatnonzero(positions.state.n_tricks < 10)[::7][:6]  # no card of these ends the hand
+    values = card_values_on_deal(engine, positions, heuristic)
+    assert values.dtype == np.float32 and (values[~positions.mask] == 0).all()
+    checked = 0
+    for i in early:
+        for card in np.flatnonzero(positions.mask[i]):
+            roll = positions.state.take(np.array([i]))
+            engine.step(roll, np.array([card]))
+            assert roll.phase[0] == PLAY
+            expected = play_out_values(engine, roll, positions.seat[i : i + 1], heuristic)[0]
+            assert values[i, card] == pytest.approx(expected, abs=1e-4), (i, card)
+            checked += 1
+    assert checked >= 12
+    spread = [np.ptp(values[i, positions.mask[i]]) for i in early]
+    assert max(spread) > 0  # the cards' values differ
+
+
+def test_the_recipe_trains_only_the_card_value_head_logs_and_resumes_bit_identically(tmp_path):
+    recipe = BidValuesConfig.from_yaml(RECIPE)
+    assert recipe.train_layers == "card_values" and recipe.card_value_hidden > 0 and recipe.card_play == "network"
+    assert not recipe.fresh_head and recipe.card_weight == 0  # the loaded bids and card head are kept
+    cfg = dataclasses.replace(recipe, **TINY)
+    whole = train(dataclasses.replace(cfg, run_dir=str(tmp_path / "whole")), quiet=True)
+    ckpt = load_checkpoint(whole)
+    before = load_checkpoint(ROOT / recipe.init_from)["model"]
+    for key, value in before.items():
+        assert torch.equal(ckpt["model"][key], value), key  # bids and card head bit for bit
+    new = {k for k in ckpt["model"] if k not in before}
+    assert new and all(k.startswith("card_value_head.") for k in new)
+    assert ckpt["model"]["card_value_head.2.weight"].abs().sum() > 0  # it learned
+    scalars = run_scalars(tmp_path / "whole")
+    for tag in ("losses/card_value_loss", "cards/value_gain", "cards/gain_over_heuristic", "cards/switched"):
+        assert len(scalars[tag]) == 2, tag
+    assert "losses/value_loss" not in scalars  # the bids do not train
+
+    half = train(dataclasses.replace(cfg, run_dir=str(tmp_path / "half")), stop_at=1, quiet=True)
+    assert "values" in load_checkpoint(half)["card_replay"][0]
+    resumed = load_checkpoint(train(resume=half, quiet=True))
+    assert resumed["update"] == 2 and len(resumed["card_replay"]) == 2
+    for key, value in ckpt["model"].items():
+        assert torch.equal(resumed["model"][key], value), key
+
+    agent = NeuralAgent.from_checkpoint(whole)
+    assert agent.card_margin == recipe.card_margin and agent.value_scale == recipe.value_scale
+    assert NeuralAgent.from_checkpoint(whole, card_margin=1.5).card_margin == 1.5
+    assert make_agent(f"neural:path={whole},margin=2").card_margin == 2.0
+    with pytest.raises(ValueError, match=r"option 'margin' must be a number of points >= 0, got '-1'"):
+        make_agent(f"neural:path={whole},margin=-1")
+
+
+def test_the_network_plays_the_margin_rule_of_its_value_head(tmp_path):
+    engine = SpadesEngine(resolve_rules("partnership"))
+    encoder = encoder_for(engine)
+    policy = small_policy(engine, encoder, card_value_hidden=8, seed=3)
+    torch.nn.init.normal_(policy.card_value_head[2].weight, std=0.5)  # values that differ by some points
+    learner = BidLearner(policy, engine, encoder, torch.device("cpu"), card_margin=3.0, value_scale=100.0)
+    heuristic = HeuristicAgent()
+    _, state = deal_and_bid(engine, np.arange(8), learner, heuristic, 0.0, np.random.default_rng(0))
+    positions = play_card_positions(engine, state, learner, heuristic, 1.0, np.random.default_rng(0))
+    base, played = learner.card_choices(positions.obs, positions.mask)
+    with torch.no_grad():
+        logits = policy.action_logits(torch.as_tensor(positions.obs))[:, : engine.layout.bid_offset].numpy()
+        points = policy.card_values(torch.as_tensor(positions.obs)).double().numpy() * 100.0
+    np.testing.assert_array_equal(base, np.argmax(np.where(positions.mask, logits, -np.inf), axis=1))
+    np.testing.assert_array_equal(played, margin_cards(base, points, positions.mask, 3.0))
+    assert 0 < (played != base).mean() < 1
+    masks = engine.legal_action_mask(positions.state)
+    agent = NeuralAgent(policy, card_margin=3.0)
+    np.testing.assert_array_equal(agent.act(positions.obs, masks), played)
+    valued = ValuedCardPositions(**vars(positions), values=np.zeros(positions.mask.shape, np.float32))
+    assert len(valued) == len(positions)

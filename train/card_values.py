@@ -1,0 +1,69 @@
+"""Card play learned as action values on the real deal: the labels of the card value head.
+
+Each kept card decision of the learner (``train.bid_values.play_card_positions``) is valued by playing **every legal
+card** in a copy of the game on the real deal and letting the compiled heuristic play every seat to the hand's end
+(``agents.search_rollouts.rollout_totals``, the search bot's rollouts, with the real hands as the one "sample"): the
+value of a card is the side's bag-adjusted points minus the opponents' mean, what a duplicate tournament scores.
+
+As for the bids (``train.bid_values``), one rollout sees every hand, but its expectation given the seat's observation
+is the card's value (one step of policy improvement over the heuristic's play), so a value head regressed on many
+such labels, centred on each decision's mean (``centred_value_loss``: the candidates play the same deal, so their
+differences carry no luck of the deal), learns what the search estimates by sampling the hidden hands. The noise of
+one deal is large next to the differences (one position's labels do not tell the best card), so the network plays
+its card head's card unless the value head finds a legal card better by more than ``card_margin`` points
+(``agents.neural.margin_cards``): the value head is trusted only where it is sure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from agents.heuristic import HeuristicAgent
+from agents.search_rollouts import rollout_totals
+from spades_env.engine import SpadesEngine
+from train.bid_values import CardPositions, centred_value_loss
+
+
+@dataclass
+class ValuedCardPositions(CardPositions):
+    """Card decisions with every legal card's value on the real deal."""
+
+    values: np.ndarray
+    """(M, C) float32: each legal card's rollout value in points (0 off the legal cards)."""
+
+
+def card_values_on_deal(engine: SpadesEngine, positions: CardPositions, heuristic: HeuristicAgent) -> np.ndarray:
+    """(M, C) float32 the value of each legal card of each decision: played on the game's real deal, then the
+    heuristic (``heuristic``'s options) plays every seat to the hand's end (the module's docstring)."""
+    m = len(positions)
+    totals = np.zeros(positions.mask.shape)
+    if m:
+        real = np.ascontiguousarray(positions.state.hands[:, None, :])  # (M, 1, N): the real hands, one "sample"
+        games = np.arange(m)
+        rollout_totals(engine, positions.state, games, positions.seat, positions.mask, real, totals, heuristic)
+    return np.where(positions.mask, totals, 0.0).astype(np.float32)
+
+
+def with_card_values(engine: SpadesEngine, positions: CardPositions, heuristic: HeuristicAgent) -> ValuedCardPositions:
+    """``positions`` with ``card_values_on_deal``."""
+    fields = {k: getattr(positions, k) for k in ("state", "seat", "obs", "mask", "target")}
+    return ValuedCardPositions(**fields, values=card_values_on_deal(engine, positions, heuristic))
+
+
+def card_value_loss(policy, obs: torch.Tensor, mask: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
+    """``centred_value_loss`` of the card value head's outputs over the legal cards ``mask`` (B, C), toward
+    ``values`` (B, C) in units of the value scale."""
+    return centred_value_loss(policy.card_values(obs), mask, values)
+
+
+def card_value_gain(choice: np.ndarray, base: np.ndarray, values: np.ndarray) -> float:
+    """Mean points on the real deal that playing ``choice`` (B,) instead of ``base`` (B,) gains (``values`` (B, C)):
+    on fresh positions, an unbiased estimate of what the margin rule adds per decision (each decision's continuation
+    being the heuristic's)."""
+    if not len(choice):
+        return 0.0
+    rows = np.arange(len(choice))
+    return float((values[rows, choice] - values[rows, base]).mean())
