@@ -325,7 +325,9 @@ def committed(path: Path, recipe_path: Path) -> dict:
     without_run_dir = lambda config: {k: v for k, v in config.items() if k != "run_dir"}  # noqa: E731
     assert without_run_dir(stored) == without_run_dir(recipe.to_dict())
     bidding_torso = {"bid_hidden": recipe.bid_hidden, "bid_depth": recipe.bid_depth} if recipe.bid_depth else {}
-    assert data["model_hparams"] == load_checkpoint(ROOT / recipe.init_from)["model_hparams"] | bidding_torso
+    value_head = {"card_value_hidden": recipe.card_value_hidden} if recipe.card_value_hidden else {}
+    wanted = load_checkpoint(ROOT / recipe.init_from)["model_hparams"] | bidding_torso | value_head
+    assert data["model_hparams"] == wanted
     return data
 
 
