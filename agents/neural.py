@@ -92,6 +92,7 @@ class SpadesPolicy(nn.Module):
     With ``bid_depth`` > 0 the bidding head reads a torso of its own (``bid_depth`` layers of
     ``bid_hidden``) from the observation instead of the shared one: bids and card play then
     share no weights (``train/bid_values_train.py``, ``bid_torso``).
+    ``state_value=False`` builds no state value head (``spades export --play-only``: playing never reads it).
     With ``card_value_hidden`` > 0 a card value head (a hidden layer of that width on the shared torso) gives
     each card's value (``card_values``; learned from rollouts on the real deal, ``train/card_values.py``): the
     network then plays its card head's card unless a legal card's value beats that card's by a margin
@@ -108,6 +109,7 @@ class SpadesPolicy(nn.Module):
         bid_hidden: int = 0,
         bid_depth: int = 0,
         card_value_hidden: int = 0,
+        state_value: bool = True,
     ) -> None:
         super().__init__()
         self.obs_dim, self.n_actions, self.n_card_actions = obs_dim, n_actions, n_card_actions
@@ -132,7 +134,10 @@ class SpadesPolicy(nn.Module):
         self.bid_head = nn.Sequential(
             _layer(bid_width, bid_width // 2), nn.ReLU(), _layer(bid_width // 2, n_actions - n_card_actions, std=0.01)
         )
-        self.value_head = nn.Sequential(_layer(hidden, hidden // 2), nn.ReLU(), _layer(hidden // 2, 1, std=1.0))
+        self.state_value = bool(state_value)
+        self.value_head: nn.Module | None = None  # PPO's state value; a play-only export drops it (playing needs none)
+        if self.state_value:
+            self.value_head = nn.Sequential(_layer(hidden, hidden // 2), nn.ReLU(), _layer(hidden // 2, 1, std=1.0))
         self.card_value_hidden = max(0, card_value_hidden)
         self.card_value_head: nn.Module | None = None
         if self.card_value_hidden:
@@ -143,7 +148,12 @@ class SpadesPolicy(nn.Module):
             )  # its last layer starts at 0: every card of equal value, the card head's played until it learns
 
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """obs (B, D) float32 -> (logits (B, A), unmasked; value (B,))."""
+        """obs (B, D) float32 -> (logits (B, A), unmasked; value (B,)). ValueError for a play-only network."""
+        if self.value_head is None:
+            raise ValueError(
+                "this network has no state value head (a play-only export: state_value False); "
+                "train from the run's own checkpoint instead"
+            )
         h = self.torso(obs)
         logits = torch.cat([self.card_head(h), self._bid_logits(obs, h)], dim=-1)
         return logits, self.value_head(h).squeeze(-1)
@@ -188,6 +198,8 @@ class SpadesPolicy(nn.Module):
             out |= {"bid_hidden": self.bid_hidden, "bid_depth": self.bid_depth}
         if self.card_value_hidden:
             out["card_value_hidden"] = self.card_value_hidden
+        if not self.state_value:
+            out["state_value"] = False
         return out
 
     @classmethod

@@ -122,6 +122,26 @@ def test_export_refuses_to_overwrite_its_source(tmp_path):
     assert read_checkpoint(export_slim(src, tmp_path / "slim.pt"))["slim"]
 
 
+def test_a_play_only_export_drops_the_state_value_head_and_plays_the_same(tmp_path):
+    from spades_env.envs.vector import VectorSpades, sample_legal
+
+    src = LEARNED_CHECKPOINT.parent / "partnership_bid_values_nil_cards.pt"  # it has PPO's state value head
+    slim = export_slim(src, tmp_path / "play.pt", play_only=True)
+    data, full = read_checkpoint(slim), read_checkpoint(src)
+    assert data["model_hparams"] == full["model_hparams"] | {"state_value": False}
+    assert set(full["model"]) - set(data["model"]) == {k for k in full["model"] if k.startswith("value_head.")} != set()
+    assert slim.stat().st_size < src.stat().st_size - 2**19
+    played, kept = NeuralAgent.from_checkpoint(slim), NeuralAgent.from_checkpoint(src)
+    env = VectorSpades("partnership", num_envs=32, seed=4)
+    obs, info = env.reset(seed=4)
+    rng = np.random.default_rng(0)
+    for _ in range(12):  # bids and cards
+        np.testing.assert_array_equal(played.act(obs, info["action_mask"]), kept.act(obs, info["action_mask"]))
+        obs, _, _, _, info = env.step(sample_legal(info["action_mask"], rng))
+    with pytest.raises(ValueError, match="no state value head"):
+        played.policy(torch.as_tensor(obs))
+
+
 def test_games_in_progress_round_trip_through_plain_data(tmp_path):
     from spades_env.envs.vector import VectorSpades, sample_legal
     from train.checkpoint import env_state, restore_env

@@ -110,14 +110,23 @@ def load_checkpoint(path: str | Path, map_location: str | torch.device = "cpu") 
 SLIM_KEYS = (*REQUIRED_KEYS, "update")
 
 
-def export_slim(src: str | Path, dst: str | Path) -> Path:
+#: The weights a play-only export drops: PPO's state value head, which no decision reads.
+STATE_VALUE_PREFIX = "value_head."
+
+
+def export_slim(src: str | Path, dst: str | Path, play_only: bool = False) -> Path:
     """Write the playing part of checkpoint ``src`` (weights, rules, observation version, config) to ``dst``
-    (not ``src`` itself: that would drop the run state it holds)."""
+    (not ``src`` itself: that would drop the run state it holds). ``play_only`` also drops the state value head
+    (``SpadesPolicy(state_value=False)``: the same decisions, a smaller file that PPO cannot train on)."""
     ckpt = load_checkpoint(src)
     if Path(dst).exists() and Path(dst).resolve() == Path(src).resolve():
         raise ValueError(f"export {src} to another path: writing the slim copy over it would lose its run state")
     slim = {k: ckpt[k] for k in SLIM_KEYS if k in ckpt}
-    slim["model"] = {k: v.detach().to("cpu", copy=True).contiguous() for k, v in ckpt["model"].items()}
+    model = ckpt["model"]
+    if play_only:
+        model = {k: v for k, v in model.items() if not k.startswith(STATE_VALUE_PREFIX)}
+        slim["model_hparams"] = dict(slim["model_hparams"]) | {"state_value": False}
+    slim["model"] = {k: v.detach().to("cpu", copy=True).contiguous() for k, v in model.items()}
     slim["slim"] = True
     return save_checkpoint(dst, slim)
 

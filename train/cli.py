@@ -161,13 +161,16 @@ def _check_actors_option(actors: int | None, expert_iteration: bool) -> None:
 def export(
     checkpoint: str = typer.Argument(..., help="Training checkpoint (runs/.../checkpoints/*.pt)."),
     out: str = typer.Argument(..., help="Where to write the slim checkpoint."),
+    play_only: bool = typer.Option(
+        False, "--play-only", help="Drop the state value head too (the same play, ~0.5 MiB less; PPO cannot train it)."
+    ),
 ) -> None:
     """Write a slim checkpoint: network weights, rules, observation version and config only."""
     from pathlib import Path
 
     from train.checkpoint import export_slim
 
-    path = export_slim(checkpoint, out)
+    path = export_slim(checkpoint, out, play_only=play_only)
     typer.echo(f"slim checkpoint: {path} ({Path(path).stat().st_size / 2**20:.2f} MiB)")
 
 
