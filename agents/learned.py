@@ -31,11 +31,13 @@ CHECKPOINT_DIR = _checkpoint_dir()
 
 #: The committed checkpoints, in the order they are tried: the preset each was trained on -> its file.
 LEARNED_CHECKPOINTS: dict[str, Path] = {
-    # partnership_bid_values.pt's bids distilled into a bidding torso beside partnership_dagger.pt's cloned cards,
-    # then the card play relearned by DAgger under those bids, every hand where a seat bid nil first
-    "partnership": CHECKPOINT_DIR / "partnership_bid_values_nil_cards.pt",
-    # cutthroat4_dagger.pt (the heuristic's cards cloned) with its bids learned as values, its cards kept by imitation
-    "cutthroat-4": CHECKPOINT_DIR / "cutthroat4_bid_values_own_cards.pt",
+    # partnership_bid_values_nil_cards.pt (bids learned as values, distilled into a bidding torso; the heuristic's
+    # card play cloned and relearned under them) with a card value head learned on the real deal: its card head's
+    # card is played unless a legal card's value beats it by more than the checkpoint's card_margin
+    "partnership": CHECKPOINT_DIR / "partnership_card_values.pt",
+    # cutthroat4_bid_values_own_cards.pt (cutthroat4_dagger.pt's bids learned as values, its cloned cards kept by
+    # imitation) with a card value head learned on the real deal, played by the same margin rule
+    "cutthroat-4": CHECKPOINT_DIR / "cutthroat4_card_values.pt",
     "hearts": CHECKPOINT_DIR / "hearts_expit.pt",  # hearts_ppo.pt (the one-run recipe) improved by expert iteration
 }
 

@@ -237,9 +237,9 @@ def heuristic_hands(seconds: float, hands: int = 4096) -> float | None:
 
 
 def learned_decisions(seconds: float, batch: int = 4096, seed: int = 0) -> float | None:
-    """Decisions/s of the committed learned bot (``checkpoints/partnership_bid_values_nil_cards.pt``, 512 x 3, greedy,
-    one torch thread) on one batch of real positions: ``batch`` partnership games after 20 random
-    legal steps (card play: ``act`` skips the bid head when no row may bid), its ``act`` on their
+    """Decisions/s of the committed learned bot (``checkpoints/partnership_card_values.pt``, 512 x 3 with its card
+    value head and margin rule, greedy, one torch thread) on one batch of real positions: ``batch`` partnership games
+    after 20 random legal steps (card play: ``act`` skips the bid head when no row may bid), its ``act`` on their
     observations and masks."""
     try:
         import torch

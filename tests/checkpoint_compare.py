@@ -1,7 +1,13 @@
 """Comparing training checkpoints bit for bit (PPO, expert iteration, sharded and resumed runs), and the committed
 checkpoints with the recipes that made them."""
 
+from pathlib import Path
+
+import numpy as np
+import pytest
 import torch
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def assert_same(a, b, where="checkpoint"):
@@ -36,3 +42,44 @@ def committed_checkpoint(path, recipe, rules: str, keys) -> dict:
     for key in keys:
         assert data["config"][key] == getattr(recipe, key), key
     return data
+
+
+def committed(path: Path, recipe_path: Path) -> dict:
+    """The committed slim checkpoint at ``path``, asserted <= 5 MiB and trained by the recipe as it stands (its
+    every config value but what names the run: ``run_dir``, ``exp_name``), for all of its rounds, with the network
+    size of its ``init_from`` (and no state value head where it was exported play-only)."""
+    from train.bid_values_config import BidValuesConfig
+    from train.checkpoint import load_checkpoint
+
+    recipe = BidValuesConfig.from_yaml(recipe_path)
+    assert path.stat().st_size <= 5 * 2**20
+    data = torch.load(path, weights_only=True)
+    assert data["slim"] and data["rules"]["name"] == recipe.rules and data["update"] == recipe.rounds
+    # keys added after the run trained are absent from its config and take their defaults (the old behaviour)
+    stored = BidValuesConfig.from_dict(data["config"]).to_dict()
+    unnamed = lambda config: {k: v for k, v in config.items() if k not in ("run_dir", "exp_name")}  # noqa: E731
+    assert unnamed(stored) == unnamed(recipe.to_dict())
+    bidding_torso = {"bid_hidden": recipe.bid_hidden, "bid_depth": recipe.bid_depth} if recipe.bid_depth else {}
+    value_head = {"card_value_hidden": recipe.card_value_hidden} if recipe.card_value_hidden else {}
+    # a play-only export (``export_slim(play_only=True)``) has no state value head, and says so
+    play_only = {} if any(k.startswith("value_head.") for k in data["model"]) else {"state_value": False}
+    wanted = load_checkpoint(ROOT / recipe.init_from)["model_hparams"] | bidding_torso | value_head | play_only
+    assert data["model_hparams"] == wanted
+    return data
+
+
+def assert_learned_plays(path: Path, rules: str) -> None:
+    """``learned`` at a ``rules`` table plays the checkpoint at ``path`` (its own cards), which refuses other tables."""
+    from agents import make_agent
+    from agents.neural import NeuralAgent
+    from spades_env.envs.vector import VectorSpades
+
+    env = VectorSpades(rules, num_envs=3, seed=5)
+    obs, info = env.reset(seed=5)
+    learned, direct = make_agent("learned", seed=0), NeuralAgent.from_checkpoint(path)
+    learned.check_supports(env.engine)
+    assert direct.play == "network"
+    np.testing.assert_array_equal(learned.act(obs, info["action_mask"]), direct.act(obs, info["action_mask"]))
+    other = "cutthroat-4" if rules == "partnership" else "partnership"
+    with pytest.raises(ValueError, match=rules):
+        direct.check_supports(VectorSpades(other, num_envs=1).engine)

@@ -16,6 +16,7 @@ from spades_env.engine import BID, BLIND, PLAY, SpadesEngine  # noqa: E402
 from spades_env.games.spades.scoring import bag_adjusted_points  # noqa: E402
 from spades_env.observation import encoder_for  # noqa: E402
 from spades_env.rules import resolve_rules  # noqa: E402
+from tests.checkpoint_compare import committed  # noqa: E402
 from tests.run_logs import run_scalars  # noqa: E402
 from train.bid_values import (  # noqa: E402
     BidLearner,
@@ -313,24 +314,6 @@ def test_bad_settings_are_refused_naming_them(tmp_path):
         train(BidValuesConfig(rules="cutthroat-4", run_dir=str(tmp_path)), quiet=True)
 
 
-def committed(path: Path, recipe_path: Path) -> dict:
-    """The committed slim checkpoint at ``path``, asserted <= 5 MiB and trained by the recipe as it stands (its
-    every config value but ``run_dir``), for all of its rounds, with the network size of its ``init_from``."""
-    recipe = BidValuesConfig.from_yaml(recipe_path)
-    assert path.stat().st_size <= 5 * 2**20
-    data = torch.load(path, weights_only=True)
-    assert data["slim"] and data["rules"]["name"] == recipe.rules and data["update"] == recipe.rounds
-    # keys added after the run trained are absent from its config and take their defaults (the old behaviour)
-    stored = BidValuesConfig.from_dict(data["config"]).to_dict()
-    without_run_dir = lambda config: {k: v for k, v in config.items() if k != "run_dir"}  # noqa: E731
-    assert without_run_dir(stored) == without_run_dir(recipe.to_dict())
-    bidding_torso = {"bid_hidden": recipe.bid_hidden, "bid_depth": recipe.bid_depth} if recipe.bid_depth else {}
-    value_head = {"card_value_hidden": recipe.card_value_hidden} if recipe.card_value_hidden else {}
-    wanted = load_checkpoint(ROOT / recipe.init_from)["model_hparams"] | bidding_torso | value_head
-    assert data["model_hparams"] == wanted
-    return data
-
-
 def test_the_committed_bid_values_checkpoint_is_the_recipes_network_and_plays_with_heuristic_cards():
     committed(ROOT / "checkpoints" / "partnership_bid_values.pt", RECIPE)
     agent = NeuralAgent.from_checkpoint(ROOT / "checkpoints" / "partnership_bid_values.pt")
@@ -357,22 +340,6 @@ def test_the_cli_trains_and_resumes_a_bid_values_config(tmp_path):
     assert "--actors 1 is for expert iteration" in str(refused.exception)
 
 
-def assert_learned_plays(path: Path, rules: str) -> None:
-    """``learned`` at a ``rules`` table plays the checkpoint at ``path`` (its own cards), which refuses other tables."""
-    from agents import make_agent
-    from spades_env.envs.vector import VectorSpades
-
-    env = VectorSpades(rules, num_envs=3, seed=5)
-    obs, info = env.reset(seed=5)
-    learned, direct = make_agent("learned", seed=0), NeuralAgent.from_checkpoint(path)
-    learned.check_supports(env.engine)
-    assert direct.play == "network"
-    np.testing.assert_array_equal(learned.act(obs, info["action_mask"]), direct.act(obs, info["action_mask"]))
-    other = "cutthroat-4" if rules == "partnership" else "partnership"
-    with pytest.raises(ValueError, match=rules):
-        direct.check_supports(VectorSpades(other, num_envs=1).engine)
-
-
 def test_the_distilled_checkpoint_is_its_recipes_network_with_the_dagger_card_play():
     data = committed(ROOT / "checkpoints" / "partnership_bid_values_distilled.pt", DISTILLED)
     recipe = BidValuesConfig.from_yaml(DISTILLED)
@@ -386,16 +353,14 @@ def test_the_distilled_checkpoint_is_its_recipes_network_with_the_dagger_card_pl
 NIL_CARDS = ROOT / "configs" / "train" / "bid_values_nil_cards.yaml"
 
 
-def test_the_learned_partnership_bot_is_the_nil_cards_recipes_network():
-    from agents import LEARNED_CHECKPOINT
-
-    assert LEARNED_CHECKPOINT.name == "partnership_bid_values_nil_cards.pt"
-    data = committed(LEARNED_CHECKPOINT, NIL_CARDS)
+def test_the_nil_cards_checkpoint_is_its_recipes_network_with_its_card_play_relearned():
+    path = ROOT / "checkpoints" / "partnership_bid_values_nil_cards.pt"
+    data = committed(path, NIL_CARDS)
     recipe = BidValuesConfig.from_yaml(NIL_CARDS)
     assert recipe.init_from == "checkpoints/partnership_bid_values_distilled.pt" and recipe.card_keep_nil == 1.0
     start = load_checkpoint(ROOT / recipe.init_from)["model"]
     assert not torch.equal(data["model"]["card_head.weight"], start["card_head.weight"])  # its card play relearned
-    assert_learned_plays(LEARNED_CHECKPOINT, "partnership")
+    assert NeuralAgent.from_checkpoint(path).play == "network"
 
 
 CUTTHROAT4_OWN_CARDS = ROOT / "configs" / "train" / "cutthroat4_bid_values_own_cards.yaml"
@@ -413,13 +378,3 @@ def test_the_committed_cutthroat4_checkpoints_are_their_recipes_networks(name, r
     assert data["rules"]["name"] == rules
     agent = NeuralAgent.from_checkpoint(ROOT / "checkpoints" / name)
     assert agent.play == BidValuesConfig.from_yaml(recipe).card_play
-
-
-def test_the_learned_cutthroat4_bot_plays_its_bid_values_network_and_refuses_other_tables():
-    from agents.learned import LEARNED_CHECKPOINTS
-
-    path = LEARNED_CHECKPOINTS["cutthroat-4"]
-    assert path.name == "cutthroat4_bid_values_own_cards.pt"
-    recipe = BidValuesConfig.from_yaml(CUTTHROAT4_OWN_CARDS)
-    assert recipe.init_from == "checkpoints/cutthroat4_dagger.pt" and recipe.card_weight > 0
-    assert_learned_plays(path, "cutthroat-4")

@@ -16,6 +16,7 @@ from agents.search_rollouts import play_out_values  # noqa: E402
 from spades_env.engine import PLAY, SpadesEngine  # noqa: E402
 from spades_env.observation import encoder_for  # noqa: E402
 from spades_env.rules import resolve_rules  # noqa: E402
+from tests.checkpoint_compare import assert_learned_plays, committed  # noqa: E402
 from tests.run_logs import run_scalars  # noqa: E402
 from train.bid_values import BidLearner, deal_and_bid, play_card_positions  # noqa: E402
 from train.bid_values_config import BidValuesConfig  # noqa: E402
@@ -25,6 +26,7 @@ from train.checkpoint import load_checkpoint  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 RECIPE = ROOT / "configs" / "train" / "card_values.yaml"
+CUTTHROAT4 = ROOT / "configs" / "train" / "cutthroat4_card_values.yaml"
 TINY = {"rounds": 2, "deals": 32, "eval_deals": 4, "eval_every": 1, "minibatch": 64}
 
 
@@ -92,8 +94,9 @@ def test_every_legal_card_is_valued_by_playing_it_and_the_hand_out_on_the_real_d
     assert max(spread) > 0  # the cards' values differ
 
 
-def test_the_recipe_trains_only_the_card_value_head_logs_and_resumes_bit_identically(tmp_path):
-    recipe = BidValuesConfig.from_yaml(RECIPE)
+@pytest.mark.parametrize("recipe_path", [RECIPE, CUTTHROAT4], ids=["partnership", "cutthroat-4"])
+def test_the_recipe_trains_only_the_card_value_head_logs_and_resumes_bit_identically(tmp_path, recipe_path):
+    recipe = BidValuesConfig.from_yaml(recipe_path)
     assert recipe.train_layers == "card_values" and recipe.card_value_hidden > 0 and recipe.card_play == "network"
     assert not recipe.fresh_head and recipe.card_weight == 0  # the loaded bids and card head are kept
     cfg = dataclasses.replace(recipe, **TINY)
@@ -113,7 +116,7 @@ def test_the_recipe_trains_only_the_card_value_head_logs_and_resumes_bit_identic
     half = train(dataclasses.replace(cfg, run_dir=str(tmp_path / "half")), stop_at=1, quiet=True)
     assert "values" in load_checkpoint(half)["card_replay"][0]
     resumed = load_checkpoint(train(resume=half, quiet=True))
-    assert resumed["update"] == 2 and len(resumed["card_replay"]) == 2
+    assert resumed["update"] == 2 and len(resumed["card_replay"]) == min(2, recipe.replay_rounds)
     for key, value in ckpt["model"].items():
         assert torch.equal(resumed["model"][key], value), key
 
@@ -146,3 +149,45 @@ def test_the_network_plays_the_margin_rule_of_its_value_head(tmp_path):
     np.testing.assert_array_equal(agent.act(positions.obs, masks), played)
     valued = ValuedCardPositions(**vars(positions), values=np.zeros(positions.mask.shape, np.float32))
     assert len(valued) == len(positions)
+
+
+@pytest.mark.parametrize(
+    ("rules", "name", "recipe_path"),
+    [("partnership", "partnership_card_values.pt", RECIPE), ("cutthroat-4", "cutthroat4_card_values.pt", CUTTHROAT4)],
+)
+def test_the_learned_bot_is_the_recipes_network_and_plays_its_margin_rule(rules, name, recipe_path):
+    from agents.learned import LEARNED_CHECKPOINTS
+    from spades_env.envs.vector import VectorSpades
+
+    path = LEARNED_CHECKPOINTS[rules]
+    assert path.name == name
+    data = committed(path, recipe_path)
+    recipe = BidValuesConfig.from_yaml(recipe_path)
+    start = load_checkpoint(ROOT / recipe.init_from)["model"]
+    assert data["model_hparams"]["state_value"] is False  # exported play-only: PPO's state value head dropped
+    for key, value in start.items():  # its bids and card head are its init_from's, bit for bit
+        if not key.startswith("value_head."):
+            assert torch.equal(data["model"][key], value), key
+    assert {k.split(".")[0] for k in data["model"] if k not in start} == {"card_value_head"}
+    assert_learned_plays(path, rules)
+
+    learned = make_agent("learned", seed=0)
+    network = learned.agent_for(rules)
+    assert network.card_margin == recipe.card_margin
+    head_only = NeuralAgent.from_checkpoint(path, card_margin=1e9)  # never trusts its value head
+    envs = VectorSpades(rules, num_envs=64, seed=2)
+    obs, info = envs.reset(seed=2)
+    switched = cards = 0
+    for _ in range(60):  # the bids, then most of the hand
+        mask = info["action_mask"]
+        played, base = learned.act(obs, mask, envs.context()), head_only.act(obs, mask)
+        with torch.no_grad():
+            values = network.policy.card_values(torch.as_tensor(obs)).double().numpy() * network.value_scale
+        card = envs.state.phase == PLAY
+        legal = mask[:, : values.shape[1]]
+        rule = margin_cards(base[card], values[card], legal[card], recipe.card_margin)
+        np.testing.assert_array_equal(played[card], rule)
+        np.testing.assert_array_equal(played[~card], base[~card])  # the bids are its card head network's
+        switched, cards = switched + np.count_nonzero(played != base), cards + np.count_nonzero(card)
+        obs, _, _, _, info = envs.step(played)
+    assert cards > 1000 and 0 < switched < 0.2 * cards  # the value head moves some of its cards, not most

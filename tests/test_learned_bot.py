@@ -184,7 +184,8 @@ def test_playing_logits_are_the_forward_logits_without_the_value_head():
 
     from spades_env.envs import VectorSpades
 
-    policy = make_agent("learned", seed=0).agent_for("partnership").policy
+    # a network with PPO's state value head (the learned bot's is exported play-only, without one)
+    policy = NeuralAgent.from_checkpoint(LEARNED_CHECKPOINT.parent / "partnership_bid_values_nil_cards.pt").policy
     envs = VectorSpades("partnership", num_envs=6)
     obs, info = envs.reset(seed=3)
     for step in range(8):  # bids, then card play
