@@ -141,6 +141,14 @@ def test_a_play_only_export_drops_the_state_value_head_and_plays_the_same(tmp_pa
     with pytest.raises(ValueError, match="no state value head"):
         played.policy(torch.as_tensor(obs))
 
+    from typer.testing import CliRunner
+
+    from train.cli import app
+
+    out = CliRunner().invoke(app, ["export", "--play-only", str(src), str(tmp_path / "cli.pt")])
+    assert out.exit_code == 0 and "slim checkpoint:" in out.output, out.output
+    assert read_checkpoint(tmp_path / "cli.pt")["model_hparams"]["state_value"] is False
+
 
 def test_games_in_progress_round_trip_through_plain_data(tmp_path):
     from spades_env.envs.vector import VectorSpades, sample_legal
