@@ -49,7 +49,7 @@ def committed(path: Path, recipe_path: Path) -> dict:
     every config value but what names the run: ``run_dir``, ``exp_name``), for all of its rounds, with the network
     size of its ``init_from`` (and no state value head where it was exported play-only)."""
     from train.bid_values_config import BidValuesConfig
-    from train.checkpoint import load_checkpoint
+    from train.checkpoint import STATE_VALUE_PREFIX, load_checkpoint
 
     recipe = BidValuesConfig.from_yaml(recipe_path)
     assert path.stat().st_size <= 5 * 2**20
@@ -62,7 +62,7 @@ def committed(path: Path, recipe_path: Path) -> dict:
     bidding_torso = {"bid_hidden": recipe.bid_hidden, "bid_depth": recipe.bid_depth} if recipe.bid_depth else {}
     value_head = {"card_value_hidden": recipe.card_value_hidden} if recipe.card_value_hidden else {}
     # a play-only export (``export_slim(play_only=True)``) has no state value head, and says so
-    play_only = {} if any(k.startswith("value_head.") for k in data["model"]) else {"state_value": False}
+    play_only = {} if any(k.startswith(STATE_VALUE_PREFIX) for k in data["model"]) else {"state_value": False}
     wanted = load_checkpoint(ROOT / recipe.init_from)["model_hparams"] | bidding_torso | value_head | play_only
     assert data["model_hparams"] == wanted
     return data

@@ -22,7 +22,7 @@ from train.bid_values import BidLearner, deal_and_bid, play_card_positions  # no
 from train.bid_values_config import BidValuesConfig  # noqa: E402
 from train.bid_values_train import train  # noqa: E402
 from train.card_values import ValuedCardPositions, card_value_gain, card_values_on_deal  # noqa: E402
-from train.checkpoint import load_checkpoint  # noqa: E402
+from train.checkpoint import STATE_VALUE_PREFIX, load_checkpoint  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 RECIPE = ROOT / "configs" / "train" / "card_values.yaml"
@@ -166,7 +166,7 @@ def test_the_learned_bot_is_the_recipes_network_and_plays_its_margin_rule(rules,
     start = load_checkpoint(ROOT / recipe.init_from)["model"]
     assert data["model_hparams"]["state_value"] is False  # exported play-only: PPO's state value head dropped
     for key, value in start.items():  # its bids and card head are its init_from's, bit for bit
-        if not key.startswith("value_head."):
+        if not key.startswith(STATE_VALUE_PREFIX):
             assert torch.equal(data["model"][key], value), key
     assert {k.split(".")[0] for k in data["model"] if k not in start} == {"card_value_head"}
     assert_learned_plays(path, rules)

@@ -12,7 +12,7 @@ torch = pytest.importorskip("torch")
 from agents import LEARNED_CHECKPOINT, make_agent  # noqa: E402
 from agents.checkpoint_io import CheckpointError, read_checkpoint  # noqa: E402
 from agents.neural import NeuralAgent  # noqa: E402
-from train.checkpoint import export_slim, load_checkpoint, save_checkpoint  # noqa: E402
+from train.checkpoint import STATE_VALUE_PREFIX, export_slim, load_checkpoint, save_checkpoint  # noqa: E402
 
 
 class WritesMarker:
@@ -129,7 +129,11 @@ def test_a_play_only_export_drops_the_state_value_head_and_plays_the_same(tmp_pa
     slim = export_slim(src, tmp_path / "play.pt", play_only=True)
     data, full = read_checkpoint(slim), read_checkpoint(src)
     assert data["model_hparams"] == full["model_hparams"] | {"state_value": False}
-    assert set(full["model"]) - set(data["model"]) == {k for k in full["model"] if k.startswith("value_head.")} != set()
+    assert (
+        set(full["model"]) - set(data["model"])
+        == {k for k in full["model"] if k.startswith(STATE_VALUE_PREFIX)}
+        != set()
+    )
     assert slim.stat().st_size < src.stat().st_size - 2**19
     played, kept = NeuralAgent.from_checkpoint(slim), NeuralAgent.from_checkpoint(src)
     env = VectorSpades("partnership", num_envs=32, seed=4)
