@@ -334,7 +334,7 @@ class NeuralAgent(Agent):
             rules=rules,
             play=play or trained_card_player(ckpt),
             card_margin=card_margin if card_margin is not None else float(config.get("card_margin", 0.0)),
-            value_scale=float(config.get("card_value_scale", 100.0)),
+            value_scale=float(config.get("value_scale", 100.0)),
         )
 
     def unsupported_reason(self, engine: SpadesEngine) -> str | None:
@@ -363,7 +363,7 @@ class NeuralAgent(Agent):
         if len(masks) == 0:
             return np.zeros(0, np.int64)
         if self.card_player is None:
-            return self._network_actions(observations, masks)
+            return self._network_actions(observations, masks, self._played_cards(masks, context))
         if context is None:
             raise ValueError(f"bot {self.name!r} with play={self.play} needs the decision context (it plays the cards)")
         cards = context.state.phase[context.games] == PLAY
@@ -374,11 +374,25 @@ class NeuralAgent(Agent):
             actions[rows] = self.card_player.act(None, masks[rows], sub)
         rows = np.flatnonzero(~cards)
         if len(rows):
-            actions[rows] = self._network_actions(np.asarray(observations)[rows], masks[rows])
+            network_rows = np.asarray(observations)[rows]
+            actions[rows] = self._network_actions(network_rows, masks[rows], np.zeros(len(rows), bool))
         return actions
 
-    def _network_actions(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """The network's (greedy or sampled) legal actions of (B, D) observations and (B, A) masks."""
+    def _played_cards(self, masks: np.ndarray, context: DecisionContext | None) -> np.ndarray:
+        """(B,) bool: the decisions that play a card to a trick (PLAY), where a card value head's margin rule applies:
+        in Hearts the passes are card actions too, and the value head knows nothing of them. Without a context
+        every card decision plays (Spades has no other); a Hearts network with a card value head needs it."""
+        if self.policy.card_value_head is None:
+            return np.zeros(len(masks), bool)
+        if context is not None:
+            return context.state.phase[context.games] == PLAY
+        if self.rules is not None and self.rules.hearts:
+            raise ValueError(f"bot {self.name!r} plays Hearts with a card value head: it needs the decision context")
+        return np.ones(len(masks), bool)
+
+    def _network_actions(self, observations: np.ndarray, masks: np.ndarray, played: np.ndarray) -> np.ndarray:
+        """The network's (greedy or sampled) legal actions of (B, D) observations and (B, A) masks; with a card value
+        head, the card decisions of ``played`` (B,) bool by the margin rule (``margin_cards``)."""
         c = self.policy.n_card_actions
         with torch.no_grad():
             obs = torch.as_tensor(np.asarray(observations, dtype=np.float32), device=self.device)
@@ -390,7 +404,7 @@ class NeuralAgent(Agent):
             gumbel = -np.log(-np.log(self.rng.random(logits.shape)))
             actions = np.argmax(logits + gumbel, axis=1).astype(np.int64)
         if values is not None:
-            rows = np.flatnonzero(actions < c)
+            rows = np.flatnonzero((actions < c) & played)
             points = values[torch.as_tensor(rows, device=values.device)].double().cpu().numpy() * self.value_scale
             actions[rows] = margin_cards(actions[rows], points, masks[rows, :c], self.card_margin)
         return actions

@@ -308,7 +308,7 @@ def test_bad_settings_are_refused_naming_them(tmp_path):
         BidValuesConfig(card_keep_nil=0.0)
     with pytest.raises(ValueError, match="unknown bid-values config key"):
         BidValuesConfig.from_dict({"decks": 3})
-    with pytest.raises(ValueError, match="Hearts"):
+    with pytest.raises(ValueError, match=r"'hearts' \(Hearts, no bids\) trains only card values: train_layers must be"):
         train(BidValuesConfig(rules="hearts", run_dir=str(tmp_path)), quiet=True)
     with pytest.raises(ValueError, match="was trained on 'partnership', not 'cutthroat-4'"):
         train(BidValuesConfig(rules="cutthroat-4", run_dir=str(tmp_path)), quiet=True)

@@ -27,6 +27,7 @@ from train.checkpoint import STATE_VALUE_PREFIX, load_checkpoint  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 RECIPE = ROOT / "configs" / "train" / "card_values.yaml"
 CUTTHROAT4 = ROOT / "configs" / "train" / "cutthroat4_card_values.yaml"
+HEARTS = ROOT / "configs" / "train" / "hearts_card_values.yaml"
 TINY = {"rounds": 2, "deals": 32, "eval_deals": 4, "eval_every": 1, "minibatch": 64}
 
 
@@ -94,7 +95,7 @@ def test_every_legal_card_is_valued_by_playing_it_and_the_hand_out_on_the_real_d
     assert max(spread) > 0  # the cards' values differ
 
 
-@pytest.mark.parametrize("recipe_path", [RECIPE, CUTTHROAT4], ids=["partnership", "cutthroat-4"])
+@pytest.mark.parametrize("recipe_path", [RECIPE, CUTTHROAT4, HEARTS], ids=["partnership", "cutthroat-4", "hearts"])
 def test_the_recipe_trains_only_the_card_value_head_logs_and_resumes_bit_identically(tmp_path, recipe_path):
     recipe = BidValuesConfig.from_yaml(recipe_path)
     assert recipe.train_layers == "card_values" and recipe.card_value_hidden > 0 and recipe.card_play == "network"
@@ -121,7 +122,7 @@ def test_the_recipe_trains_only_the_card_value_head_logs_and_resumes_bit_identic
         assert torch.equal(resumed["model"][key], value), key
 
     agent = NeuralAgent.from_checkpoint(whole)
-    assert agent.card_margin == recipe.card_margin and agent.value_scale == recipe.value_scale
+    assert agent.card_margin == recipe.card_margin and agent.value_scale == recipe.value_scale  # Hearts: 10 points
     assert NeuralAgent.from_checkpoint(whole, card_margin=1.5).card_margin == 1.5
     assert make_agent(f"neural:path={whole},margin=2").card_margin == 2.0
     with pytest.raises(ValueError, match=r"option 'margin' must be a number of points >= 0, got '-1'"):
@@ -191,3 +192,40 @@ def test_the_learned_bot_is_the_recipes_network_and_plays_its_margin_rule(rules,
         switched, cards = switched + np.count_nonzero(played != base), cards + np.count_nonzero(card)
         obs, _, _, _, info = envs.step(played)
     assert cards > 1000 and 0 < switched < 0.2 * cards  # the value head moves some of its cards, not most
+
+
+def test_in_hearts_the_margin_rule_plays_the_tricks_and_the_card_head_passes():
+    from agents.base import DecisionContext
+    from train.bid_values import behaviour_actions
+
+    engine = SpadesEngine(resolve_rules("hearts"))
+    encoder = encoder_for(engine)
+    policy = small_policy(engine, encoder, card_value_hidden=8, seed=3)
+    torch.nn.init.normal_(policy.card_value_head[2].weight, std=0.5)  # values that differ by some points
+    agent = NeuralAgent(policy, rules=engine.rules, card_margin=0.0)
+    head_only = NeuralAgent(policy, rules=engine.rules, card_margin=1e9)
+    learner = BidLearner(policy, engine, encoder, torch.device("cpu"), card_margin=0.0)
+    heuristic = HeuristicAgent()
+    state = engine.reset(np.arange(16))
+    switched = {PLAY: 0}
+    for _ in range(engine.n_players * 3 + 8):  # the passes, then the first tricks
+        games = np.arange(state.batch_size)
+        masks = engine.legal_action_mask(state)
+        ctx = DecisionContext(engine, state, games, state.to_move)
+        obs = encoder.encode(state, games, state.to_move)
+        played, base = agent.act(obs, masks, ctx), head_only.act(obs, masks, ctx)
+        passing = state.phase != PLAY
+        np.testing.assert_array_equal(played[passing], base[passing])  # the value head knows nothing of passes
+        if passing.any():
+            np.testing.assert_array_equal(learner.passes(state, games[passing], masks[passing]), base[passing])
+            side = np.zeros(16, np.int64)  # the learner holds seat 0
+            mine = passing & (state.to_move == 0)
+            behaviour = behaviour_actions(engine, state, side, learner, heuristic)
+            np.testing.assert_array_equal(behaviour[mine], base[mine])  # the learner passes by its card head
+            np.testing.assert_array_equal(behaviour[~mine], heuristic.act(None, masks, ctx)[~mine])
+        switched[PLAY] += np.count_nonzero(played[~passing] != base[~passing])
+        engine.step(state, played)
+    assert switched[PLAY] > 0  # in the tricks the values move cards
+    with pytest.raises(ValueError, match="plays Hearts with a card value head: it needs the decision context"):
+        agent.act(obs, masks)
+    assert deal_and_bid(engine, np.arange(4), learner, heuristic, 0.0, np.random.default_rng(0))[0] is None

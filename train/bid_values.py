@@ -27,7 +27,7 @@ from agents.base import DecisionContext
 from agents.heuristic import HeuristicAgent
 from agents.neural import SpadesPolicy, margin_cards
 from agents.search_bidding import candidate_mask, rollout_values
-from spades_env.engine import BID, BLIND, PLAY, GameState, SpadesEngine
+from spades_env.engine import BID, BLIND, PASS, PLAY, GameState, SpadesEngine
 
 #: Decisions a hand may take before its card play (bids, blind-nil choices, draws, redeals) before it is refused.
 MAX_PRE_PLAY_STEPS = 256
@@ -116,6 +116,11 @@ class BidLearner:
         points = values.double().cpu().numpy() * self.value_scale
         return base, margin_cards(base, points, legal, self.card_margin)
 
+    def passes(self, state: GameState, games: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """(B,) the card head's greedy passes (Hearts) of the seats to move in ``games``: no margin rule (the card
+        value head values plays to a trick), as ``NeuralAgent`` passes."""
+        return self.card_choices(self.encoder.encode(state, games, state.to_move[games]), masks)[0]
+
 
 def behaviour_actions(
     engine: SpadesEngine,
@@ -127,16 +132,22 @@ def behaviour_actions(
     rng=None,
 ) -> np.ndarray:
     """(B,) the actions of every game of ``state`` (none in PLAY): the learner's bids (BID and BLIND phases of
-    the seats of side ``learner_side``), HeuristicAgent's decisions everywhere else."""
+    the seats of side ``learner_side``) and passes (Hearts: PASS, by its card head), HeuristicAgent's decisions
+    everywhere else."""
     masks = engine.legal_action_mask(state)
     seats = state.to_move
     phase = state.phase
-    mine = (engine.side_of_seat[seats] == learner_side) & ((phase == BID) | (phase == BLIND))
+    learners = engine.side_of_seat[seats] == learner_side
+    bidding = learners & ((phase == BID) | (phase == BLIND))
+    passing = learners & (phase == PASS)
     actions = np.zeros(state.batch_size, np.int64)
-    rows = np.flatnonzero(mine)
+    rows = np.flatnonzero(bidding)
     if len(rows):
         actions[rows] = learner.bids(state, rows, masks[rows], explore, rng)
-    rows = np.flatnonzero(~mine)
+    rows = np.flatnonzero(passing)
+    if len(rows):
+        actions[rows] = learner.passes(state, rows, masks[rows])
+    rows = np.flatnonzero(~(bidding | passing))
     if len(rows):
         actions[rows] = heuristic.act(None, masks[rows], DecisionContext(engine, state, rows, seats[rows]))
     return actions
@@ -171,7 +182,10 @@ def collect_bid_positions(
     """Deal one new match per seed (hand mode), the learner holding side ``g % n_sides`` of deal ``g``, and
     play its bidding (``behaviour_actions``, with ``explore``); every decision of the learner's side with
     more than one candidate becomes a position, each candidate valued by ``finish_values``."""
-    return deal_and_bid(engine, seeds, learner, heuristic, explore, rng)[0]
+    positions = deal_and_bid(engine, seeds, learner, heuristic, explore, rng)[0]
+    if positions is None:
+        raise ValueError(f"no bid of the rules {engine.rules.name!r} has a choice: there is nothing to learn")
+    return positions
 
 
 def deal_and_bid(
@@ -183,10 +197,11 @@ def deal_and_bid(
     rng: np.random.Generator,
     teacher: BidLearner | None = None,
     teacher_scale: float = 100.0,
-) -> tuple[BidPositions, GameState]:
-    """``collect_bid_positions``' positions and the games once bid (every one in PLAY). With a ``teacher``, the
-    candidates are valued by its network instead of rollouts (its outputs times ``teacher_scale`` points):
-    distillation of a bid-values network (e.g. into a smaller bidding torso)."""
+) -> tuple[BidPositions | None, GameState]:
+    """``collect_bid_positions``' positions (None where no bid had a choice: Hearts has none, its passes are
+    played) and the games once bid (every one in PLAY). With a ``teacher``, the candidates are valued by its
+    network instead of rollouts (its outputs times ``teacher_scale`` points): distillation of a bid-values network
+    (e.g. into a smaller bidding torso)."""
     state = engine.reset(np.asarray(seeds))
     learner_side = np.arange(state.batch_size) % engine.n_sides
     off = engine.layout.bid_offset
@@ -227,9 +242,7 @@ def deal_and_bid(
         state.put(live, sub)
     else:
         raise RuntimeError(f"a hand did not reach the card play within {MAX_PRE_PLAY_STEPS} decisions")
-    if not parts:
-        raise ValueError(f"no bid of the rules {engine.rules.name!r} has a choice: there is nothing to learn")
-    return concat_decisions(parts), state
+    return (concat_decisions(parts) if parts else None), state
 
 
 @dataclass

@@ -154,9 +154,11 @@ def train_on_replay(
 ) -> dict[str, float]:
     """``epochs`` passes of minibatch Adam over the replay's bid positions (and, with ``cards``, as many
     minibatches of its card positions, the card loss weighing ``card_weight``); the last pass's mean losses."""
-    obs = torch.as_tensor(np.concatenate([p.obs for p in replay]), device=dev)
-    cand = torch.as_tensor(np.concatenate([p.cand for p in replay]), device=dev)
-    values = torch.as_tensor(np.concatenate([p.values for p in replay]) / config.value_scale, device=dev)
+    bids = config.train_layers != "card_values"  # else the bids' loss moves nothing (Hearts: there are none)
+    if bids:
+        obs = torch.as_tensor(np.concatenate([p.obs for p in replay]), device=dev)
+        cand = torch.as_tensor(np.concatenate([p.cand for p in replay]), device=dev)
+        values = torch.as_tensor(np.concatenate([p.values for p in replay]) / config.value_scale, device=dev)
     card_obs = card_mask = card_target = card_values = None
     if cards:
         card_obs = torch.as_tensor(np.concatenate([p.obs for p in cards]), device=dev)
@@ -164,15 +166,14 @@ def train_on_replay(
         card_target = torch.as_tensor(np.concatenate([p.target for p in cards]), device=dev)
         if config.card_value_hidden:
             card_values = torch.as_tensor(np.concatenate([p.values for p in cards]) / config.value_scale, device=dev)
-    bids = config.train_layers != "card_values"  # else the bids' loss moves nothing
     params = [p for group in optimizer.param_groups for p in group["params"]]
     off = policy.n_card_actions
     policy.train()
     sums: dict[str, list[float]] = {}
     for _ in range(config.epochs):
         sums = {"value_loss": [], "card_loss": [], "card_value_loss": []}
-        order = torch.as_tensor(rng.permutation(len(obs)), device=dev)
-        steps = range(0, len(obs) if bids else len(card_obs), config.minibatch)  # minibatches of what trains
+        order = torch.as_tensor(rng.permutation(sum(len(p) for p in replay)), device=dev)  # drawn even if unused
+        steps = range(0, len(order) if bids else len(card_obs), config.minibatch)  # minibatches of what trains
         card_batches = np.array_split(rng.permutation(len(card_obs)), len(steps)) if card_obs is not None else None
         for i, lo in enumerate(steps):
             idx = order[lo : lo + config.minibatch]
@@ -225,6 +226,16 @@ def card_scalars(learner: BidLearner, fresh: CardPositions) -> dict[str, float]:
     return out
 
 
+def bid_line(scalars: dict[str, float]) -> str:
+    """The bids' part of a round's line (empty without bid positions: Hearts)."""
+    if "regret/learner" not in scalars:
+        return ""
+    return (
+        f"regret {scalars['regret/learner']:.1f} (heuristic {scalars['regret/heuristic']:.1f}) "
+        f"nil {scalars['bidding/nil_rate']:.3f} "
+    )
+
+
 def round_scalars(learner: BidLearner, fresh: BidPositions, engine) -> dict[str, float]:
     """``regret/*`` and ``bidding/*`` of a round's positions, by the network as it collected them."""
     off = engine.layout.bid_offset
@@ -272,8 +283,11 @@ def train(
         config = dataclasses.replace(config, device=device)
     dev = torch_device(config.device)
     rules = resolve_rules(ckpt["rules"] if ckpt else config.rules)
-    if rules.hearts:
-        raise ValueError(f"bid-values training needs Spades rules with bidding, got {rules.name!r} (Hearts)")
+    if rules.hearts and config.train_layers != "card_values":
+        raise ValueError(
+            f"bid-values training at {rules.name!r} (Hearts, no bids) trains only card values: "
+            f"train_layers must be 'card_values', got {config.train_layers!r}"
+        )
     run_name = ckpt["run_name"] if ckpt else make_run_name(config, rules.name)
     run_path = run_path_of(config.run_dir, run_name, resume)
     ckpt_dir = run_path / "checkpoints"
@@ -364,7 +378,9 @@ def train(
         fresh, bid_state = deal_and_bid(
             engine, seeds, learner, heuristic, config.explore, rngs["explore"], teacher, teacher_scale
         )
-        scalars = round_scalars(learner, fresh, engine)
+        if fresh is None and config.train_layers != "card_values":
+            raise ValueError(f"no bid of the rules {rules.name!r} has a choice: there is nothing to learn")
+        scalars = round_scalars(learner, fresh, engine) if fresh is not None else {}
         if config.card_weight > 0 or config.card_value_hidden:
             fresh_cards = play_card_positions(
                 engine, bid_state, learner, heuristic, config.card_keep, rngs["cards"], config.card_keep_nil
@@ -374,8 +390,10 @@ def train(
             scalars |= card_scalars(learner, fresh_cards)
             card_replay = [*card_replay, fresh_cards][-config.replay_rounds :]
         t1 = time.perf_counter()
-        global_step += len(fresh)
-        replay = [*replay, fresh][-config.replay_rounds :]
+        positions = len(fresh) if fresh is not None else len(fresh_cards)  # Hearts: no bid positions
+        global_step += positions
+        if fresh is not None:
+            replay = [*replay, fresh][-config.replay_rounds :]
         losses = train_on_replay(policy, optimizer, replay, rngs["minibatches"], config, dev, card_replay)
         t2 = time.perf_counter()
         loss = losses.get("value_loss", losses.get("card_value_loss", 0.0))
@@ -383,7 +401,7 @@ def train(
         scalars |= {
             "time/collect_value_s": t1 - t0,
             "time/update_s": t2 - t1,
-            "charts/positions_per_s": len(fresh) / max(t1 - t0, 1e-9),
+            "charts/positions_per_s": positions / max(t1 - t0, 1e-9),
             "charts/learning_rate": optimizer.param_groups[0]["lr"],
         }
         for key, value in scalars.items():
@@ -391,8 +409,7 @@ def train(
         if not quiet:
             print(
                 f"round {rnd + 1}/{config.rounds} positions {global_step} loss {loss:.4f} "
-                f"regret {scalars['regret/learner']:.1f} (heuristic {scalars['regret/heuristic']:.1f}) "
-                f"nil {scalars['bidding/nil_rate']:.3f} "
+                + bid_line(scalars)
                 + "".join(f"{name} {scalars[tag]:.3f} " for name, tag in CARD_SCALARS_SHOWN if tag in scalars)
                 + f"collect {t1 - t0:.1f}s update {t2 - t1:.1f}s",
                 flush=True,

@@ -5,7 +5,7 @@ from spades_env.engine.actions import ActionLayout
 from spades_env.engine.core import FinishedHands, IllegalActionError, SpadesEngine, StepResult
 from spades_env.engine.inputs import EngineInputError, EngineInputTypeError
 from spades_env.engine.sampling import random_legal, sample_legal
-from spades_env.engine.state import BEMO, BID, BLIND, DRAW, EXCHANGE, OVER, PHASE_NAMES, PLAY, GameState
+from spades_env.engine.state import BEMO, BID, BLIND, DRAW, EXCHANGE, OVER, PASS, PHASE_NAMES, PLAY, GameState
 
 __all__ = [
     "BEMO",
@@ -14,6 +14,7 @@ __all__ = [
     "DRAW",
     "EXCHANGE",
     "OVER",
+    "PASS",
     "PHASE_NAMES",
     "PLAY",
     "ActionLayout",
