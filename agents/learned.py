@@ -38,7 +38,9 @@ LEARNED_CHECKPOINTS: dict[str, Path] = {
     # cutthroat4_bid_values_own_cards.pt (cutthroat4_dagger.pt's bids learned as values, its cloned cards kept by
     # imitation) with a card value head learned on the real deal, played by the same margin rule
     "cutthroat-4": CHECKPOINT_DIR / "cutthroat4_card_values.pt",
-    "hearts": CHECKPOINT_DIR / "hearts_expit.pt",  # hearts_ppo.pt (the one-run recipe) improved by expert iteration
+    # hearts_expit.pt (hearts_ppo.pt improved by expert iteration) with a card value head learned on the real deal,
+    # played by the margin rule in the tricks (it passes by its card head)
+    "hearts": CHECKPOINT_DIR / "hearts_card_values.pt",
 }
 
 

@@ -282,6 +282,7 @@ class NeuralAgent(Agent):
         played instead (``margin_cards``)."""
         self.value_scale = float(value_scale)
         """Points per unit of the card value head's outputs."""
+        self._play_column: int | None = None
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
@@ -363,7 +364,7 @@ class NeuralAgent(Agent):
         if len(masks) == 0:
             return np.zeros(0, np.int64)
         if self.card_player is None:
-            return self._network_actions(observations, masks, self._played_cards(masks, context))
+            return self._network_actions(observations, masks, self._played_cards(observations, masks, context))
         if context is None:
             raise ValueError(f"bot {self.name!r} with play={self.play} needs the decision context (it plays the cards)")
         cards = context.state.phase[context.games] == PLAY
@@ -378,17 +379,27 @@ class NeuralAgent(Agent):
             actions[rows] = self._network_actions(network_rows, masks[rows], np.zeros(len(rows), bool))
         return actions
 
-    def _played_cards(self, masks: np.ndarray, context: DecisionContext | None) -> np.ndarray:
+    def _played_cards(self, observations, masks: np.ndarray, context: DecisionContext | None) -> np.ndarray:
         """(B,) bool: the decisions that play a card to a trick (PLAY), where a card value head's margin rule applies:
         in Hearts the passes are card actions too, and the value head knows nothing of them. Without a context
-        every card decision plays (Spades has no other); a Hearts network with a card value head needs it."""
+        the observation's phase block tells (Spades: every card decision plays, there is no other)."""
         if self.policy.card_value_head is None:
             return np.zeros(len(masks), bool)
         if context is not None:
             return context.state.phase[context.games] == PLAY
         if self.rules is not None and self.rules.hearts:
-            raise ValueError(f"bot {self.name!r} plays Hearts with a card value head: it needs the decision context")
+            return np.asarray(observations)[:, self._hearts_play_column()] == 1
         return np.ones(len(masks), bool)
+
+    def _hearts_play_column(self) -> int:
+        """The observation entry that is 1 in the PLAY phase at this network's Hearts table."""
+        from spades_env.games.hearts.observation import HEARTS_PHASES
+        from spades_env.observation import encoder_for
+
+        if self._play_column is None:
+            block = encoder_for(SpadesEngine(self.rules)).slices["phase"]
+            self._play_column = block.start + HEARTS_PHASES.index(PLAY)
+        return self._play_column
 
     def _network_actions(self, observations: np.ndarray, masks: np.ndarray, played: np.ndarray) -> np.ndarray:
         """The network's (greedy or sampled) legal actions of (B, D) observations and (B, A) masks; with a card value

@@ -154,7 +154,11 @@ def test_the_network_plays_the_margin_rule_of_its_value_head(tmp_path):
 
 @pytest.mark.parametrize(
     ("rules", "name", "recipe_path"),
-    [("partnership", "partnership_card_values.pt", RECIPE), ("cutthroat-4", "cutthroat4_card_values.pt", CUTTHROAT4)],
+    [
+        ("partnership", "partnership_card_values.pt", RECIPE),
+        ("cutthroat-4", "cutthroat4_card_values.pt", CUTTHROAT4),
+        ("hearts", "hearts_card_values.pt", HEARTS),
+    ],
 )
 def test_the_learned_bot_is_the_recipes_network_and_plays_its_margin_rule(rules, name, recipe_path):
     from agents.learned import LEARNED_CHECKPOINTS
@@ -181,14 +185,14 @@ def test_the_learned_bot_is_the_recipes_network_and_plays_its_margin_rule(rules,
     switched = cards = 0
     for _ in range(60):  # the bids, then most of the hand
         mask = info["action_mask"]
-        played, base = learned.act(obs, mask, envs.context()), head_only.act(obs, mask)
+        played, base = learned.act(obs, mask, envs.context()), head_only.act(obs, mask, envs.context())
         with torch.no_grad():
             values = network.policy.card_values(torch.as_tensor(obs)).double().numpy() * network.value_scale
         card = envs.state.phase == PLAY
         legal = mask[:, : values.shape[1]]
         rule = margin_cards(base[card], values[card], legal[card], recipe.card_margin)
         np.testing.assert_array_equal(played[card], rule)
-        np.testing.assert_array_equal(played[~card], base[~card])  # the bids are its card head network's
+        np.testing.assert_array_equal(played[~card], base[~card])  # the bids (Hearts: passes) are its network's
         switched, cards = switched + np.count_nonzero(played != base), cards + np.count_nonzero(card)
         obs, _, _, _, info = envs.step(played)
     assert cards > 1000 and 0 < switched < 0.2 * cards  # the value head moves some of its cards, not most
@@ -215,6 +219,7 @@ def test_in_hearts_the_margin_rule_plays_the_tricks_and_the_card_head_passes():
         obs = encoder.encode(state, games, state.to_move)
         played, base = agent.act(obs, masks, ctx), head_only.act(obs, masks, ctx)
         passing = state.phase != PLAY
+        np.testing.assert_array_equal(agent.act(obs, masks), played)  # without the context: the observed phase
         np.testing.assert_array_equal(played[passing], base[passing])  # the value head knows nothing of passes
         if passing.any():
             np.testing.assert_array_equal(learner.passes(state, games[passing], masks[passing]), base[passing])
@@ -226,6 +231,4 @@ def test_in_hearts_the_margin_rule_plays_the_tricks_and_the_card_head_passes():
         switched[PLAY] += np.count_nonzero(played[~passing] != base[~passing])
         engine.step(state, played)
     assert switched[PLAY] > 0  # in the tricks the values move cards
-    with pytest.raises(ValueError, match="plays Hearts with a card value head: it needs the decision context"):
-        agent.act(obs, masks)
     assert deal_and_bid(engine, np.arange(4), learner, heuristic, 0.0, np.random.default_rng(0))[0] is None

@@ -31,7 +31,8 @@ class BidValuesConfig(ConfigFile):
     exp_name: str = "bid_values"
     """Name of the experiment, part of the run name ``{rules}__{exp_name}__{seed}__{time}``."""
     rules: str = "partnership"
-    """Rules preset name or rules YAML path (Spades with bidding; not Hearts)."""
+    """Rules preset name or rules YAML path (Spades with bidding; Hearts, which has no bids, only with
+    ``train_layers: card_values``: ``configs/train/hearts_card_values.yaml``)."""
     seed: int = 1
     """Seed of everything: the deals, the exploration, the minibatches."""
     device: str = "cpu"
