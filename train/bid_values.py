@@ -184,8 +184,13 @@ def collect_bid_positions(
     more than one candidate becomes a position, each candidate valued by ``finish_values``."""
     positions = deal_and_bid(engine, seeds, learner, heuristic, explore, rng)[0]
     if positions is None:
-        raise ValueError(f"no bid of the rules {engine.rules.name!r} has a choice: there is nothing to learn")
+        raise no_bid_choice(engine.rules.name)
     return positions
+
+
+def no_bid_choice(rules_name: str) -> ValueError:
+    """The error of bid training at rules where no bid has a choice."""
+    return ValueError(f"no bid of the rules {rules_name!r} has a choice: there is nothing to learn")
 
 
 def deal_and_bid(

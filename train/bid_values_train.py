@@ -44,6 +44,7 @@ from train.bid_values import (
     card_loss,
     centred_value_loss,
     deal_and_bid,
+    no_bid_choice,
     play_card_positions,
 )
 from train.bid_values_config import BidValuesConfig
@@ -379,7 +380,7 @@ def train(
             engine, seeds, learner, heuristic, config.explore, rngs["explore"], teacher, teacher_scale
         )
         if fresh is None and config.train_layers != "card_values":
-            raise ValueError(f"no bid of the rules {rules.name!r} has a choice: there is nothing to learn")
+            raise no_bid_choice(rules.name)
         scalars = round_scalars(learner, fresh, engine) if fresh is not None else {}
         if config.card_weight > 0 or config.card_value_hidden:
             fresh_cards = play_card_positions(
