@@ -96,7 +96,9 @@ class SpadesPolicy(nn.Module):
     With ``card_value_hidden`` > 0 a card value head (a hidden layer of that width on the shared torso) gives
     each card's value (``card_values``; learned from rollouts on the real deal, ``train/card_values.py``): the
     network then plays its card head's card unless a legal card's value beats that card's by a margin
-    (``margin_cards``).
+    (``margin_cards``). With ``card_value_torso`` that head reads a torso of its own (the shared torso's shape, a copy
+    of it to start with: ``train/bid_values_train.py``) instead of the shared one, so that learning the values moves
+    no weight the card head or the bids read.
     """
 
     def __init__(
@@ -109,18 +111,14 @@ class SpadesPolicy(nn.Module):
         bid_hidden: int = 0,
         bid_depth: int = 0,
         card_value_hidden: int = 0,
+        card_value_torso: bool = False,
         state_value: bool = True,
     ) -> None:
         super().__init__()
         self.obs_dim, self.n_actions, self.n_card_actions = obs_dim, n_actions, n_card_actions
         self.hidden, self.depth = hidden, depth
         self.bid_hidden, self.bid_depth = (bid_hidden, bid_depth) if bid_depth > 0 else (0, 0)
-        layers: list[nn.Module] = []
-        width = obs_dim
-        for _ in range(depth):
-            layers += [_layer(width, hidden), nn.ReLU()]
-            width = hidden
-        self.torso = nn.Sequential(*layers)
+        self.torso = self._new_torso()
         self.card_head = _layer(hidden, n_card_actions, std=0.01)
         bid_width = hidden
         if self.bid_depth:
@@ -140,12 +138,24 @@ class SpadesPolicy(nn.Module):
             self.value_head = nn.Sequential(_layer(hidden, hidden // 2), nn.ReLU(), _layer(hidden // 2, 1, std=1.0))
         self.card_value_hidden = max(0, card_value_hidden)
         self.card_value_head: nn.Module | None = None
+        self.card_value_torso: nn.Module | None = None
+        if self.card_value_hidden and card_value_torso:
+            self.card_value_torso = self._new_torso()
         if self.card_value_hidden:
             self.card_value_head = nn.Sequential(
                 _layer(hidden, self.card_value_hidden),
                 nn.ReLU(),
                 _layer(self.card_value_hidden, n_card_actions, std=0.0),
             )  # its last layer starts at 0: every card of equal value, the card head's played until it learns
+
+    def _new_torso(self) -> nn.Sequential:
+        """``depth`` layers of ``hidden`` on the observation (the shared torso's shape)."""
+        layers: list[nn.Module] = []
+        width = self.obs_dim
+        for _ in range(self.depth):
+            layers += [_layer(width, self.hidden), nn.ReLU()]
+            width = self.hidden
+        return nn.Sequential(*layers)
 
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """obs (B, D) float32 -> (logits (B, A), unmasked; value (B,)). ValueError for a play-only network."""
@@ -172,7 +182,7 @@ class SpadesPolicy(nn.Module):
         """``action_logits`` and, from the same torso pass, the card value head's (B, C) values (None without one)."""
         h = self.torso(obs)
         cards = self.card_head(h)
-        values = self.card_value_head(h) if self.card_value_head is not None else None
+        values = self._card_values(obs, h) if self.card_value_head is not None else None
         if bids:
             return torch.cat([cards, self._bid_logits(obs, h)], dim=-1), values
         rest = cards.new_full((len(cards), self.n_actions - self.n_card_actions), -torch.inf)
@@ -182,7 +192,11 @@ class SpadesPolicy(nn.Module):
         """(B, C) the card value head's outputs (ValueError without one)."""
         if self.card_value_head is None:
             raise ValueError("this network has no card value head (card_value_hidden 0)")
-        return self.card_value_head(self.torso(obs))
+        return self._card_values(obs, None if self.card_value_torso is not None else self.torso(obs))
+
+    def _card_values(self, obs: torch.Tensor, h: torch.Tensor | None) -> torch.Tensor:
+        """The card value head's (B, C) values, from its own torso where it has one, else from the shared ``h``."""
+        return self.card_value_head(self.card_value_torso(obs) if self.card_value_torso is not None else h)
 
     def hyperparameters(self) -> dict[str, int]:
         """The arguments that rebuild this network (stored in checkpoints; a bidding torso's only where there is one,
@@ -198,6 +212,8 @@ class SpadesPolicy(nn.Module):
             out |= {"bid_hidden": self.bid_hidden, "bid_depth": self.bid_depth}
         if self.card_value_hidden:
             out["card_value_hidden"] = self.card_value_hidden
+        if self.card_value_torso is not None:
+            out["card_value_torso"] = True
         if not self.state_value:
             out["state_value"] = False
         return out

@@ -81,6 +81,10 @@ class BidValuesConfig(ConfigFile):
     loaded network lacks it) and the learner's kept card decisions (``card_keep``, ``card_keep_nil``) are valued,
     every legal card played out by the heuristic on the real deal (``train/card_values.py``); the head regresses
     those values centred on each decision's mean. Use it with ``card_play: network``."""
+    card_value_torso: bool = False
+    """With ``card_value_hidden``: the value head reads a torso of its own (the shared torso's shape, a copy of the
+    loaded network's shared torso to start with) instead of the shared one, and with ``train_layers: card_values``
+    that torso learns with the head (the shared one cannot: the card head and the bids read it)."""
     card_value_weight: float = 1.0
     """With ``card_value_hidden``: the weight of the card values' loss against the bids'."""
     card_margin: float = 4.0
@@ -160,5 +164,7 @@ class BidValuesConfig(ConfigFile):
             hints = [f" ({k}: one of {', '.join(allowed[k])})" for k in bad if k in allowed]
             values = ", ".join(f"{k}={getattr(self, k)!r}" for k in bad)
             raise ValueError(f"bad bid-values config value(s): {values}{''.join(hints)}")
+        if self.card_value_torso and not self.card_value_hidden:
+            raise ValueError("bid-values config: card_value_torso needs card_value_hidden > 0 (a value head to feed)")
         if self.train_layers == "card_values" and not self.card_value_hidden:
             raise ValueError("bid-values config: train_layers 'card_values' needs card_value_hidden > 0 (a value head)")

@@ -104,6 +104,7 @@ def load_network(config: BidValuesConfig, engine, encoder) -> SpadesPolicy:
     for wanted, prefixes in (
         ({"bid_hidden": config.bid_hidden, "bid_depth": config.bid_depth} if config.bid_depth else {}, ("bid_",)),
         ({"card_value_hidden": config.card_value_hidden} if config.card_value_hidden else {}, ("card_value_head.",)),
+        ({"card_value_torso": True} if config.card_value_torso else {}, ("card_value_torso.",)),
     ):
         if wanted and {k: hp.get(k) for k in wanted} != wanted:  # new layers replace the loaded ones
             hp |= wanted
@@ -111,6 +112,9 @@ def load_network(config: BidValuesConfig, engine, encoder) -> SpadesPolicy:
             fresh = True
     policy = SpadesPolicy(**hp)
     policy.load_state_dict(state, strict=not fresh)
+    if policy.card_value_torso is not None and not any(k.startswith("card_value_torso.") for k in state):
+        # a new value torso starts as a copy of the shared one: a loaded value head then gives its values as before
+        policy.card_value_torso.load_state_dict(policy.torso.state_dict())
     return policy
 
 
@@ -313,7 +317,8 @@ def train(
             p for m in (policy.bid_head, getattr(policy, "bid_torso", None)) if m is not None for p in m.parameters()
         ]
     elif config.train_layers == "card_values":  # the rest frozen: no gradient flows into it
-        params = list(policy.card_value_head.parameters())
+        value_layers = (policy.card_value_head, policy.card_value_torso)
+        params = [p for m in value_layers if m is not None for p in m.parameters()]
         for p in policy.parameters():
             p.requires_grad_(False)
         for p in params:

@@ -114,10 +114,12 @@ SLIM_KEYS = (*REQUIRED_KEYS, "update")
 STATE_VALUE_PREFIX = "value_head."
 
 
-def export_slim(src: str | Path, dst: str | Path, play_only: bool = False) -> Path:
+def export_slim(src: str | Path, dst: str | Path, play_only: bool = False, half: bool = False) -> Path:
     """Write the playing part of checkpoint ``src`` (weights, rules, observation version, config) to ``dst``
     (not ``src`` itself: that would drop the run state it holds). ``play_only`` also drops the state value head
-    (``SpadesPolicy(state_value=False)``: the same decisions, a smaller file that PPO cannot train on)."""
+    (``SpadesPolicy(state_value=False)``: the same decisions, a smaller file that PPO cannot train on). ``half``
+    stores the weights as float16 (half the file): loading casts them back to float32, so the network plays the
+    rounded weights, which can change a close decision (evaluate the exported file)."""
     ckpt = load_checkpoint(src)
     if Path(dst).exists() and Path(dst).resolve() == Path(src).resolve():
         raise ValueError(f"export {src} to another path: writing the slim copy over it would lose its run state")
@@ -127,6 +129,8 @@ def export_slim(src: str | Path, dst: str | Path, play_only: bool = False) -> Pa
         model = {k: v for k, v in model.items() if not k.startswith(STATE_VALUE_PREFIX)}
         slim["model_hparams"] = dict(slim["model_hparams"]) | {"state_value": False}
     slim["model"] = {k: v.detach().to("cpu", copy=True).contiguous() for k, v in model.items()}
+    if half:
+        slim["model"] = {k: v.half() if v.is_floating_point() else v for k, v in slim["model"].items()}
     slim["slim"] = True
     return save_checkpoint(dst, slim)
 

@@ -164,13 +164,16 @@ def export(
     play_only: bool = typer.Option(
         False, "--play-only", help="Drop the state value head too (the same play, ~0.5 MiB less; PPO cannot train it)."
     ),
+    half: bool = typer.Option(
+        False, "--half", help="Store the weights as float16 (half the file; played as float32, rounded)."
+    ),
 ) -> None:
     """Write a slim checkpoint: network weights, rules, observation version and config only."""
     from pathlib import Path
 
     from train.checkpoint import export_slim
 
-    path = export_slim(checkpoint, out, play_only=play_only)
+    path = export_slim(checkpoint, out, play_only=play_only, half=half)
     typer.echo(f"slim checkpoint: {path} ({Path(path).stat().st_size / 2**20:.2f} MiB)")
 
 
