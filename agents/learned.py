@@ -31,16 +31,18 @@ CHECKPOINT_DIR = _checkpoint_dir()
 
 #: The committed checkpoints, in the order they are tried: the preset each was trained on -> its file.
 LEARNED_CHECKPOINTS: dict[str, Path] = {
-    # partnership_bid_values_nil_cards.pt (bids learned as values, distilled into a bidding torso; the heuristic's
-    # card play cloned and relearned under them) with a card value head learned on the real deal: its card head's
-    # card is played unless a legal card's value beats it by more than the checkpoint's card_margin
-    "partnership": CHECKPOINT_DIR / "partnership_card_values.pt",
-    # cutthroat4_bid_values_own_cards.pt (cutthroat4_dagger.pt's bids learned as values, its cloned cards kept by
-    # imitation) with a card value head learned on the real deal, played by the same margin rule
-    "cutthroat-4": CHECKPOINT_DIR / "cutthroat4_card_values.pt",
-    # hearts_expit.pt (hearts_ppo.pt improved by expert iteration) with a card value head learned on the real deal,
-    # played by the margin rule in the tricks (it passes by its card head)
-    "hearts": CHECKPOINT_DIR / "hearts_card_values.pt",
+    # partnership_card_values.pt (partnership_bid_values_nil_cards.pt: bids learned as values, distilled into a
+    # bidding torso, the heuristic's card play cloned and relearned under them; with a card value head learned on the
+    # real deal) with that head on a torso of its own, learned further: its card head's card is played unless a legal
+    # card's value beats it by more than the checkpoint's card_margin
+    "partnership": CHECKPOINT_DIR / "partnership_card_values_torso.pt",
+    # cutthroat4_card_values.pt (cutthroat4_dagger.pt's bids learned as values, its cloned cards kept by imitation,
+    # a card value head learned on the real deal) with that head on a torso of its own, learned further
+    "cutthroat-4": CHECKPOINT_DIR / "cutthroat4_card_values_torso.pt",
+    # hearts_card_values.pt (hearts_expit.pt, hearts_ppo.pt improved by expert iteration, with a card value head
+    # learned on the real deal) with that head on a torso of its own, learned further; it plays the value head's best
+    # card in the tricks (margin 0) and passes by its card head
+    "hearts": CHECKPOINT_DIR / "hearts_card_values_torso.pt",
 }
 
 

@@ -237,8 +237,9 @@ def heuristic_hands(seconds: float, hands: int = 4096) -> float | None:
 
 
 def learned_decisions(seconds: float, batch: int = 4096, seed: int = 0) -> float | None:
-    """Decisions/s of the committed learned bot (``checkpoints/partnership_card_values.pt``, 512 x 3 with its card
-    value head and margin rule, greedy, one torch thread) on one batch of real positions: ``batch`` partnership games
+    """Decisions/s of the committed learned bot (``agents.learned.LEARNED_CHECKPOINTS["partnership"]``: 512 x 3 with
+    its card value head on a 512 x 3 torso of its own, and the margin rule; greedy, one torch thread) on one batch of
+    real positions: ``batch`` partnership games
     after 20 random legal steps (card play: ``act`` skips the bid head when no row may bid), its ``act`` on their
     observations and masks."""
     try:
@@ -338,7 +339,7 @@ def rows(batches: list[int]) -> list[Row]:
     gym_how += "hand episodes, learner: random.random() on mask.nonzero()"
     table.append(Row("Gymnasium env, heuristic opponents", "1", "steps/s", gym_heuristic_steps, gym_base, gym_how))
     learned_how = "act on 4096 card-play positions (20 random steps in), torch 1 thread"
-    table.append(Row("learned bot (512 x 3 network)", "4096", "decisions/s", learned_decisions, None, learned_how))
+    table.append(Row("learned bot (two 512 x 3 torsos)", "4096", "decisions/s", learned_decisions, None, learned_how))
     tournament_how = "benchmark_heuristic(hands=4096): one batch of 4096 games"
     table.append(Row("heuristic duplicate tournament", "-", "hands/s", heuristic_hands, None, tournament_how))
     return table

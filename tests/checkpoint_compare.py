@@ -61,6 +61,7 @@ def committed(path: Path, recipe_path: Path) -> dict:
     assert unnamed(stored) == unnamed(recipe.to_dict())
     bidding_torso = {"bid_hidden": recipe.bid_hidden, "bid_depth": recipe.bid_depth} if recipe.bid_depth else {}
     value_head = {"card_value_hidden": recipe.card_value_hidden} if recipe.card_value_hidden else {}
+    value_head |= {"card_value_torso": True} if recipe.card_value_torso else {}
     # a play-only export (``export_slim(play_only=True)``) has no state value head, and says so
     play_only = {} if any(k.startswith(STATE_VALUE_PREFIX) for k in data["model"]) else {"state_value": False}
     wanted = load_checkpoint(ROOT / recipe.init_from)["model_hparams"] | bidding_torso | value_head | play_only

@@ -20,7 +20,8 @@ from train.bid_values_train import load_network, train  # noqa: E402
 from train.checkpoint import export_slim, load_checkpoint  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-CUTTHROAT4 = ROOT / "configs" / "train" / "cutthroat4_card_values.yaml"
+RECIPES = ROOT / "configs" / "train"
+TORSO_RECIPES = ["card_values_torso.yaml", "cutthroat4_card_values_torso.yaml", "hearts_card_values_torso.yaml"]
 TINY = {"rounds": 2, "deals": 32, "eval_deals": 4, "eval_every": 1, "minibatch": 64}
 
 
@@ -34,9 +35,8 @@ def card_positions(engine, encoder, policy, n: int = 8):
 
 
 def test_a_new_value_torso_starts_as_a_copy_of_the_shared_one_so_the_loaded_head_values_as_before():
-    recipe = dataclasses.replace(
-        BidValuesConfig.from_yaml(CUTTHROAT4), init_from="checkpoints/cutthroat4_card_values.pt", card_value_torso=True
-    )
+    recipe = BidValuesConfig.from_yaml(RECIPES / "cutthroat4_card_values_torso.yaml")
+    assert recipe.init_from == "checkpoints/cutthroat4_card_values.pt" and recipe.card_value_torso
     engine = SpadesEngine(resolve_rules(recipe.rules))
     encoder = encoder_for(engine)
     policy = load_network(recipe, engine, encoder).eval()
@@ -55,9 +55,11 @@ def test_a_new_value_torso_starts_as_a_copy_of_the_shared_one_so_the_loaded_head
         assert torch.equal(policy.action_logits(obs), loaded.action_logits(obs))
 
 
-def test_the_value_torso_learns_with_the_head_while_bids_and_card_head_stay_bit_for_bit(tmp_path):
-    recipe = BidValuesConfig.from_yaml(CUTTHROAT4)
-    cfg = dataclasses.replace(recipe, card_value_torso=True, **TINY)
+@pytest.mark.parametrize("recipe_name", TORSO_RECIPES)
+def test_the_value_torso_learns_with_the_head_while_bids_and_card_head_stay_bit_for_bit(tmp_path, recipe_name):
+    recipe = BidValuesConfig.from_yaml(RECIPES / recipe_name)
+    assert recipe.card_value_torso and recipe.train_layers == "card_values" and not recipe.fresh_head
+    cfg = dataclasses.replace(recipe, **TINY)
     whole = train(dataclasses.replace(cfg, run_dir=str(tmp_path / "whole")), quiet=True)
     ckpt = load_checkpoint(whole)
     before = load_checkpoint(ROOT / recipe.init_from)["model"]
@@ -75,6 +77,7 @@ def test_the_value_torso_learns_with_the_head_while_bids_and_card_head_stay_bit_
 
     agent = NeuralAgent.from_checkpoint(whole)
     assert agent.policy.card_value_torso is not None and agent.card_margin == recipe.card_margin
+    assert agent.value_scale == recipe.value_scale
 
 
 def test_a_value_torso_needs_a_value_head():

@@ -28,6 +28,9 @@ ROOT = Path(__file__).resolve().parent.parent
 RECIPE = ROOT / "configs" / "train" / "card_values.yaml"
 CUTTHROAT4 = ROOT / "configs" / "train" / "cutthroat4_card_values.yaml"
 HEARTS = ROOT / "configs" / "train" / "hearts_card_values.yaml"
+RECIPE_TORSO = ROOT / "configs" / "train" / "card_values_torso.yaml"
+CUTTHROAT4_TORSO = ROOT / "configs" / "train" / "cutthroat4_card_values_torso.yaml"
+HEARTS_TORSO = ROOT / "configs" / "train" / "hearts_card_values_torso.yaml"
 TINY = {"rounds": 2, "deals": 32, "eval_deals": 4, "eval_every": 1, "minibatch": 64}
 
 
@@ -153,29 +156,43 @@ def test_the_network_plays_the_margin_rule_of_its_value_head(tmp_path):
 
 
 @pytest.mark.parametrize(
-    ("rules", "name", "recipe_path"),
+    ("name", "recipe_path"),
     [
-        ("partnership", "partnership_card_values.pt", RECIPE),
-        ("cutthroat-4", "cutthroat4_card_values.pt", CUTTHROAT4),
-        ("hearts", "hearts_card_values.pt", HEARTS),
+        ("partnership_card_values.pt", RECIPE),
+        ("cutthroat4_card_values.pt", CUTTHROAT4),
+        ("hearts_card_values.pt", HEARTS),
+        ("partnership_card_values_torso.pt", RECIPE_TORSO),
+        ("cutthroat4_card_values_torso.pt", CUTTHROAT4_TORSO),
+        ("hearts_card_values_torso.pt", HEARTS_TORSO),
     ],
 )
-def test_the_learned_bot_is_the_recipes_network_and_plays_its_margin_rule(rules, name, recipe_path):
-    from agents.learned import LEARNED_CHECKPOINTS
-    from spades_env.envs.vector import VectorSpades
-
-    path = LEARNED_CHECKPOINTS[rules]
-    assert path.name == name
+def test_a_committed_card_values_checkpoint_is_its_recipes_network_on_its_start(name, recipe_path):
+    path = ROOT / "checkpoints" / name
     data = committed(path, recipe_path)
     recipe = BidValuesConfig.from_yaml(recipe_path)
     start = load_checkpoint(ROOT / recipe.init_from)["model"]
     assert data["model_hparams"]["state_value"] is False  # exported play-only: PPO's state value head dropped
-    for key, value in start.items():  # its bids and card head are its init_from's, bit for bit
-        if not key.startswith(STATE_VALUE_PREFIX):
-            assert torch.equal(data["model"][key], value), key
-    assert {k.split(".")[0] for k in data["model"] if k not in start} == {"card_value_head"}
-    assert_learned_plays(path, rules)
+    trained = ("card_value_head", "card_value_torso")
+    for key, value in start.items():  # its bids and card head are its init_from's, bit for bit (as stored)
+        if not key.startswith(STATE_VALUE_PREFIX) and not key.startswith(trained):
+            stored = data["model"][key]
+            assert torch.equal(stored, value.to(stored.dtype)), key
+    new = {k.split(".")[0] for k in data["model"] if k not in start}
+    assert new == ({"card_value_torso"} if recipe.card_value_torso else {"card_value_head"})
 
+
+@pytest.mark.parametrize(
+    ("rules", "recipe_path"),
+    [("partnership", RECIPE_TORSO), ("cutthroat-4", CUTTHROAT4_TORSO), ("hearts", HEARTS_TORSO)],
+)
+def test_the_learned_bot_plays_the_margin_rule_of_its_recipes_network(rules, recipe_path):
+    from agents.learned import LEARNED_CHECKPOINTS
+    from spades_env.envs.vector import VectorSpades
+
+    path = LEARNED_CHECKPOINTS[rules]
+    committed(path, recipe_path)
+    assert_learned_plays(path, rules)
+    recipe = BidValuesConfig.from_yaml(recipe_path)
     learned = make_agent("learned", seed=0)
     network = learned.agent_for(rules)
     assert network.card_margin == recipe.card_margin
@@ -195,7 +212,8 @@ def test_the_learned_bot_is_the_recipes_network_and_plays_its_margin_rule(rules,
         np.testing.assert_array_equal(played[~card], base[~card])  # the bids (Hearts: passes) are its network's
         switched, cards = switched + np.count_nonzero(played != base), cards + np.count_nonzero(card)
         obs, _, _, _, info = envs.step(played)
-    assert cards > 1000 and 0 < switched < 0.2 * cards  # the value head moves some of its cards, not most
+    # the value head moves some of its cards (at margin 0, in Hearts, about half), never nearly all
+    assert cards > 1000 and 0 < switched < 0.6 * cards
 
 
 def test_in_hearts_the_margin_rule_plays_the_tricks_and_the_card_head_passes():

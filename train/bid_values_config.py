@@ -48,7 +48,8 @@ class BidValuesConfig(ConfigFile):
     train_layers: str = "all"
     """``all``, ``bid_head`` (only the bidding head, and its own torso with ``bid_depth``, learns: the shared
     torso and the card head stay the loaded network's, so its card play is unchanged, bit for bit) or
-    ``card_values`` (only the card value head learns: the bids and the card head stay the loaded network's)."""
+    ``card_values`` (only the card value head learns, with its own torso where it has one: the bids, the shared torso
+    and the card head stay the loaded network's)."""
     bid_hidden: int = 256
     """With ``bid_depth``: the width of the new bidding torso."""
     bid_depth: int = 0
