@@ -239,9 +239,8 @@ def heuristic_hands(seconds: float, hands: int = 4096) -> float | None:
 def learned_decisions(seconds: float, batch: int = 4096, seed: int = 0) -> float | None:
     """Decisions/s of the committed learned bot (``agents.learned.LEARNED_CHECKPOINTS["partnership"]``: 512 x 3 with
     its card value head on a 512 x 3 torso of its own, and the margin rule; greedy, one torch thread) on one batch of
-    real positions: ``batch`` partnership games
-    after 20 random legal steps (card play: ``act`` skips the bid head when no row may bid), its ``act`` on their
-    observations and masks."""
+    real positions: ``batch`` partnership games after 20 random legal steps (card play: ``act`` skips the bid head
+    when no row may bid), its ``act`` on their observations and masks."""
     try:
         import torch
 

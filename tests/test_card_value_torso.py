@@ -1,6 +1,6 @@
-"""The card value head on a torso of its own (``card_value_torso``), and float16 exports that make room for it."""
+"""The card value head on a torso of its own (``card_value_torso``), and float16 exports that make room for it (the
+torso recipes' smoke runs and resumes: ``tests/test_card_values.py``)."""
 
-import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -16,13 +16,11 @@ from spades_env.observation import encoder_for  # noqa: E402
 from spades_env.rules import resolve_rules  # noqa: E402
 from train.bid_values import BidLearner, deal_and_bid, play_card_positions  # noqa: E402
 from train.bid_values_config import BidValuesConfig  # noqa: E402
-from train.bid_values_train import load_network, train  # noqa: E402
+from train.bid_values_train import load_network  # noqa: E402
 from train.checkpoint import export_slim, load_checkpoint  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 RECIPES = ROOT / "configs" / "train"
-TORSO_RECIPES = ["card_values_torso.yaml", "cutthroat4_card_values_torso.yaml", "hearts_card_values_torso.yaml"]
-TINY = {"rounds": 2, "deals": 32, "eval_deals": 4, "eval_every": 1, "minibatch": 64}
 
 
 def card_positions(engine, encoder, policy, n: int = 8):
@@ -53,31 +51,6 @@ def test_a_new_value_torso_starts_as_a_copy_of_the_shared_one_so_the_loaded_head
     with torch.no_grad():
         assert not torch.equal(policy.card_values(obs), loaded.card_values(obs))
         assert torch.equal(policy.action_logits(obs), loaded.action_logits(obs))
-
-
-@pytest.mark.parametrize("recipe_name", TORSO_RECIPES)
-def test_the_value_torso_learns_with_the_head_while_bids_and_card_head_stay_bit_for_bit(tmp_path, recipe_name):
-    recipe = BidValuesConfig.from_yaml(RECIPES / recipe_name)
-    assert recipe.card_value_torso and recipe.train_layers == "card_values" and not recipe.fresh_head
-    cfg = dataclasses.replace(recipe, **TINY)
-    whole = train(dataclasses.replace(cfg, run_dir=str(tmp_path / "whole")), quiet=True)
-    ckpt = load_checkpoint(whole)
-    before = load_checkpoint(ROOT / recipe.init_from)["model"]
-    for key, value in before.items():
-        if not key.startswith("card_value_head."):
-            assert torch.equal(ckpt["model"][key], value), key  # torso, card head and bids bit for bit
-    torso = {k: v for k, v in ckpt["model"].items() if k.startswith("card_value_torso.")}
-    assert torso and ckpt["model_hparams"]["card_value_torso"] is True
-    assert not torch.equal(torso["card_value_torso.0.weight"], before["torso.0.weight"])  # it learned
-
-    half = train(dataclasses.replace(cfg, run_dir=str(tmp_path / "half")), stop_at=1, quiet=True)
-    resumed = load_checkpoint(train(resume=half, quiet=True))
-    for key, value in ckpt["model"].items():
-        assert torch.equal(resumed["model"][key], value), key
-
-    agent = NeuralAgent.from_checkpoint(whole)
-    assert agent.policy.card_value_torso is not None and agent.card_margin == recipe.card_margin
-    assert agent.value_scale == recipe.value_scale
 
 
 def test_a_value_torso_needs_a_value_head():

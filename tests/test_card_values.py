@@ -98,8 +98,12 @@ def test_every_legal_card_is_valued_by_playing_it_and_the_hand_out_on_the_real_d
     assert max(spread) > 0  # the cards' values differ
 
 
-@pytest.mark.parametrize("recipe_path", [RECIPE, CUTTHROAT4, HEARTS], ids=["partnership", "cutthroat-4", "hearts"])
-def test_the_recipe_trains_only_the_card_value_head_logs_and_resumes_bit_identically(tmp_path, recipe_path):
+@pytest.mark.parametrize(
+    "recipe_path",
+    [RECIPE, CUTTHROAT4, HEARTS, RECIPE_TORSO, CUTTHROAT4_TORSO, HEARTS_TORSO],
+    ids=["partnership", "cutthroat-4", "hearts", "partnership-torso", "cutthroat-4-torso", "hearts-torso"],
+)
+def test_the_recipe_trains_only_the_card_value_layers_logs_and_resumes_bit_identically(tmp_path, recipe_path):
     recipe = BidValuesConfig.from_yaml(recipe_path)
     assert recipe.train_layers == "card_values" and recipe.card_value_hidden > 0 and recipe.card_play == "network"
     assert not recipe.fresh_head and recipe.card_weight == 0  # the loaded bids and card head are kept
@@ -107,11 +111,18 @@ def test_the_recipe_trains_only_the_card_value_head_logs_and_resumes_bit_identic
     whole = train(dataclasses.replace(cfg, run_dir=str(tmp_path / "whole")), quiet=True)
     ckpt = load_checkpoint(whole)
     before = load_checkpoint(ROOT / recipe.init_from)["model"]
+    # a new value head learns alone; a value torso (on a loaded value head) learns with that head
+    trained = "card_value_torso." if recipe.card_value_torso else "card_value_head."
     for key, value in before.items():
-        assert torch.equal(ckpt["model"][key], value), key  # bids and card head bit for bit
+        if not key.startswith(("card_value_head.", trained)):
+            assert torch.equal(ckpt["model"][key], value), key  # bids, shared torso and card head bit for bit
     new = {k for k in ckpt["model"] if k not in before}
-    assert new and all(k.startswith("card_value_head.") for k in new)
-    assert ckpt["model"]["card_value_head.2.weight"].abs().sum() > 0  # it learned
+    assert new and all(k.startswith(trained) for k in new)
+    if recipe.card_value_torso:
+        assert ckpt["model_hparams"]["card_value_torso"] is True
+        assert not torch.equal(ckpt["model"]["card_value_torso.0.weight"], before["torso.0.weight"])  # it learned
+    else:
+        assert ckpt["model"]["card_value_head.2.weight"].abs().sum() > 0  # it learned
     scalars = run_scalars(tmp_path / "whole")
     for tag in ("losses/card_value_loss", "cards/value_gain", "cards/gain_over_heuristic", "cards/switched"):
         assert len(scalars[tag]) == 2, tag
@@ -126,6 +137,7 @@ def test_the_recipe_trains_only_the_card_value_head_logs_and_resumes_bit_identic
 
     agent = NeuralAgent.from_checkpoint(whole)
     assert agent.card_margin == recipe.card_margin and agent.value_scale == recipe.value_scale  # Hearts: 10 points
+    assert (agent.policy.card_value_torso is not None) == recipe.card_value_torso
     assert NeuralAgent.from_checkpoint(whole, card_margin=1.5).card_margin == 1.5
     assert make_agent(f"neural:path={whole},margin=2").card_margin == 2.0
     with pytest.raises(ValueError, match=r"option 'margin' must be a number of points >= 0, got '-1'"):
