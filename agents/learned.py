@@ -58,9 +58,16 @@ class LearnedAgent(Agent):
     uses_observations = True
 
     def __init__(
-        self, seed: int | None = None, greedy: bool = True, device: str = "cpu", play: str = "", margin: str = ""
+        self,
+        seed: int | None = None,
+        greedy: bool = True,
+        device: str = "cpu",
+        play: str = "",
+        margin: str = "",
+        precision: str = "",
     ) -> None:
         from agents.neural import parse_margin, torch_device
+        from agents.neural_int8 import parse_precision
 
         super().__init__(seed)
         self.play = check_card_player(play, "learned") if play else None
@@ -70,6 +77,8 @@ class LearnedAgent(Agent):
         self.device = str(torch_device(device))  # a bad or absent device fails now, in one line
         self.card_margin = parse_margin(margin, "learned")
         """Points a card value head's card must beat the network's card by (None: each checkpoint's own)."""
+        self.precision = parse_precision(precision, "learned")
+        """``float32`` or ``int8`` (``agents.neural_int8``) for every checkpoint."""
         self.paths = available_checkpoints()
         if not self.paths:
             raise ValueError(f"the learned bot needs a checkpoint in {CHECKPOINT_DIR}; none of {_files()} is there")
@@ -88,7 +97,7 @@ class LearnedAgent(Agent):
             path = self.paths[preset]
             self._agents[preset] = NeuralAgent.from_checkpoint(
                 path, greedy=self.greedy, device=self.device, seed=self.seed, play=self.play,
-                card_margin=self.card_margin,
+                card_margin=self.card_margin, precision=self.precision,
             )  # fmt: skip
         return self._agents[preset]
 

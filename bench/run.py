@@ -15,6 +15,7 @@ for options.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import random
@@ -236,11 +237,12 @@ def heuristic_hands(seconds: float, hands: int = 4096) -> float | None:
     return timed(seconds, body)
 
 
-def learned_decisions(seconds: float, batch: int = 4096, seed: int = 0) -> float | None:
+def learned_decisions(seconds: float, batch: int = 4096, seed: int = 0, spec: str = "learned") -> float | None:
     """Decisions/s of the committed learned bot (``agents.learned.LEARNED_CHECKPOINTS["partnership"]``: 512 x 3 with
     its card value head on a 512 x 3 torso of its own, and the margin rule; greedy, one torch thread) on one batch of
     real positions: ``batch`` partnership games after 20 random legal steps (card play: ``act`` skips the bid head
-    when no row may bid), its ``act`` on their observations and masks."""
+    when no row may bid), its ``act`` on their observations and masks. ``spec``: the bot (``learned:precision=int8``:
+    its int8 network, ``agents.neural_int8``)."""
     try:
         import torch
 
@@ -252,7 +254,7 @@ def learned_decisions(seconds: float, batch: int = 4096, seed: int = 0) -> float
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        agent = make_agent("learned", seed=seed)
+        agent = make_agent(spec, seed=seed)
         env = VectorSpades("partnership", num_envs=batch, seed=seed)
         rng = np.random.default_rng(seed)
         obs, info = env.reset(seed=seed)
@@ -338,7 +340,11 @@ def rows(batches: list[int]) -> list[Row]:
     gym_how += "hand episodes, learner: random.random() on mask.nonzero()"
     table.append(Row("Gymnasium env, heuristic opponents", "1", "steps/s", gym_heuristic_steps, gym_base, gym_how))
     learned_how = "act on 4096 card-play positions (20 random steps in), torch 1 thread"
-    table.append(Row("learned bot (two 512 x 3 torsos)", "4096", "decisions/s", learned_decisions, None, learned_how))
+    learned = Row("learned bot (two 512 x 3 torsos)", "4096", "decisions/s", learned_decisions, None, learned_how)
+    table.append(learned)
+    int8 = functools.partial(learned_decisions, spec="learned:precision=int8")
+    int8_how = "the same positions, x the float32 row"
+    table.append(Row("learned bot, precision=int8", "4096", "decisions/s", int8, learned.key, int8_how))
     tournament_how = "benchmark_heuristic(hands=4096): one batch of 4096 games"
     table.append(Row("heuristic duplicate tournament", "-", "hands/s", heuristic_hands, None, tournament_how))
     return table

@@ -49,6 +49,7 @@ def test_bench_runs_every_row(tmp_path, capsys):
         "PettingZoo AEC env, hearts [B=1]",
         "Gymnasium env, heuristic opponents [B=1]",
         "learned bot (two 512 x 3 torsos) [B=4096]",
+        "learned bot, precision=int8 [B=4096]",
         "heuristic duplicate tournament [B=-]",
     )
     for name in names:

@@ -71,6 +71,11 @@ class ObservationLayout:
         writes (every block from ``first_real`` on is real-valued, and the encoder writes it)."""
         return self.slices[first_real].start
 
+    @property
+    def binary_size(self) -> int:
+        """The entries at the row's start that are always 0 or 1 (``bit_count`` of the game's first real block)."""
+        return self._bits
+
     def offsets(self, names: tuple[str, ...]) -> np.ndarray:
         """(len(names),) int64: where each block starts in the row, -1 for a block this layout lacks."""
         return np.array([self.slices[n].start if n in self.slices else -1 for n in names], np.int64)
