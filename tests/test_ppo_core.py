@@ -191,3 +191,12 @@ def test_turn_buffer_state_round_trip():
     for name in TurnBuffer.FIELDS:
         np.testing.assert_array_equal(getattr(other, name), getattr(buf, name))
     np.testing.assert_array_equal(other.last, buf.last)
+
+
+def test_explained_variance_is_nan_without_a_spread_target_and_one_for_a_perfect_fit():
+    from train.ppo_core import explained_variance
+
+    assert np.isnan(explained_variance(np.zeros(0), np.zeros(0)))  # no decision of the kind in the rollout
+    assert np.isnan(explained_variance(np.ones(3), np.full(3, 2.0)))
+    assert explained_variance(np.arange(4.0), np.arange(4.0)) == 1.0
+    assert explained_variance(np.zeros(4), np.arange(4.0)) == 0.0

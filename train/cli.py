@@ -149,6 +149,27 @@ def train(
     typer.echo(f"checkpoint: {path}")
 
 
+@app.command()
+def recipe(
+    path: str = typer.Argument(..., help="Recipe YAML (configs/recipes/: partnership, cutthroat4, hearts)."),
+    out: str = typer.Option(None, help="Folder of the stages' networks and runs (default: runs/recipe_<name>)."),
+    smoke: bool = typer.Option(False, help="Every stage shrunk to seconds (what CI runs): checks the chain, no bot."),
+    device: str = typer.Option(None, help="cpu or cuda for every stage (default: each config's device)."),
+    stop_after: str = typer.Option(None, help="Stop once this stage is done (run the command again to go on)."),
+) -> None:
+    """A learned bot's whole training: the recipe's stages in order, each from an earlier one's network;
+    run it again after a kill to go on (train/recipe.py)."""
+    from pathlib import Path
+
+    from train.recipe import Recipe, run_recipe
+
+    folder = out or f"runs/recipe_{Path(path).stem}" + ("_smoke" if smoke else "")
+    bot = run_recipe(path, folder, smoke=smoke, device=device, stop_after=stop_after, echo=typer.echo)
+    typer.echo(f"network: {bot}")
+    rules = Recipe.from_yaml(path).rules
+    typer.echo(f'evaluate: spades tournament --rules {rules} --bots "neural:path={bot},heuristic" --boards 2000')
+
+
 def _check_actors_option(actors: int | None, expert_iteration: bool) -> None:
     if actors is not None and not expert_iteration:
         raise ValueError(

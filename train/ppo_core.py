@@ -163,8 +163,8 @@ def ppo_loss(
 
 
 def explained_variance(pred: np.ndarray, target: np.ndarray) -> float:
-    """1 - Var(target - pred) / Var(target); NaN when the target is constant."""
-    var = np.var(target)
+    """1 - Var(target - pred) / Var(target); NaN when the target is constant (or empty: no decision of the kind)."""
+    var = np.var(target) if np.size(target) else 0.0
     return float("nan") if var == 0 else float(1 - np.var(target - pred) / var)
 
 
