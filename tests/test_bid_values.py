@@ -378,3 +378,24 @@ def test_the_committed_cutthroat4_checkpoints_are_their_recipes_networks(name, r
     assert data["rules"]["name"] == rules
     agent = NeuralAgent.from_checkpoint(ROOT / "checkpoints" / name)
     assert agent.play == BidValuesConfig.from_yaml(recipe).card_play
+
+
+def test_without_valuing_the_bids_the_same_games_are_bid_and_kept_with_no_candidate_rolled_out(monkeypatch):
+    import train.bid_values as bid_values
+
+    learner = tiny_learner("partnership")
+    engine, heuristic = learner.engine, HeuristicAgent()
+    valued, state = deal_and_bid(engine, np.arange(12), learner, heuristic, 0.1, np.random.default_rng(0))
+    assert np.abs(valued.values).sum() > 0
+
+    def no_rollout(*args, **kwargs):
+        raise AssertionError("a candidate bid was rolled out")
+
+    monkeypatch.setattr(bid_values, "finish_values", no_rollout)
+    unvalued, again = deal_and_bid(
+        engine, np.arange(12), learner, heuristic, 0.1, np.random.default_rng(0), value_bids=False
+    )
+    for field in ("seat", "obs", "cand", "heuristic"):  # the same decisions, explored alike
+        np.testing.assert_array_equal(getattr(unvalued, field), getattr(valued, field))
+    assert not unvalued.values.any()
+    np.testing.assert_array_equal(again.bids, state.bids)

@@ -202,11 +202,13 @@ def deal_and_bid(
     rng: np.random.Generator,
     teacher: BidLearner | None = None,
     teacher_scale: float = 100.0,
+    value_bids: bool = True,
 ) -> tuple[BidPositions | None, GameState]:
     """``collect_bid_positions``' positions (None where no bid had a choice: Hearts has none, its passes are
     played) and the games once bid (every one in PLAY). With a ``teacher``, the candidates are valued by its
     network instead of rollouts (its outputs times ``teacher_scale`` points): distillation of a bid-values network
-    (e.g. into a smaller bidding torso)."""
+    (e.g. into a smaller bidding torso). ``value_bids=False``: the same bids and positions (valuing a candidate
+    draws no random number), but no candidate is valued (zero values, no rollout): for a run that trains no bid."""
     state = engine.reset(np.asarray(seeds))
     learner_side = np.arange(state.batch_size) % engine.n_sides
     off = engine.layout.bid_offset
@@ -224,11 +226,11 @@ def deal_and_bid(
             games = live[at]
             obs = learner.encoder.encode(state, games, seats[at])
             values = np.zeros((len(at), masks.shape[1]), np.float32)
-            if teacher is None:
+            if value_bids and teacher is None:
                 dec, action = np.nonzero(cand[at])
                 roll = state.take(games[dec])
                 values[dec, action] = finish_values(engine, roll, action, learner_side[games[dec]], learner, heuristic)
-            else:
+            elif value_bids:
                 values[:, off:] = np.where(cand[at][:, off:], teacher.values(obs) * teacher_scale, 0.0)
             ctx = DecisionContext(engine, state, games, seats[at])
             parts.append(

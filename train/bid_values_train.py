@@ -376,17 +376,18 @@ def train(
 
     stop = config.rounds if stop_at is None else min(stop_at, config.rounds)
     last_path = checkpoint(0) if stop == 0 or start_round >= stop else ckpt_dir / "latest.pt"
+    value_bids = config.train_layers != "card_values"  # else the bids train nothing: play them, value none
     for rnd in range(start_round, stop):
         if config.anneal_lr:
             optimizer.param_groups[0]["lr"] = config.learning_rate * (1.0 - rnd / max(1, config.rounds))
         t0 = time.perf_counter()
         seeds = round_seeds(config, rnd)
         fresh, bid_state = deal_and_bid(
-            engine, seeds, learner, heuristic, config.explore, rngs["explore"], teacher, teacher_scale
+            engine, seeds, learner, heuristic, config.explore, rngs["explore"], teacher, teacher_scale, value_bids
         )
         if fresh is None and config.train_layers != "card_values":
             raise no_bid_choice(rules.name)
-        scalars = round_scalars(learner, fresh, engine) if fresh is not None else {}
+        scalars = round_scalars(learner, fresh, engine) if fresh is not None and value_bids else {}
         if config.card_weight > 0 or config.card_value_hidden:
             fresh_cards = play_card_positions(
                 engine, bid_state, learner, heuristic, config.card_keep, rngs["cards"], config.card_keep_nil
