@@ -128,6 +128,10 @@ def test_the_recipe_trains_only_the_card_value_layers_logs_and_resumes_bit_ident
     scalars = run_scalars(tmp_path / "whole")
     for tag in ("losses/card_value_loss", "cards/value_gain", "cards/gain_over_heuristic", "cards/switched"):
         assert len(scalars[tag]) == 2, tag
+    seconds = {tag: [v for _, v in scalars[f"time/{tag}_s"]] for tag in ("bid", "play_cards", "label_cards")}
+    total = [v for _, v in scalars["time/collect_value_s"]]  # the collection, split
+    np.testing.assert_allclose(np.sum(list(seconds.values()), axis=0), total, rtol=1e-3)
+    assert all(min(v) > 0 for v in seconds.values())
     assert "losses/value_loss" not in scalars and "regret/learner" not in scalars  # no bid trains, none is valued
 
     half = train(dataclasses.replace(cfg, run_dir=str(tmp_path / "half")), stop_at=1, quiet=True)

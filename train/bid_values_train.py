@@ -388,10 +388,12 @@ def train(
         if fresh is None and config.train_layers != "card_values":
             raise no_bid_choice(rules.name)
         scalars = round_scalars(learner, fresh, engine) if fresh is not None and value_bids else {}
+        t_bid = t_play = time.perf_counter()
         if config.card_weight > 0 or config.card_value_hidden:
             fresh_cards = play_card_positions(
                 engine, bid_state, learner, heuristic, config.card_keep, rngs["cards"], config.card_keep_nil
             )
+            t_play = time.perf_counter()
             if config.card_value_hidden:
                 fresh_cards = with_card_values(engine, fresh_cards, heuristic)
             scalars |= card_scalars(learner, fresh_cards)
@@ -406,7 +408,10 @@ def train(
         loss = losses.get("value_loss", losses.get("card_value_loss", 0.0))
         scalars |= {f"losses/{k}": v for k, v in losses.items()}
         scalars |= {
-            "time/collect_value_s": t1 - t0,
+            "time/collect_value_s": t1 - t0,  # the three below
+            "time/bid_s": t_bid - t0,  # deal and bid, each candidate bid valued (rollouts or the value teacher)
+            "time/play_cards_s": t_play - t_bid,  # the realized hands played out, the network at the learner's seats
+            "time/label_cards_s": t1 - t_play,  # every legal card of the kept decisions played out (card values)
             "time/update_s": t2 - t1,
             "charts/positions_per_s": positions / max(t1 - t0, 1e-9),
             "charts/learning_rate": optimizer.param_groups[0]["lr"],
@@ -418,7 +423,8 @@ def train(
                 f"round {rnd + 1}/{config.rounds} positions {global_step} loss {loss:.4f} "
                 + bid_line(scalars)
                 + "".join(f"{name} {scalars[tag]:.3f} " for name, tag in CARD_SCALARS_SHOWN if tag in scalars)
-                + f"collect {t1 - t0:.1f}s update {t2 - t1:.1f}s",
+                + f"collect {t1 - t0:.1f}s (bid {t_bid - t0:.1f} play {t_play - t_bid:.1f} label {t1 - t_play:.1f}) "
+                + f"update {t2 - t1:.1f}s",
                 flush=True,
             )
         done = rnd + 1
