@@ -162,3 +162,13 @@ def test_the_engine_rows_count_the_card_plays_of_the_state_as_it_is_stepped(batc
         seen.add(count())
         engine.step(state, engine.random_actions(state, rng), auto_reset=True)
     assert 0 in seen and max(seen) == batch  # bids (no play) and plays both counted
+
+
+def test_the_card_value_round_benchmark_times_each_part_both_ways(capsys):
+    pytest.importorskip("torch")
+    from bench.card_value_rounds import main
+
+    main(["--deals", "8", "--repeats", "1"])
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in lines[:2]] == ["value_bids=True", "value_bids=False"]
+    assert lines[2].startswith("collection without valuing the bids: ") and lines[2].endswith("x faster (8 deals)")
