@@ -40,7 +40,6 @@ from agents.search_rollouts import play_out_values
 from agents.search_sampling import sample_hidden_hands
 from spades_env import cards
 from spades_env.engine import BID, BLIND, PLAY, GameState, SpadesEngine, bits
-from spades_env.games.spades.scoring import bag_adjusted_points
 
 #: Log-likelihood lost per trick between a seat's actual bid and the heuristic's bid for a sampled hand.
 BID_SHARPNESS = 1.0
@@ -289,7 +288,9 @@ def rollout_values(
         for f in result.finished:
             new = ~done[f.games]
             g = f.games[new]
-            adjusted = bag_adjusted_points(engine.rules, f.delta[new], f.bags_added[new], f.bag_penalties[new])
+            adjusted = engine.spec.adjusted_points(engine.rules, f.delta[new], f.bags_added[new], f.bag_penalties[new])
+            if engine.rules.hearts:
+                adjusted = -adjusted  # fewer points is better: a side's value, as ``hearts_rollouts`` gives it
             mine = adjusted[np.arange(len(g)), side[index[g]]]
             values[index[g]] = mine - opponents_weight * (adjusted.sum(axis=1) - mine) / (engine.n_sides - 1)
             done[g] = True

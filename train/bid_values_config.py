@@ -18,6 +18,8 @@ ALGORITHM = "bid_values"
 TRAIN_LAYERS = ("all", "bid_head", "card_values")
 #: The ``card_play`` settings: who plays the cards of the trained network's games (its checkpoint's default).
 CARD_PLAY = ("heuristic", "network")
+#: The ``card_rollout`` settings: who plays the learner's seats when a valued card's hand is played out.
+CARD_ROLLOUT = ("heuristic", "network")
 
 
 @dataclass(frozen=True)
@@ -82,6 +84,12 @@ class BidValuesConfig(ConfigFile):
     loaded network lacks it) and the learner's kept card decisions (``card_keep``, ``card_keep_nil``) are valued,
     every legal card played out by the heuristic on the real deal (``train/card_values.py``); the head regresses
     those values centred on each decision's mean. Use it with ``card_play: network``."""
+    card_rollout: str = "heuristic"
+    """With ``card_value_hidden``: who plays each valued card's hand out at the learner's seats. ``heuristic``: the
+    compiled heuristic plays every seat (``train.card_values.card_values_on_deal``: one step of policy improvement
+    over the heuristic). ``network``: the network itself as it plays (its card head under its margin rule) at the
+    learner's seats, the heuristic at the others (``card_values_by_network``: the values of the network's own
+    continuation, one more step of policy iteration; ~100x the heuristic's rollout time, in the batched engine)."""
     card_value_torso: bool = False
     """With ``card_value_hidden``: the value head reads a torso of its own (the shared torso's shape, a copy of the
     loaded network's shared torso to start with) instead of the shared one, and with ``train_layers: card_values``
@@ -137,6 +145,7 @@ class BidValuesConfig(ConfigFile):
             "device": self.device == "cpu" or self.device.startswith("cuda"),
             "train_layers": self.train_layers in TRAIN_LAYERS,
             "card_play": self.card_play in CARD_PLAY,
+            "card_rollout": self.card_rollout in CARD_ROLLOUT,
             "init_from": bool(self.init_from),
             "bid_hidden": self.bid_hidden >= 2,
             "bid_depth": self.bid_depth >= 0,
@@ -161,7 +170,7 @@ class BidValuesConfig(ConfigFile):
         }
         bad = [k for k, ok in checks.items() if not ok]
         if bad:
-            allowed = {"train_layers": TRAIN_LAYERS, "card_play": CARD_PLAY}
+            allowed = {"train_layers": TRAIN_LAYERS, "card_play": CARD_PLAY, "card_rollout": CARD_ROLLOUT}
             hints = [f" ({k}: one of {', '.join(allowed[k])})" for k in bad if k in allowed]
             values = ", ".join(f"{k}={getattr(self, k)!r}" for k in bad)
             raise ValueError(f"bad bid-values config value(s): {values}{''.join(hints)}")

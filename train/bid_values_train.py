@@ -395,7 +395,8 @@ def train(
             )
             t_play = time.perf_counter()
             if config.card_value_hidden:
-                fresh_cards = with_card_values(engine, fresh_cards, heuristic)
+                rollout_learner = learner if config.card_rollout == "network" else None
+                fresh_cards = with_card_values(engine, fresh_cards, heuristic, rollout_learner)
             scalars |= card_scalars(learner, fresh_cards)
             card_replay = [*card_replay, fresh_cards][-config.replay_rounds :]
         t1 = time.perf_counter()

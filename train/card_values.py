@@ -47,10 +47,45 @@ def card_values_on_deal(engine: SpadesEngine, positions: CardPositions, heuristi
     return np.where(positions.mask, totals, 0.0).astype(np.float32)
 
 
-def with_card_values(engine: SpadesEngine, positions: CardPositions, heuristic: HeuristicAgent) -> ValuedCardPositions:
-    """``positions`` with ``card_values_on_deal``."""
+def card_values_by_network(
+    engine: SpadesEngine, positions: CardPositions, learner, heuristic: HeuristicAgent, chunk: int = 16384
+) -> np.ndarray:
+    """(M, C) float32 as ``card_values_on_deal``, but each legal card's hand is played out by the **network** at the
+    learner's seats (``learner.cards``: its card head under its margin rule, as it plays) and the heuristic at the
+    others: the value of the card followed by the learner's own play, one more step of policy improvement (policy
+    iteration) where the heuristic's continuation gives one. The rollouts run in the batched engine, ``chunk``
+    (decision, card) pairs at a time (``agents.search_bidding.rollout_values``: its scoring)."""
+    from agents.base import DecisionContext
+    from agents.search_bidding import rollout_values
+
+    values = np.zeros(positions.mask.shape)
+    dec, card = np.nonzero(positions.mask)
+    for lo in range(0, len(dec), chunk):
+        d, c = dec[lo : lo + chunk], card[lo : lo + chunk]
+        side = engine.side_of_seat[positions.seat[d]]
+
+        def decide(state, index, side=side):
+            masks = engine.legal_action_mask(state)
+            every = np.arange(state.batch_size)
+            actions = heuristic.act(None, masks, DecisionContext(engine, state, every, state.to_move))
+            mine = np.flatnonzero(engine.side_of_seat[state.to_move] == side[index])
+            if len(mine):
+                actions[mine] = learner.cards(state, mine, masks[mine])
+            return actions
+
+        roll = positions.state.take(d)
+        values[d, c] = rollout_values(engine, roll, c, positions.seat[d], heuristic, compiled=False, decide=decide)
+    return values.astype(np.float32)
+
+
+def with_card_values(
+    engine: SpadesEngine, positions: CardPositions, heuristic: HeuristicAgent, learner=None
+) -> ValuedCardPositions:
+    """``positions`` with ``card_values_on_deal``, or with a ``learner``, ``card_values_by_network``."""
     fields = {k: getattr(positions, k) for k in ("state", "seat", "obs", "mask", "target")}
-    return ValuedCardPositions(**fields, values=card_values_on_deal(engine, positions, heuristic))
+    if learner is None:
+        return ValuedCardPositions(**fields, values=card_values_on_deal(engine, positions, heuristic))
+    return ValuedCardPositions(**fields, values=card_values_by_network(engine, positions, learner, heuristic))
 
 
 def card_value_loss(policy, obs: torch.Tensor, mask: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
