@@ -189,7 +189,8 @@ def claim_folder(recipe_file: Path, out: Path, smoke: bool) -> None:
     if mark.exists():
         before = yaml.safe_load(mark.read_text())
         if before != record:
-            what = "at another scale (--smoke)" if before.get("recipe") == record["recipe"] else "by another recipe"
+            same_text = before.get("recipe") == record["recipe"]
+            what = "at another scale (--smoke)" if same_text else "by another recipe (or another version of this one)"
             raise ValueError(f"--out {out}: its stages were made {what}; give a new --out folder")
         return
     if out.exists() and any(out.iterdir()):
