@@ -80,7 +80,8 @@ def test_a_folder_made_by_another_recipe_or_scale_or_holding_other_files_is_refu
     out = tmp_path / "out"
     run_recipe(RECIPES / "hearts.yaml", out, smoke=True, quiet=True, stop_after="ppo", echo=lambda _: None)
     before = sorted(p.name for p in out.rglob("*"))
-    with pytest.raises(ValueError, match=r"--out .*: its stages were made by another recipe; give a new --out"):
+    another = r"--out .*: its stages were made by another recipe \(or another version of this one\); give a new --out"
+    with pytest.raises(ValueError, match=another):
         run_recipe(RECIPES / "cutthroat4.yaml", out, smoke=True, quiet=True, echo=lambda _: None)
     with pytest.raises(ValueError, match=r"its stages were made at another scale \(--smoke\)"):
         run_recipe(RECIPES / "hearts.yaml", out, smoke=False, quiet=True, echo=lambda _: None)
