@@ -40,9 +40,9 @@ LEARNED_CHECKPOINTS: dict[str, Path] = {
     # a card value head learned on the real deal) with that head on a torso of its own, learned further
     "cutthroat-4": CHECKPOINT_DIR / "cutthroat4_card_values_torso.pt",
     # hearts_card_values_torso.pt (hearts_expit.pt, hearts_ppo.pt improved by expert iteration, with a card value head
-    # on a torso of its own learned on the real deal) with those values relearned twice on its own continuation
+    # on a torso of its own learned on the real deal) with those values relearned three times on its own continuation
     # (policy iteration); it plays the value head's best card in the tricks (margin 0) and passes by its card head
-    "hearts": CHECKPOINT_DIR / "hearts_card_values_iterated2.pt",
+    "hearts": CHECKPOINT_DIR / "hearts_card_values_iterated3.pt",
 }
 
 

@@ -33,6 +33,7 @@ CUTTHROAT4_TORSO = ROOT / "configs" / "train" / "cutthroat4_card_values_torso.ya
 HEARTS_TORSO = ROOT / "configs" / "train" / "hearts_card_values_torso.yaml"
 HEARTS_ITERATED = ROOT / "configs" / "train" / "hearts_card_values_iterated.yaml"
 HEARTS_ITERATED2 = ROOT / "configs" / "train" / "hearts_card_values_iterated2.yaml"
+HEARTS_ITERATED3 = ROOT / "configs" / "train" / "hearts_card_values_iterated3.yaml"
 TINY = {"rounds": 2, "deals": 32, "eval_deals": 4, "eval_every": 1, "minibatch": 64}
 
 
@@ -102,7 +103,10 @@ def test_every_legal_card_is_valued_by_playing_it_and_the_hand_out_on_the_real_d
 
 @pytest.mark.parametrize(
     "recipe_path",
-    [RECIPE, CUTTHROAT4, HEARTS, RECIPE_TORSO, CUTTHROAT4_TORSO, HEARTS_TORSO, HEARTS_ITERATED, HEARTS_ITERATED2],
+    [
+        *(RECIPE, CUTTHROAT4, HEARTS, RECIPE_TORSO, CUTTHROAT4_TORSO, HEARTS_TORSO),
+        *(HEARTS_ITERATED, HEARTS_ITERATED2, HEARTS_ITERATED3),
+    ],
     ids=[
         "partnership",
         "cutthroat-4",
@@ -112,6 +116,7 @@ def test_every_legal_card_is_valued_by_playing_it_and_the_hand_out_on_the_real_d
         "hearts-torso",
         "hearts-iterated",
         "hearts-iterated2",
+        "hearts-iterated3",
     ],  # fmt: skip
 )
 def test_the_recipe_trains_only_the_card_value_layers_logs_and_resumes_bit_identically(tmp_path, recipe_path):
@@ -195,6 +200,7 @@ def test_the_network_plays_the_margin_rule_of_its_value_head(tmp_path):
         ("hearts_card_values_torso.pt", HEARTS_TORSO),
         ("hearts_card_values_iterated.pt", HEARTS_ITERATED),
         ("hearts_card_values_iterated2.pt", HEARTS_ITERATED2),
+        ("hearts_card_values_iterated3.pt", HEARTS_ITERATED3),
     ],
 )
 def test_a_committed_card_values_checkpoint_is_its_recipes_network_on_its_start(name, recipe_path):
@@ -218,7 +224,7 @@ def test_a_committed_card_values_checkpoint_is_its_recipes_network_on_its_start(
 
 @pytest.mark.parametrize(
     ("rules", "recipe_path"),
-    [("partnership", RECIPE_TORSO), ("cutthroat-4", CUTTHROAT4_TORSO), ("hearts", HEARTS_ITERATED2)],
+    [("partnership", RECIPE_TORSO), ("cutthroat-4", CUTTHROAT4_TORSO), ("hearts", HEARTS_ITERATED3)],
 )
 def test_the_learned_bot_plays_the_margin_rule_of_its_recipes_network(rules, recipe_path):
     from agents.learned import LEARNED_CHECKPOINTS

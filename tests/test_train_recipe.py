@@ -22,7 +22,7 @@ RECIPES = ROOT / "configs" / "recipes"
 SHIPPED = {
     "partnership": "partnership_card_values_torso.pt",
     "cutthroat4": "cutthroat4_card_values_torso.pt",
-    "hearts": "hearts_card_values_iterated2.pt",
+    "hearts": "hearts_card_values_iterated3.pt",
 }
 
 
@@ -69,9 +69,9 @@ def test_a_stopped_recipe_goes_on_from_its_finished_stages_and_its_unfinished_ru
     (out / "expit.pt").unlink()  # killed after the stage's last checkpoint, before its network was written
     lines.clear()
     run_recipe(path, out, smoke=True, quiet=True, echo=lines.append)
-    assert lines[0] == f"stage 1/6 ppo (../train/hearts.yaml): done, {out / 'ppo.pt'}"
-    assert lines[1].startswith("stage 2/6 expit (../train/hearts_expert_iteration.yaml): resuming ")
-    assert sum("training" in line for line in lines) == 4  # the four stages not yet begun
+    assert lines[0] == f"stage 1/7 ppo (../train/hearts.yaml): done, {out / 'ppo.pt'}"
+    assert lines[1].startswith("stage 2/7 expit (../train/hearts_expert_iteration.yaml): resuming ")
+    assert sum("training" in line for line in lines) == 5  # the five stages not yet begun
     assert {p.name: p.read_bytes() for p in out.glob("*.pt") if p.name in first} == first
     assert len(list((out / "runs" / "expit").iterdir())) == 1  # the same run, not a second one
 
@@ -137,10 +137,10 @@ def test_spades_recipe_runs_a_recipe_and_reports_a_bad_one_in_one_line(tmp_path)
     out = tmp_path / "out"
     result = runner.invoke(app, ["recipe", str(RECIPES / "hearts.yaml"), "--out", str(out), "--smoke"])
     assert result.exit_code == 0, result.output
-    assert f"network: {out / 'iterated2.pt'}" in result.output
-    assert f'spades tournament --rules hearts --bots "neural:path={out / "iterated2.pt"},heuristic"' in result.output
+    assert f"network: {out / 'iterated3.pt'}" in result.output
+    assert f'spades tournament --rules hearts --bots "neural:path={out / "iterated3.pt"},heuristic"' in result.output
     again = runner.invoke(app, ["recipe", str(RECIPES / "hearts.yaml"), "--out", str(out), "--smoke"])
-    assert again.exit_code == 0 and again.output.count(": done, ") == 6  # all done: nothing trains again
+    assert again.exit_code == 0 and again.output.count(": done, ") == 7  # all done: nothing trains again
     bad = write_recipe(tmp_path, "rules: hearts\nstage: []\n")
     refused = spades("recipe", str(bad), "--out", str(tmp_path / "o2"))
     assert_usage_error(refused, "a recipe has exactly the keys ['rules', 'stages'], got ['rules', 'stage']")
