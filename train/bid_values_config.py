@@ -139,6 +139,11 @@ class BidValuesConfig(ConfigFile):
     keep_best: bool = True
     """Save ``checkpoints/best.pt`` whenever an evaluation gives the best ``diff`` so far."""
 
+    @property
+    def trains_bids(self) -> bool:
+        """Whether the run trains bids: not with ``train_layers: card_values`` (its rounds bid, but value no bid)."""
+        return self.train_layers != "card_values"
+
     def __post_init__(self) -> None:
         checks = {
             "algorithm": self.algorithm == ALGORITHM,

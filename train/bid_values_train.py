@@ -159,7 +159,7 @@ def train_on_replay(
 ) -> dict[str, float]:
     """``epochs`` passes of minibatch Adam over the replay's bid positions (and, with ``cards``, as many
     minibatches of its card positions, the card loss weighing ``card_weight``); the last pass's mean losses."""
-    bids = config.train_layers != "card_values"  # else the bids' loss moves nothing (Hearts: there are none)
+    bids = config.trains_bids  # else the bids' loss moves nothing (Hearts: there are none)
     if bids:
         obs = torch.as_tensor(np.concatenate([p.obs for p in replay]), device=dev)
         cand = torch.as_tensor(np.concatenate([p.cand for p in replay]), device=dev)
@@ -288,7 +288,7 @@ def train(
         config = dataclasses.replace(config, device=device)
     dev = torch_device(config.device)
     rules = resolve_rules(ckpt["rules"] if ckpt else config.rules)
-    if rules.hearts and config.train_layers != "card_values":
+    if rules.hearts and config.trains_bids:
         raise ValueError(
             f"bid-values training at {rules.name!r} (Hearts, no bids) trains only card values: "
             f"train_layers must be 'card_values', got {config.train_layers!r}"
@@ -376,18 +376,18 @@ def train(
 
     stop = config.rounds if stop_at is None else min(stop_at, config.rounds)
     last_path = checkpoint(0) if stop == 0 or start_round >= stop else ckpt_dir / "latest.pt"
-    value_bids = config.train_layers != "card_values"  # else the bids train nothing: play them, value none
     for rnd in range(start_round, stop):
         if config.anneal_lr:
             optimizer.param_groups[0]["lr"] = config.learning_rate * (1.0 - rnd / max(1, config.rounds))
         t0 = time.perf_counter()
         seeds = round_seeds(config, rnd)
         fresh, bid_state = deal_and_bid(
-            engine, seeds, learner, heuristic, config.explore, rngs["explore"], teacher, teacher_scale, value_bids
-        )
-        if fresh is None and config.train_layers != "card_values":
+            engine, seeds, learner, heuristic, config.explore, rngs["explore"], teacher, teacher_scale,
+            value_bids=config.trains_bids,
+        )  # fmt: skip
+        if fresh is None and config.trains_bids:
             raise no_bid_choice(rules.name)
-        scalars = round_scalars(learner, fresh, engine) if fresh is not None and value_bids else {}
+        scalars = round_scalars(learner, fresh, engine) if fresh is not None and config.trains_bids else {}
         t_bid = t_play = time.perf_counter()
         if config.card_weight > 0 or config.card_value_hidden:
             fresh_cards = play_card_positions(

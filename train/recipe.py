@@ -108,13 +108,14 @@ class Recipe:
         return self.folder / stage.config
 
     def stage_config(self, stage: Stage):
-        """``stage``'s training config as its trainer reads it (class, config), checked against the recipe."""
+        """``stage``'s training config as its trainer reads it, checked against the recipe, and that trainer's
+        ``train`` function."""
         from train.expert_iteration_config import trainer_for
 
         path = self.config_path(stage)
         if not path.is_file():
             raise ValueError(f"{self.source}: stage {stage.name!r}: config {path} does not exist")
-        config_class, _ = trainer_for(config=path)
+        config_class, run_training = trainer_for(config=path)
         config = config_class.from_yaml(path)
         if config.rules != self.rules:
             raise ValueError(
@@ -125,7 +126,7 @@ class Recipe:
                 f"{self.source}: stage {stage.name!r}: value_teacher is for bid-values configs "
                 f"(algorithm: bid_values); {path} is not one"
             )
-        return config_class, config
+        return config, run_training
 
 
 def _stage(raw: Any, earlier: list[str], where: str) -> Stage:
@@ -212,7 +213,6 @@ def run_recipe(
     """Run the recipe at ``path`` into the folder ``out``: each stage not yet done, in order (module docstring).
     ``stop_after``: stop once that stage is done. Returns the last stage's network (or ``stop_after``'s)."""
     from train.checkpoint import export_slim
-    from train.expert_iteration_config import trainer_for
     from train.output_paths import check_output_folder
 
     recipe = Recipe.from_yaml(path)
@@ -227,8 +227,7 @@ def run_recipe(
         if output.exists():
             echo(f"{head}: done, {output}")
         else:
-            config_class, config = recipe.stage_config(stage)
-            _, run_training = trainer_for(config=recipe.config_path(stage))
+            config, run_training = recipe.stage_config(stage)
             latest = unfinished_run(out, stage)
             if latest is not None:
                 echo(f"{head}: resuming {latest}")
