@@ -110,6 +110,8 @@ def ppo_update(
                 ent_coef=config.ent_coef,
                 clip_vloss=config.clip_vloss,
             )
+            bids = b_bidding[mb]
+            loss = loss - bid_entropy_bonus(entropy, bids, config.ent_coef, config.bid_ent_coef)
             if config.card_anchor:
                 loss = loss + config.card_anchor * anchor_term(dist, b_teacher[mb], result)
             optimizer.zero_grad()
@@ -117,13 +119,23 @@ def ppo_update(
             model.clip_grad_norm(config.max_grad_norm)
             optimizer.step()
             result.clipfracs.append(result.last_stats["clipfrac"])
-            bids = b_bidding[mb]
             if bids.any():
                 result.bid_entropy.append(entropy[bids].mean().item())
         if config.target_kl is not None and result.last_stats.get("approx_kl", 0.0) > config.target_kl:
             break
     buffer.start_rollout()
     return result
+
+
+def bid_entropy_bonus(
+    entropy: torch.Tensor, bids: torch.Tensor, ent_coef: float, bid_ent_coef: float | None
+) -> torch.Tensor:
+    """What the bidding decisions ``bids`` (B,) bool add to the minibatch's entropy bonus beyond ``ent_coef``, every
+    decision's weight in ``ppo_loss``: their (B,) ``entropy`` weighted ``bid_ent_coef - ent_coef`` over the minibatch
+    (0 where ``bid_ent_coef`` is None), so that a bid's entropy counts ``bid_ent_coef`` in all."""
+    if bid_ent_coef is None:
+        return entropy.new_zeros(())
+    return (bid_ent_coef - ent_coef) * (entropy * bids).sum() / len(entropy)
 
 
 def anchor_term(dist: MaskedCategorical, teacher: torch.Tensor, result: UpdateResult) -> torch.Tensor:
