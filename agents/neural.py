@@ -432,7 +432,21 @@ class NeuralAgent(Agent):
 
     def _network_actions(self, observations: np.ndarray, masks: np.ndarray, played: np.ndarray) -> np.ndarray:
         """The network's (greedy or sampled) legal actions of (B, D) observations and (B, A) masks; with a card value
-        head, the card decisions of ``played`` (B,) bool by the margin rule (``margin_cards``)."""
+        head, the card decisions of ``played`` (B,) bool by the margin rule (``margin_cards``). Greedy, a decision
+        with one legal action (a fifth of the cards: the last trick, a lone card of the suit led) takes it without
+        the network (sampling draws for every row, so that its random stream does not depend on them)."""
+        if self.greedy:
+            free = np.flatnonzero(masks.sum(axis=1) > 1)
+            if len(free) < len(masks):
+                actions = np.argmax(masks, axis=1).astype(np.int64)
+                if len(free):
+                    observations = np.asarray(observations)[free]
+                    actions[free] = self._network_choices(observations, masks[free], played[free])
+                return actions
+        return self._network_choices(observations, masks, played)
+
+    def _network_choices(self, observations: np.ndarray, masks: np.ndarray, played: np.ndarray) -> np.ndarray:
+        """``_network_actions`` with the network asked for every row."""
         c = self.policy.n_card_actions
         with torch.no_grad():
             obs = torch.as_tensor(np.asarray(observations, dtype=np.float32), device=self.device)

@@ -101,6 +101,23 @@ def test_each_value_is_the_hand_played_out_by_the_network_at_the_learners_side(r
     assert not np.allclose(values, heuristic_values)  # the untrained network plays otherwise than the heuristic
 
 
+@pytest.mark.parametrize("rules", ["partnership", "hearts"])
+def test_the_learner_plays_a_lone_legal_card_without_the_network_and_the_others_as_the_network_does(rules):
+    engine, learner, _, positions = positions_of(rules, deals=6, keep=1.0)
+    asked, real = [], learner.card_choices
+    learner.card_choices = lambda obs, masks: asked.append(len(obs)) or real(obs, masks)
+    state = positions.state
+    masks = engine.legal_action_mask(state)
+    lone = masks[:, : engine.layout.bid_offset].sum(axis=1) == 1
+    every = np.arange(state.batch_size)
+    wanted = real(learner.encoder.encode(state, every, state.to_move), masks)[1]
+    masks[: len(masks) // 2, : engine.layout.bid_offset] = False  # half of them: the wanted card alone
+    masks[every[: len(masks) // 2], wanted[: len(masks) // 2]] = True
+    got = learner.cards(state, every, masks)
+    np.testing.assert_array_equal(got, wanted)
+    assert asked == [len(masks) - len(masks) // 2 - lone[len(masks) // 2 :].sum()]
+
+
 def test_a_card_rollout_network_run_trains_on_those_values_and_refuses_a_bad_setting(tmp_path):
     recipe = BidValuesConfig.from_yaml(ROOT / "configs" / "train" / "hearts_card_values_torso.yaml")
     cfg = dataclasses.replace(

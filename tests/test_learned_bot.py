@@ -197,3 +197,26 @@ def test_playing_logits_are_the_forward_logits_without_the_value_head():
         n = policy.n_card_actions
         assert torch.equal(cards[:, :n], logits[:, :n]) and torch.isneginf(cards[:, n:]).all()
         obs, _, _, _, info = envs.step(make_agent("heuristic", seed=step).act(obs, info["action_mask"], envs.context()))
+
+
+@pytest.mark.parametrize("precision", ["float32", "int8"])
+def test_a_greedy_bot_takes_a_lone_legal_action_without_the_network_and_asks_it_for_the_rest(precision):
+    from spades_env.envs import VectorSpades
+
+    agent = NeuralAgent.from_checkpoint(LEARNED_CHECKPOINT, precision=precision)
+    asked, real = [], agent.policy.play_outputs
+    agent.policy.play_outputs = lambda obs, bids=True: asked.append(len(obs)) or real(obs, bids)
+    envs = VectorSpades("partnership", num_envs=64)
+    obs, info = envs.reset(seed=4)
+    lone = free = 0
+    for step in range(60):  # bids, then the card play to the last trick
+        masks = info["action_mask"].astype(bool)
+        single = masks.sum(axis=1) == 1
+        asked.clear()
+        actions = agent.act(obs, masks, envs.context())
+        assert sum(asked) == (~single).sum()
+        played = agent._played_cards(obs, masks, envs.context())
+        np.testing.assert_array_equal(actions, agent._network_choices(obs, masks, played))  # same as asking every row
+        lone, free = lone + single.sum(), free + (~single).sum()
+        obs, _, _, _, info = envs.step(actions)
+    assert lone > 0.15 * (lone + free)  # the last tricks, lone cards of the suit led

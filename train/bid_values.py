@@ -100,8 +100,15 @@ class BidLearner:
         return act + off
 
     def cards(self, state: GameState, games: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """(B,) the network's card actions of the seats to move in ``games`` (as ``NeuralAgent`` plays them)."""
-        return self.card_choices(self.encoder.encode(state, games, state.to_move[games]), masks)[1]
+        """(B,) the network's card actions of the seats to move in ``games`` (as ``NeuralAgent`` plays them: a lone
+        legal card without the network)."""
+        legal = masks[:, : self.policy.n_card_actions]
+        actions = np.argmax(legal, axis=1).astype(np.int64)
+        free = np.flatnonzero(legal.sum(axis=1) > 1)
+        if len(free):
+            rows = games[free]
+            actions[free] = self.card_choices(self.encoder.encode(state, rows, state.to_move[rows]), masks[free])[1]
+        return actions
 
     def card_choices(self, obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(B,) the card head's greedy cards and (B,) the cards played: those, or with a card value head the
