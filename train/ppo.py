@@ -41,6 +41,7 @@ from train.checkpoint import (
     training_payload,
 )
 from train.critic import ActorCritic, PerfectCritic, policy_columns
+from train.hindsight_bids import HindsightBids, hindsight_scalars
 from train.pairing import PairedGames
 from train.ppo_config import PPOConfig
 from train.ppo_core import TurnBuffer
@@ -153,6 +154,12 @@ def train(
     buffer = TurnBuffer(config.num_envs, n_players, config.num_steps, obs_dim, n_actions)
     opponents = Opponents(config, n_sides, rngs["pool"])
     pairing = PairedGames(config.num_envs, n_players, config.pair_weight) if config.paired else None
+    hindsight = None
+    if config.bid_learning == "hindsight":
+        n_bids = engine.layout.bid_end - engine.layout.bid_offset
+        if n_bids <= 0:
+            raise ValueError(f"bid_learning: hindsight needs bids, and the rules {rules.name!r} have none")
+        hindsight = HindsightBids(config.num_envs, n_players, obs_dim, n_bids)
     if pairing is not None and ckpt is None:
         pairing.draw_opponents(opponents, envs.state, np.arange(config.num_envs))
     global_step, start_update = 0, 0
@@ -167,6 +174,8 @@ def train(
         opponents.opponent = tensor_to_array(ckpt["opponent"])
         if pairing is not None:
             pairing.load_state_dict({k: tensor_to_array(v) for k, v in ckpt["pairing"].items()})
+        if hindsight is not None:
+            hindsight.load_state_dict({k: tensor_to_array(v) for k, v in ckpt["hindsight"].items()})
         global_step, start_update = ckpt["global_step"], ckpt["update"]
         restore_rng_states(rngs, ckpt["rng"])
     elif config.init_from:
@@ -215,13 +224,15 @@ def train(
             print(f"imitation took {time.time() - bc_start:.0f} s", flush=True)
 
     def extra_state() -> dict[str, Any]:
-        """What a perfect critic and paired games add to a checkpoint."""
+        """What a perfect critic, paired games and bids learned in hindsight add to a checkpoint."""
         extra: dict[str, Any] = {}
         if critic is not None:
             extra["critic_hparams"] = critic.hyperparameters()
             extra["critic"] = {k: v.detach().cpu() for k, v in critic.state_dict().items()}
         if pairing is not None:
             extra["pairing"] = {k: array_to_tensor(v) for k, v in pairing.state_dict().items()}
+        if hindsight is not None:
+            extra["hindsight"] = {k: array_to_tensor(v) for k, v in hindsight.state_dict().items()}
         return extra
 
     def checkpoint(update: int, name: str = "latest.pt") -> Path:
@@ -294,8 +305,10 @@ def train(
             stats=stats,
             device=device,
             pairing=pairing,
+            hindsight=hindsight,
         )
         global_step += config.num_envs * config.num_steps
+        bid_examples = None if hindsight is None else hindsight.take()
         rollout_time = time.time() - rollout_start
 
         # ---- advantages over each seat's chain of decisions; optimize the policy and value network
@@ -307,6 +320,7 @@ def train(
             bid_offset=engine.layout.bid_offset,
             rng=rngs["minibatches"],
             device=device,
+            hindsight=bid_examples,
         )
 
         # ---- snapshots for the opponent pool
@@ -325,6 +339,7 @@ def train(
             | result.scalars()
             | stats.scalars()
             | ({} if pairing is None else pairing.scalars())
+            | hindsight_scalars(bid_examples)
         )
         for key, value in scalars.items():
             writer.add_scalar(key, value, global_step)

@@ -9,6 +9,8 @@ from train.config_file import ConfigFile
 
 #: The ``critic`` settings (``train/critic.py``).
 CRITICS = ("shared", "perfect")
+#: The ``bid_learning`` settings.
+BID_LEARNING = ("ppo", "hindsight")
 #: The ``card_anchor_hands`` settings.
 ANCHOR_HANDS = ("all", "nil")
 
@@ -118,6 +120,15 @@ class PPOConfig(ConfigFile):
     observation) or ``perfect`` (a separate value network, ``train/critic.py``, ``hidden`` x ``depth``,
     fed the perfect-information observation with every seat's hand; the policy still sees only its own)."""
 
+    bid_learning: str = "ppo"
+    """How the learner's regular bids learn: ``ppo`` (as every other decision) or ``hindsight``
+    (``train/hindsight_bids.py``: at each hand's end every candidate bid is scored with the tricks as they fell,
+    the bidding head regresses those values and bids greedily on them; blind nil and Bemo stay with PPO)."""
+    bid_explore: float = 0.1
+    """``bid_learning: hindsight``: the share of the learner's bids that are a uniformly random legal bid."""
+    bid_value_coef: float = 1.0
+    """``bid_learning: hindsight``: weight of the bidding head's value loss beside PPO's loss."""
+
     pool_prob: float = 0.0
     """Probability that a hand's opponents are a past snapshot instead of the current network."""
     heuristic_prob: float = 0.0
@@ -190,6 +201,9 @@ class PPOConfig(ConfigFile):
             "imitation_heldout": self.imitation_heldout >= 0,
             "total_updates": self.total_updates >= 0,
             "bid_ent_coef": self.bid_ent_coef is None or self.bid_ent_coef >= 0,
+            "bid_learning": self.bid_learning in BID_LEARNING,
+            "bid_explore": 0.0 <= self.bid_explore <= 1.0,
+            "bid_value_coef": self.bid_value_coef >= 0,
             "eval_search_deals": self.eval_search_deals >= 1,
             "opponent_reward_weight": 0.0 <= self.opponent_reward_weight <= 1.0,
             "card_play": self.card_play in CARD_PLAYERS,
@@ -215,6 +229,9 @@ class PPOConfig(ConfigFile):
             allowed = {
                 "critic": f"one of {CRITICS}",
                 "bid_ent_coef": "None or >= 0",
+                "bid_learning": f"one of {list(BID_LEARNING)}",
+                "bid_explore": "0 <= p <= 1",
+                "bid_value_coef": ">= 0",
                 "opponent_reward_weight": "0 <= w <= 1",
                 "card_play": f"one of {list(CARD_PLAYERS)}",
                 "card_anchor": ">= 0, and 0 unless card_play: network",

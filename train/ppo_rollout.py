@@ -20,7 +20,7 @@ import torch
 from agents.base import DecisionContext
 from agents.heuristic import HeuristicAgent
 from agents.neural import SpadesPolicy
-from spades_env.engine import PLAY
+from spades_env.engine import BID, PLAY
 from train.critic import ActorCritic
 from train.ppo_config import PPOConfig
 from train.ppo_core import MaskedCategorical, TurnBuffer
@@ -28,6 +28,7 @@ from train.ppo_eval import net_from
 from train.ppo_stats import HandStats
 
 if TYPE_CHECKING:
+    from train.hindsight_bids import HindsightBids
     from train.pairing import PairedGames
 
 #: ``opponent`` codes of a game besides pool indices 0, 1, ...
@@ -111,6 +112,25 @@ def teacher_cards(
     return teacher
 
 
+def hindsight_bids(
+    hindsight: HindsightBids, engine: Any, state: Any, logits: torch.Tensor, action: np.ndarray, learn: np.ndarray,
+    seats: np.ndarray, mask: np.ndarray, rows: np.ndarray, explore: float, rng: np.random.Generator,
+) -> np.ndarray:  # fmt: skip
+    """The games of the learner's regular bids this step (of ``learn`` (B,) bool; they leave PPO's loss): ``action``
+    (B,) (changed) their greedy or exploring bids (``train.hindsight_bids.greedy_bids``), recorded in ``hindsight``
+    with their buffer ``rows`` until their hands end."""
+    from train.hindsight_bids import greedy_bids
+
+    bidding = np.flatnonzero(learn & (state.phase == BID))
+    if not len(bidding):
+        return bidding
+    lo, hi = engine.layout.bid_offset, engine.layout.bid_end
+    cand = mask[bidding, lo:hi]
+    action[bidding] = lo + greedy_bids(logits[bidding, lo:hi], cand, explore, rng)
+    hindsight.record(bidding, seats[bidding], rows[bidding], cand)
+    return bidding
+
+
 def adjusted_rewards(engine: Any, rewards: np.ndarray, finished: list) -> np.ndarray:
     """(B, N) float32 env rewards with each finished hand's points replaced by its side's bag-adjusted
     points (``engine.spec.adjusted_points``, as tournaments score) [RULES 3]; Hearts keeps its sign
@@ -149,6 +169,7 @@ def collect_rollout(
     stats: HandStats,
     device: torch.device,
     pairing: PairedGames | None = None,
+    hindsight: HindsightBids | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Play ``config.num_steps`` decisions in every game of ``envs`` into ``buffer`` (with the values of
     ``model``'s critic; the observations stored are the env's, perfect-information ones for a perfect critic).
@@ -156,7 +177,9 @@ def collect_rollout(
     ``step_input``: (observations, legal masks, seats to play) of the pending decisions; returns
     those after the rollout. Actions are drawn with ``rng`` (Gumbel-max); the heuristic and pool
     opponents act for the seats the learner does not hold. ``pairing``: the games are duplicate twins
-    (``train/pairing.py``): hand rewards are paired, finished matches wait for their twin's.
+    (``train/pairing.py``): hand rewards are paired, finished matches wait for their twin's. ``hindsight``
+    (``bid_learning: hindsight``): the learner's regular bids are its greedy (or exploring) bids on the bidding
+    head's values, kept there until their hands end and stored untrained in the buffer.
     """
     engine = envs.engine
     side_of_seat = engine.side_of_seat
@@ -189,6 +212,9 @@ def collect_rollout(
                     continue
                 opp_logits, _ = opponents.pool_nets[k](model.policy_obs(obs_t[rows]))
                 action[rows] = MaskedCategorical(opp_logits, mask_t[rows]).sample(rng)
+            if hindsight is not None:
+                learn[hindsight_bids(hindsight, engine, state, logits, action, learn & stored, next_seat, next_mask,
+                                     rows_in, config.bid_explore, rng)] = False  # fmt: skip
             logprob = dist.log_prob(torch.as_tensor(action, device=device))
         logprob, value = logprob.cpu().numpy(), value.cpu().numpy()
         buffer.add(rows_in, next_mask, action, logprob, value, next_seat, learn, stored, teacher)
@@ -207,6 +233,8 @@ def collect_rollout(
         buffer.add_rewards(rewards, episode_end | terminated | truncated)
         for finished in info.get("finished_hands", ()):
             stats.add(finished, side_of_seat, engine.n_sides)
+            if hindsight is not None:
+                hindsight.finish(engine, finished)
         if pairing is None:
             opponents.draw(np.flatnonzero(hand_done))
             continue

@@ -8,6 +8,7 @@ import numpy as np
 import torch
 
 from train.critic import ActorCritic
+from train.hindsight_bids import hindsight_loss
 from train.ppo_config import PPOConfig
 from train.ppo_core import MaskedCategorical, TurnBuffer, explained_variance, ppo_loss
 
@@ -29,28 +30,34 @@ class UpdateResult:
     """Per minibatch: the mean ``-log pi(teacher's card)`` over its anchored decisions (``card_anchor``)."""
     teacher_agreement: list[float] = field(default_factory=list)
     """Per minibatch: the share of its anchored decisions where the policy's most likely card is the teacher's."""
+    bid_value_loss: list[float] = field(default_factory=list)
+    """Per minibatch: the value loss of its share of the bids valued in hindsight (``bid_learning: hindsight``)."""
 
     def scalars(self) -> dict[str, float]:
         """``losses/*`` scalars and ``charts/trained_decisions``."""
         nan = float("nan")
         stats = self.last_stats
-        return {
-            "charts/trained_decisions": float(self.batch),
-            "losses/value_loss": stats.get("value_loss", nan),
-            "losses/policy_loss": stats.get("policy_loss", nan),
-            "losses/entropy": stats.get("entropy", nan),
-            "losses/bid_entropy": float(np.mean(self.bid_entropy)) if self.bid_entropy else nan,
-            "losses/old_approx_kl": stats.get("old_approx_kl", nan),
-            "losses/approx_kl": stats.get("approx_kl", nan),
-            "losses/clipfrac": float(np.mean(self.clipfracs)) if self.clipfracs else nan,
-            "losses/explained_variance": explained_variance(self.values, self.returns),
-        } | (
+        return (
             {
-                "losses/card_anchor": float(np.mean(self.anchor_loss)),
-                "charts/heuristic_card_agreement": float(np.mean(self.teacher_agreement)),
+                "charts/trained_decisions": float(self.batch),
+                "losses/value_loss": stats.get("value_loss", nan),
+                "losses/policy_loss": stats.get("policy_loss", nan),
+                "losses/entropy": stats.get("entropy", nan),
+                "losses/bid_entropy": float(np.mean(self.bid_entropy)) if self.bid_entropy else nan,
+                "losses/old_approx_kl": stats.get("old_approx_kl", nan),
+                "losses/approx_kl": stats.get("approx_kl", nan),
+                "losses/clipfrac": float(np.mean(self.clipfracs)) if self.clipfracs else nan,
+                "losses/explained_variance": explained_variance(self.values, self.returns),
             }
-            if self.anchor_loss
-            else {}
+            | (
+                {
+                    "losses/card_anchor": float(np.mean(self.anchor_loss)),
+                    "charts/heuristic_card_agreement": float(np.mean(self.teacher_agreement)),
+                }
+                if self.anchor_loss
+                else {}
+            )
+            | ({"losses/bid_value": float(np.mean(self.bid_value_loss))} if self.bid_value_loss else {})
         )
 
 
@@ -63,12 +70,14 @@ def ppo_update(
     bid_offset: int,
     rng: np.random.Generator,
     device: torch.device,
+    hindsight: tuple | None = None,
 ) -> UpdateResult:
     """Optimize ``model`` (policy and critic) on the trainable decisions of ``buffer``; minibatch order drawn
     with ``rng``.
 
     ``bid_offset``: the first bidding action (decisions with a legal action from there on are bids,
-    whose entropy is logged apart).
+    whose entropy is logged apart). ``hindsight``: the bids valued in hindsight since the last update (``bid_learning:
+    hindsight``, ``train.hindsight_bids``): each minibatch adds ``bid_value_coef`` times the value loss of a share.
     """
     advantages, returns = buffer.advantages(config.gamma, config.gae_lambda)
     obs_dim, n_actions = buffer.obs.shape[-1], buffer.mask.shape[-1]
@@ -89,7 +98,8 @@ def ppo_update(
     mb_size = max(1, batch // config.num_minibatches)
     for _epoch in range(config.update_epochs):
         order = rng.permutation(batch)
-        for start in range(0, batch - mb_size + 1, mb_size):
+        bid_chunks = hindsight_chunks(hindsight, config.num_minibatches, rng)
+        for k, start in enumerate(range(0, batch - mb_size + 1, mb_size)):
             mb = torch.as_tensor(order[start : start + mb_size], device=device)
             logits, new_value = model(b_obs[mb])
             dist = MaskedCategorical(logits, b_mask[mb])
@@ -114,6 +124,10 @@ def ppo_update(
             loss = loss - bid_entropy_bonus(entropy, bids, config.ent_coef, config.bid_ent_coef)
             if config.card_anchor:
                 loss = loss + config.card_anchor * anchor_term(dist, b_teacher[mb], result)
+            if k < len(bid_chunks):
+                bid_loss = hindsight_loss(model, bid_chunks[k], bid_offset, device)
+                loss = loss + config.bid_value_coef * bid_loss
+                result.bid_value_loss.append(bid_loss.item())
             optimizer.zero_grad()
             loss.backward()
             model.clip_grad_norm(config.max_grad_norm)
@@ -125,6 +139,15 @@ def ppo_update(
             break
     buffer.start_rollout()
     return result
+
+
+def hindsight_chunks(hindsight: tuple | None, parts: int, rng: np.random.Generator) -> list[tuple]:
+    """The hindsight examples (rows, candidates, values, ...) in ``parts`` shuffled chunks (order drawn with ``rng``),
+    one for each minibatch of an epoch; none without examples."""
+    if hindsight is None:
+        return []
+    order = rng.permutation(len(hindsight[0]))
+    return [tuple(x[idx] for x in hindsight[:3]) for idx in np.array_split(order, parts) if len(idx)]
 
 
 def bid_entropy_bonus(

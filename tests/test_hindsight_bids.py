@@ -1,0 +1,151 @@
+"""Bids learned in hindsight in PPO self-play (``bid_learning: hindsight``, ``train/hindsight_bids.py``): every
+candidate bid scored with the hand's tricks as they fell, the bidding head regressing those values."""
+
+import dataclasses
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import train.ppo_rollout as ppo_rollout  # noqa: E402
+from agents.base import DecisionContext  # noqa: E402
+from agents.heuristic import HeuristicAgent  # noqa: E402
+from spades_env.engine import SpadesEngine  # noqa: E402
+from spades_env.games.spades.scoring import bag_adjusted_points  # noqa: E402
+from spades_env.rules import Rules  # noqa: E402
+from tests.checkpoint_compare import assert_same, without_run_identity  # noqa: E402
+from tests.run_logs import run_scalars  # noqa: E402
+from train.checkpoint import load_checkpoint  # noqa: E402
+from train.hindsight_bids import HindsightBids, greedy_bids, hindsight_scalars, hindsight_values  # noqa: E402
+from train.ppo import PPOConfig, train  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from test_training import SMOKE, resume_later  # noqa: E402
+
+
+def finished_hands(preset: str, games: int = 128):
+    """(engine, [FinishedHands]) of heuristic games of ``preset`` until ``games`` hands have finished."""
+    engine = SpadesEngine(Rules.preset(preset))
+    state = engine.reset(np.arange(games))
+    bot, out = HeuristicAgent(), []
+    while sum(len(f.games) for f in out) < games:
+        masks = engine.legal_action_mask(state)
+        actions = bot.act(None, masks, DecisionContext(engine, state, np.arange(games), state.to_move))
+        out += engine.step(state, actions, auto_reset=True).finished
+    return engine, out
+
+
+@pytest.mark.parametrize("preset", ["partnership", "cutthroat-4", "partnership-house", "two-player"])
+def test_the_bid_made_is_valued_at_the_points_the_hand_scored(preset):
+    engine, hands = finished_hands(preset)
+    checked = 0
+    for f in hands:
+        n = len(f.games)
+        seats = np.arange(n) % engine.n_players
+        cand = np.ones((n, engine.layout.bid_end - engine.layout.bid_offset), bool)
+        values = hindsight_values(engine, f, np.arange(n), seats, cand)
+        adjusted = bag_adjusted_points(engine.rules, f.delta, f.bags_added, f.bag_penalties)
+        mine = adjusted[np.arange(n), engine.side_of_seat[seats]]
+        real = mine - (adjusted.sum(axis=1) - mine) / (engine.n_sides - 1)
+        taken = f.bids[np.arange(n), seats]
+        np.testing.assert_allclose(values[np.arange(n), taken], real)
+        checked += n
+    assert checked >= 100
+
+
+def test_another_bid_is_scored_with_the_tricks_as_they_fell():
+    # partnership, 10 bags cost 100 points: a side contract made scores 10 a trick bid and 1 a bag (-10 when
+    # adjusted), a side contract set scores -10 a trick bid [RULES 3]
+    engine, hands = finished_hands("partnership")
+    checked = 0
+    for f in hands:
+        for i in range(len(f.games)):
+            partner_bid, bids = f.bids[i, 2], f.bids[i]
+            if (bids == 0).any() or f.blind[i].any():
+                continue  # no nil at the table: the plain contract rule
+            tricks = f.tricks_won[i, 0] + f.tricks_won[i, 2]
+            them = bag_adjusted_points(engine.rules, f.delta, f.bags_added, f.bag_penalties)[i, 1]
+            cand = np.zeros((1, 14), bool)
+            cand[0, 1:] = True
+            values = hindsight_values(engine, f, np.array([i]), np.array([0]), cand)[0]
+            for k in range(1, 14):
+                contract = k + partner_bid
+                mine = 10 * contract + (tricks - contract) * (1 - 10) if tricks >= contract else -10 * contract
+                assert values[k] == pytest.approx(mine - them)
+            assert values[0] == 0.0  # not a candidate
+            checked += 1
+    assert checked >= 20
+
+
+def test_greedy_bids_take_the_best_candidate_and_explore_only_legal_ones():
+    logits = torch.tensor([[0.1, 0.9, 0.5, 2.0], [3.0, 0.2, 0.1, 0.0]])
+    cand = np.array([[True, True, True, False], [False, True, True, True]])
+    rng = np.random.default_rng(0)
+    assert greedy_bids(logits, cand, 0.0, rng).tolist() == [1, 1]
+    many = np.concatenate([greedy_bids(logits, cand, 1.0, rng) for _ in range(300)]).reshape(-1, 2)
+    assert set(many[:, 0]) == {0, 1, 2} and set(many[:, 1]) == {1, 2, 3}
+
+
+def test_an_open_bid_becomes_an_example_when_its_hand_ends_and_survives_a_checkpoint():
+    engine, hands = finished_hands("partnership", games=8)
+    f = hands[0]
+    bids = HindsightBids(8, 4, 3, 14)
+    cand = np.ones((2, 14), bool)
+    game = f.games[:2]
+    bids.record(game, np.array([1, 3]), np.ones((2, 3), np.float32) * [[1], [2]], cand)
+    assert bids.open.sum() == 2 and bids.take() is None
+    copy = HindsightBids(8, 4, 3, 14)
+    copy.load_state_dict({k: v.copy() for k, v in bids.state_dict().items()})
+    for holder in (bids, copy):
+        holder.finish(engine, f)
+        rows, c, values, taken = holder.take()
+        assert rows[:, 0].tolist() == [1, 2] and c.all() and not holder.open.any()
+        assert taken.tolist() == [f.bids[0, 1], f.bids[1, 3]]
+        np.testing.assert_allclose(values, hindsight_values(engine, f, np.array([0, 1]), np.array([1, 3]), cand))
+        scalars = hindsight_scalars((rows, c, values, taken))
+        assert scalars["bidding/hindsight_bids"] == 2 and scalars["bidding/hindsight_regret"] >= 0
+
+
+def tiny(path, **changes):
+    cfg = PPOConfig.from_yaml(SMOKE)
+    changes = dict(critic="perfect", paired=True, pool_prob=0.0, bid_learning="hindsight", num_steps=64) | changes
+    return dataclasses.replace(cfg, run_dir=str(path), **changes)
+
+
+def test_a_run_bids_greedily_on_its_values_keeps_those_bids_out_of_ppo_and_learns_them(tmp_path, monkeypatch):
+    seen, real = [], ppo_rollout.hindsight_bids
+
+    def spy(hindsight, engine, state, logits, action, learn, seats, mask, rows, explore, rng):
+        games = real(hindsight, engine, state, logits, action, learn, seats, mask, rows, explore, rng)
+        lo = engine.layout.bid_offset
+        assert ((action[games] >= lo) & mask[games, action[games]]).all()  # a legal bid
+        assert hindsight.open[games, seats[games]].all()
+        seen.append(len(games))
+        return games
+
+    monkeypatch.setattr(ppo_rollout, "hindsight_bids", spy)
+    train(tiny(tmp_path, bid_explore=0.0), quiet=True)
+    assert sum(seen) > 0
+    scalars = run_scalars(tmp_path)
+    assert all(v > 0 for _, v in scalars["losses/bid_value"]) and scalars["bidding/hindsight_bids"][0][1] > 0
+
+
+def test_a_hindsight_run_resumes_exactly(tmp_path):
+    full = train(tiny(tmp_path / "full"), quiet=True)
+    cfg = tiny(tmp_path / "resumed")
+    resumed = resume_later(train(cfg, stop_at=cfg.total_updates // 2, quiet=True))
+    a, b = load_checkpoint(full), load_checkpoint(resumed)
+    assert_same(without_run_identity(a), without_run_identity(b))
+    assert a["hindsight"]["open"].any()  # bids open across the checkpoint
+
+
+def test_hindsight_settings_are_checked():
+    with pytest.raises(ValueError, match=r"bid_learning='guess' \(one of \['ppo', 'hindsight'\]\)"):
+        PPOConfig(bid_learning="guess")
+    with pytest.raises(ValueError, match=r"bid_explore=1.5 \(0 <= p <= 1\)"):
+        PPOConfig(bid_explore=1.5)
+    with pytest.raises(ValueError, match="bid_learning: hindsight needs bids, and the rules 'hearts' have none"):
+        train(PPOConfig(rules="hearts", bid_learning="hindsight", total_updates=1), quiet=True)
