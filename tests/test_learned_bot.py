@@ -209,7 +209,7 @@ def test_a_greedy_bot_takes_a_lone_legal_action_without_the_network_and_asks_it_
     envs = VectorSpades("partnership", num_envs=64)
     obs, info = envs.reset(seed=4)
     lone = free = 0
-    for step in range(60):  # bids, then the card play to the last trick
+    for _ in range(60):  # bids, then the card play to the last trick
         masks = info["action_mask"].astype(bool)
         single = masks.sum(axis=1) == 1
         asked.clear()
