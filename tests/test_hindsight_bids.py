@@ -115,7 +115,8 @@ def tiny(path, **changes):
     return dataclasses.replace(cfg, run_dir=str(path), **changes)
 
 
-def test_a_run_bids_greedily_on_its_values_keeps_those_bids_out_of_ppo_and_learns_them(tmp_path, monkeypatch):
+@pytest.mark.parametrize("nil", ["scored", "played"])
+def test_a_run_bids_greedily_on_its_values_keeps_those_bids_out_of_ppo_and_learns_them(tmp_path, monkeypatch, nil):
     seen, real = [], ppo_rollout.hindsight_bids
 
     def spy(hindsight, engine, state, logits, action, learn, seats, mask, rows, explore, rng):
@@ -127,7 +128,7 @@ def test_a_run_bids_greedily_on_its_values_keeps_those_bids_out_of_ppo_and_learn
         return games
 
     monkeypatch.setattr(ppo_rollout, "hindsight_bids", spy)
-    train(tiny(tmp_path, bid_explore=0.0), quiet=True)
+    train(tiny(tmp_path, bid_explore=0.0, hindsight_nil=nil), quiet=True)
     assert sum(seen) > 0
     scalars = run_scalars(tmp_path)
     assert all(v > 0 for _, v in scalars["losses/bid_value"]) and scalars["bidding/hindsight_bids"][0][1] > 0
@@ -145,7 +146,37 @@ def test_a_hindsight_run_resumes_exactly(tmp_path):
 def test_hindsight_settings_are_checked():
     with pytest.raises(ValueError, match=r"bid_learning='guess' \(one of \['ppo', 'hindsight'\]\)"):
         PPOConfig(bid_learning="guess")
+    with pytest.raises(ValueError, match=r"hindsight_nil=.some. \(one of \[.scored., .played.\]\)"):
+        PPOConfig(hindsight_nil="some")
     with pytest.raises(ValueError, match=r"bid_explore=1.5 \(0 <= p <= 1\)"):
         PPOConfig(bid_explore=1.5)
     with pytest.raises(ValueError, match="bid_learning: hindsight needs bids, and the rules 'hearts' have none"):
         train(PPOConfig(rules="hearts", bid_learning="hindsight", total_updates=1), quiet=True)
+
+
+def test_with_nil_played_a_nil_bid_is_valued_alone_and_nil_nowhere_else():
+    engine, hands = finished_hands("partnership", games=256)
+    f = next(f for f in hands if (f.bids[:, 0] == 0).any() and (f.bids[:, 0] > 0).any() and not f.blind[:, 0].any())
+    n = len(f.games)
+    cand = np.ones((n, 14), bool)
+    for nil in ("scored", "played"):
+        bids = HindsightBids(f.games.max() + 1, 4, 2, 14)
+        bids.record(f.games, np.zeros(n, np.int64), np.zeros((n, 2), np.float32), cand)
+        bids.finish(engine, f, nil)
+        _, valued, values, taken = bids.take()
+        np.testing.assert_allclose(values, hindsight_values(engine, f, np.arange(n), np.zeros(n, np.int64), cand))
+        if nil == "scored":
+            assert valued.all()
+            continue
+        made_nil = taken == 0
+        assert (valued[made_nil, 0] & ~valued[made_nil, 1:].any(axis=1)).all()
+        assert (~valued[~made_nil, 0] & valued[~made_nil, 1:].all(axis=1)).all()
+
+
+def test_the_absolute_loss_regresses_each_valued_candidate_on_its_own():
+    from train.hindsight_bids import absolute_value_loss
+
+    q = torch.tensor([[1.0, 2.0, 3.0], [0.0, 0.0, 5.0]])
+    values = torch.tensor([[2.0, 2.0, 0.0], [9.0, 1.0, 1.0]])
+    cand = torch.tensor([[True, True, False], [False, False, True]])
+    assert absolute_value_loss(q, cand, values).item() == pytest.approx(((1 + 0) / 2 + 16) / 2)

@@ -13,8 +13,11 @@ bids greedily on them, a share ``bid_explore`` of its bids a uniformly random le
 loss; blind nil and Bemo stay in it.
 
 The hindsight value of a bid the seat did not make assumes that the cards would have fallen the same way, which the
-bid itself changes (a seat that bids nil plays to lose its tricks: nil is valued low where the seat played for
-tricks); the value of the bid made is exact. ``NeuralAgent`` plays the greedy bid, as trained.
+bid itself changes: a seat that bids nil plays to lose its tricks, so nil is valued low where the seat played for
+tricks, and every other bid low where it played for nil (``hindsight_nil: scored``, the default, values them so all
+the same). ``hindsight_nil: played`` values nil only where the seat bid it (exactly: the hand as it was played) and
+the other bids only where it did not, so the candidates of a decision no longer share one scale: the outputs regress
+the values themselves (``absolute_value_loss``), not their differences. ``NeuralAgent`` plays the greedy bid.
 """
 
 from __future__ import annotations
@@ -73,8 +76,9 @@ class HindsightBids:
         """The bids of ``seats`` in ``games`` (their buffer ``rows`` and candidates ``cand``) wait for their hands."""
         self.rows[games, seats], self.cand[games, seats], self.open[games, seats] = rows, cand, True
 
-    def finish(self, engine: Any, finished: Any, greedy: np.ndarray | None = None) -> None:
-        """Each open bid of the hands in ``finished`` becomes an example, valued by ``hindsight_values``."""
+    def finish(self, engine: Any, finished: Any, nil: str = "scored") -> None:
+        """Each open bid of the hands in ``finished`` becomes an example, valued by ``hindsight_values``; with ``nil``
+        ``played`` its valued candidates are nil alone where the seat bid nil, the others where it did not."""
         hand, seat = np.nonzero(self.open[finished.games])
         if not len(hand):
             return
@@ -82,6 +86,11 @@ class HindsightBids:
         cand = self.cand[games, seat]
         values = hindsight_values(engine, finished, hand, seat, cand)
         taken = finished.bids[hand, seat]
+        if nil == "played":
+            bid_nil = taken == 0
+            cand = cand.copy()
+            cand[:, 1:] &= ~bid_nil[:, None]
+            cand[:, 0] &= bid_nil
         self.examples.append((self.rows[games, seat], cand, values, taken))
         self.open[games, seat] = False
 
@@ -101,20 +110,35 @@ class HindsightBids:
         self.rows, self.cand, self.open = state["rows"], state["cand"], state["open"]
 
 
-def hindsight_loss(model: Any, examples: tuple, bid_offset: int, device: torch.device) -> torch.Tensor:
-    """``centred_value_loss`` of the bidding head's outputs (the policy's logits from ``bid_offset`` on, one per
-    candidate column) on example rows (rows, candidates, values) toward the values in ``VALUE_SCALE`` units."""
+def absolute_value_loss(q: torch.Tensor, cand: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
+    """Mean over decisions of the mean squared error between the outputs ``q`` (B, K) and the targets ``values``
+    (B, K) over each decision's valued candidates ``cand`` (B, K) bool (a decision without one counts 0)."""
+    c = cand.to(q.dtype)
+    n = c.sum(dim=1).clamp(min=1)
+    return ((((q - values) * c).square().sum(dim=1)) / n).mean()
+
+
+def hindsight_loss(model: Any, examples: tuple, bid_offset: int, device: torch.device, nil: str = "scored"):
+    """The value loss of the bidding head's outputs (the policy's logits from ``bid_offset`` on, one per candidate
+    column) on example rows (rows, valued candidates, values) toward the values in ``VALUE_SCALE`` units:
+    ``centred_value_loss``, or with ``nil`` ``played`` ``absolute_value_loss``."""
     rows, cand, values = (torch.as_tensor(x, device=device) for x in examples[:3])
     logits = model.policy.action_logits(model.policy_obs(rows))[:, bid_offset : bid_offset + cand.shape[1]]
-    return centred_value_loss(logits, cand, values / VALUE_SCALE)
+    loss = absolute_value_loss if nil == "played" else centred_value_loss
+    return loss(logits, cand, values / VALUE_SCALE)
 
 
 def hindsight_scalars(examples: tuple | None) -> dict[str, float]:
-    """``bidding/hindsight_regret``: the mean points the bids taken left against each decision's best candidate
-    in hindsight; ``bidding/hindsight_bids``: how many bids were valued."""
+    """``bidding/hindsight_regret``: the mean points the bids taken left against each decision's best valued
+    candidate in hindsight (over the decisions with more than one); ``bidding/hindsight_bids``: how many bids were
+    valued."""
     if examples is None:
         return {}
     _, cand, values, taken = examples
+    full = cand.sum(axis=1) > 1  # with hindsight_nil: played a nil bid is its only valued candidate
+    if not full.any():
+        return {"bidding/hindsight_bids": float(len(taken))}
+    cand, values, taken = cand[full], values[full], taken[full]
     best = np.where(cand, values, -np.inf).max(axis=1)
     made = values[np.arange(len(taken)), taken]
     return {"bidding/hindsight_regret": float((best - made).mean()), "bidding/hindsight_bids": float(len(taken))}

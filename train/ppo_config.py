@@ -11,6 +11,8 @@ from train.config_file import ConfigFile
 CRITICS = ("shared", "perfect")
 #: The ``bid_learning`` settings.
 BID_LEARNING = ("ppo", "hindsight")
+#: The ``hindsight_nil`` settings.
+HINDSIGHT_NIL = ("scored", "played")
 #: The ``card_anchor_hands`` settings.
 ANCHOR_HANDS = ("all", "nil")
 
@@ -128,6 +130,9 @@ class PPOConfig(ConfigFile):
     """``bid_learning: hindsight``: the share of the learner's bids that are a uniformly random legal bid."""
     bid_value_coef: float = 1.0
     """``bid_learning: hindsight``: weight of the bidding head's value loss beside PPO's loss."""
+    hindsight_nil: str = "scored"
+    """``bid_learning: hindsight``: how nil is valued (``train/hindsight_bids.py``): ``scored`` with the tricks as
+    they fell, as every bid; ``played`` only where the seat bid it, every other bid only where it did not."""
 
     pool_prob: float = 0.0
     """Probability that a hand's opponents are a past snapshot instead of the current network."""
@@ -204,6 +209,7 @@ class PPOConfig(ConfigFile):
             "bid_learning": self.bid_learning in BID_LEARNING,
             "bid_explore": 0.0 <= self.bid_explore <= 1.0,
             "bid_value_coef": self.bid_value_coef >= 0,
+            "hindsight_nil": self.hindsight_nil in HINDSIGHT_NIL,
             "eval_search_deals": self.eval_search_deals >= 1,
             "opponent_reward_weight": 0.0 <= self.opponent_reward_weight <= 1.0,
             "card_play": self.card_play in CARD_PLAYERS,
@@ -232,6 +238,7 @@ class PPOConfig(ConfigFile):
                 "bid_learning": f"one of {list(BID_LEARNING)}",
                 "bid_explore": "0 <= p <= 1",
                 "bid_value_coef": ">= 0",
+                "hindsight_nil": f"one of {list(HINDSIGHT_NIL)}",
                 "opponent_reward_weight": "0 <= w <= 1",
                 "card_play": f"one of {list(CARD_PLAYERS)}",
                 "card_anchor": ">= 0, and 0 unless card_play: network",

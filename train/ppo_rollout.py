@@ -234,7 +234,7 @@ def collect_rollout(
         for finished in info.get("finished_hands", ()):
             stats.add(finished, side_of_seat, engine.n_sides)
             if hindsight is not None:
-                hindsight.finish(engine, finished)
+                hindsight.finish(engine, finished, config.hindsight_nil)
         if pairing is None:
             opponents.draw(np.flatnonzero(hand_done))
             continue

@@ -125,7 +125,7 @@ def ppo_update(
             if config.card_anchor:
                 loss = loss + config.card_anchor * anchor_term(dist, b_teacher[mb], result)
             if k < len(bid_chunks):
-                bid_loss = hindsight_loss(model, bid_chunks[k], bid_offset, device)
+                bid_loss = hindsight_loss(model, bid_chunks[k], bid_offset, device, config.hindsight_nil)
                 loss = loss + config.bid_value_coef * bid_loss
                 result.bid_value_loss.append(bid_loss.item())
             optimizer.zero_grad()
