@@ -180,3 +180,38 @@ def test_the_absolute_loss_regresses_each_valued_candidate_on_its_own():
     values = torch.tensor([[2.0, 2.0, 0.0], [9.0, 1.0, 1.0]])
     cand = torch.tensor([[True, True, False], [False, False, True]])
     assert absolute_value_loss(q, cand, values).item() == pytest.approx(((1 + 0) / 2 + 16) / 2)
+
+
+def test_the_selfplay_hindsight_recipe_learns_from_scratch_and_runs_in_small(tmp_path):
+    recipe = PPOConfig.from_yaml(Path(__file__).resolve().parent.parent / "configs/train/selfplay_hindsight.yaml")
+    assert (recipe.critic, recipe.paired, recipe.bag_adjusted_reward, recipe.bid_learning) == (
+        "perfect", True, True, "hindsight"
+    )  # fmt: skip
+    assert recipe.imitation_updates == 0 and recipe.init_from is None and recipe.card_anchor == 0  # from scratch
+    small = dict(num_envs=8, num_steps=64, total_updates=2, hidden=32, depth=1, eval_every=0, eval_deals=8)
+    latest = load_checkpoint(train(dataclasses.replace(recipe, run_dir=str(tmp_path), **small), quiet=True))
+    assert latest["update"] == 2 and "hindsight" in latest and "pairing" in latest
+
+
+def test_the_committed_selfplay_bot_bids_with_its_hand_not_one_number():
+    from agents import make_agent
+    from spades_env import cards
+    from spades_env.engine import PLAY
+    from spades_env.envs import VectorSpades
+
+    path = Path(__file__).resolve().parent.parent / "checkpoints" / "partnership_selfplay.pt"
+    assert path.stat().st_size <= 5 * 2**20
+    agent = make_agent(f"neural:path={path}", seed=0)
+    envs = VectorSpades("partnership", num_envs=256)
+    obs, info = envs.reset(seed=5)
+    dealt = envs.state.hands.copy()
+    for _ in range(12):  # the blind-nil choices and the four bids, to the first card
+        if (envs.state.phase == PLAY).all():
+            break
+        obs, _, _, _, info = envs.step(agent.act(obs, info["action_mask"], envs.context()))
+    bids = envs.state.bids
+    assert (envs.state.phase == PLAY).all() and (bids >= 0).all()
+    values, counts = np.unique(bids, return_counts=True)
+    assert len(values) >= 5 and counts.max() < 0.5 * counts.sum()  # not the collapsed "2 with every hand"
+    spades = np.array([[bin(int(h & cards.SUIT_MASK[cards.SPADES])).count("1") for h in row] for row in dealt])
+    assert np.corrcoef(spades.ravel(), bids.ravel())[0, 1] > 0.2  # more spades, higher bids
