@@ -11,14 +11,11 @@ torch = pytest.importorskip("torch")
 
 from agents.neural import NeuralAgent, SpadesPolicy  # noqa: E402
 from spades_env.envs.vector import VectorSpades  # noqa: E402
-from train.checkpoint import load_checkpoint  # noqa: E402
 from train.critic import ActorCritic, PerfectCritic, policy_columns  # noqa: E402
-from train.ppo import PPOConfig, train  # noqa: E402
+from train.ppo import PPOConfig  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from test_training import SMOKE, resume_later  # noqa: E402
-
-from tests.checkpoint_compare import assert_same, without_run_identity  # noqa: E402
+from test_training import SMOKE, full_and_resumed  # noqa: E402
 
 
 def test_the_critic_sees_every_hand_and_the_policy_only_its_own():
@@ -50,17 +47,14 @@ def smoke(tmp_path, **changes):
 
 
 def test_a_perfect_critic_run_round_trips_resumes_and_its_agent_plays(tmp_path):
-    full = train(smoke(tmp_path / "full"), quiet=True)
-    cfg = smoke(tmp_path / "resumed")
-    resumed = resume_later(train(cfg, stop_at=cfg.total_updates // 2, quiet=True))
-    a, b = load_checkpoint(full), load_checkpoint(resumed)
-    assert_same(without_run_identity(a), without_run_identity(b))
+    a, _ = full_and_resumed(smoke, tmp_path)
     plain = VectorSpades("partnership", 4, seed=5)
     assert a["critic_hparams"]["obs_dim"] == plain.encoder.size + 4 * 52 + 1  # every seat's hand, the opponents
     assert a["model_hparams"]["obs_dim"] == plain.encoder.size
     assert len(a["optimizer"]["param_groups"]) == 2
     fresh = PerfectCritic(**a["critic_hparams"])
     fresh.load_state_dict(a["critic"])  # the critic rebuilds from its checkpoint keys
+    full = next((tmp_path / "full").rglob("latest.pt"))
     agent = NeuralAgent.from_checkpoint(full)  # the played part loads as neural:path= does
     obs, info = plain.reset()
     for _ in range(60):

@@ -16,14 +16,13 @@ from agents.heuristic import HeuristicAgent  # noqa: E402
 from spades_env.engine import SpadesEngine  # noqa: E402
 from spades_env.games.spades.scoring import bag_adjusted_points  # noqa: E402
 from spades_env.rules import Rules  # noqa: E402
-from tests.checkpoint_compare import assert_same, without_run_identity  # noqa: E402
 from tests.run_logs import run_scalars  # noqa: E402
 from train.checkpoint import load_checkpoint  # noqa: E402
 from train.hindsight_bids import HindsightBids, greedy_bids, hindsight_scalars, hindsight_values  # noqa: E402
 from train.ppo import PPOConfig, train  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from test_training import SMOKE, resume_later  # noqa: E402
+from test_training import SMOKE, full_and_resumed  # noqa: E402
 
 
 def finished_hands(preset: str, games: int = 128):
@@ -135,11 +134,7 @@ def test_a_run_bids_greedily_on_its_values_keeps_those_bids_out_of_ppo_and_learn
 
 
 def test_a_hindsight_run_resumes_exactly(tmp_path):
-    full = train(tiny(tmp_path / "full"), quiet=True)
-    cfg = tiny(tmp_path / "resumed")
-    resumed = resume_later(train(cfg, stop_at=cfg.total_updates // 2, quiet=True))
-    a, b = load_checkpoint(full), load_checkpoint(resumed)
-    assert_same(without_run_identity(a), without_run_identity(b))
+    a, _ = full_and_resumed(tiny, tmp_path)
     assert a["hindsight"]["open"].any()  # bids open across the checkpoint
 
 

@@ -19,9 +19,7 @@ from train.ppo_core import TurnBuffer  # noqa: E402
 from train.ppo_rollout import HEURISTIC, SELF_PLAY, Opponents  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from test_training import SMOKE, resume_later  # noqa: E402
-
-from tests.checkpoint_compare import assert_same, without_run_identity  # noqa: E402
+from test_training import SMOKE, full_and_resumed  # noqa: E402
 
 
 def play(buf, pairing, seats, ends, rewards, values, hand=0):
@@ -129,11 +127,7 @@ def test_a_paired_perfect_critic_run_resumes_exactly(tmp_path):
         cfg = PPOConfig.from_yaml(SMOKE)
         return dataclasses.replace(cfg, run_dir=str(path), critic="perfect", paired=True, pool_prob=0.0)
 
-    full = train(smoke(tmp_path / "full"), quiet=True)
-    cfg = smoke(tmp_path / "resumed")
-    resumed = resume_later(train(cfg, stop_at=cfg.total_updates // 2, quiet=True))
-    a, b = load_checkpoint(full), load_checkpoint(resumed)
-    assert_same(without_run_identity(a), without_run_identity(b))
+    a, _ = full_and_resumed(smoke, tmp_path)
     assert (a["pairing"]["hand"] >= 0).any()  # twins' results carried across the checkpoint
 
 

@@ -56,6 +56,19 @@ def resume_later(checkpoint, seconds=100, **options):
         return train(None, resume=checkpoint, quiet=True, **options)
 
 
+def full_and_resumed(make_config, tmp_path):
+    """The checkpoints (without the run's identity) of a run of ``make_config(folder)`` to its end and of the same run
+    stopped after half its updates, then resumed to the end: resuming must give the same bits."""
+    from tests.checkpoint_compare import assert_same, without_run_identity
+
+    full = train(make_config(tmp_path / "full"), quiet=True)
+    cfg = make_config(tmp_path / "resumed")
+    resumed = resume_later(train(cfg, stop_at=cfg.total_updates // 2, quiet=True))
+    a, b = load_checkpoint(full), load_checkpoint(resumed)
+    assert_same(without_run_identity(a), without_run_identity(b))
+    return a, b
+
+
 @pytest.fixture(scope="module")
 def resumed_run(tmp_path_factory):
     """The smoke run stopped after half its updates, then resumed to the end."""
