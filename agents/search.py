@@ -45,7 +45,7 @@ from agents.base import Agent, DecisionContext
 from agents.endgame import solve_positions
 from agents.heuristic import HeuristicAgent
 from agents.search_passing import pass_values
-from agents.search_rollouts import rollout_totals
+from agents.search_rollouts import rollout_totals, side_margin
 from agents.search_sampling import SUIT, sample_hidden_hands  # noqa: F401 (SUIT: part of this module's names)
 from spades_env.engine import BID, BLIND, PLAY, GameState, SpadesEngine
 from spades_env.engine.state import PASS
@@ -397,14 +397,9 @@ class SearchAgent(Agent):
                 new = ~recorded[g]
                 g = g[new]
                 if rules.hearts:  # points are penalties: fewer than the others is better
-                    mine = f.delta[new][np.arange(len(g)), side[g]]
-                    others = (f.delta[new].sum(axis=1) - mine) / (engine.n_sides - 1)
-                    values[g] = others - mine
-                    recorded[g] = True
-                    continue
-                adjusted = bag_adjusted_points(rules, f.delta[new], f.bags_added[new], f.bag_penalties[new])
-                mine = adjusted[np.arange(len(g)), side[g]]
-                others = (adjusted.sum(axis=1) - mine) / (engine.n_sides - 1)
-                values[g] = mine - others
+                    values[g] = side_margin(-f.delta[new], side[g])
+                else:
+                    adjusted = bag_adjusted_points(rules, f.delta[new], f.bags_added[new], f.bag_penalties[new])
+                    values[g] = side_margin(adjusted, side[g])
                 recorded[g] = True
         return values

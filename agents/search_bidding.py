@@ -36,7 +36,7 @@ import numpy as np
 from agents.base import DecisionContext
 from agents.heuristic import HeuristicAgent
 from agents.search_play_model import play_log_likelihood
-from agents.search_rollouts import play_out_values
+from agents.search_rollouts import play_out_values, side_margin
 from agents.search_sampling import sample_hidden_hands
 from spades_env import cards
 from spades_env.engine import BID, BLIND, PLAY, GameState, SpadesEngine, bits
@@ -291,8 +291,7 @@ def rollout_values(
             adjusted = engine.spec.adjusted_points(engine.rules, f.delta[new], f.bags_added[new], f.bag_penalties[new])
             if engine.rules.hearts:
                 adjusted = -adjusted  # fewer points is better: a side's value, as ``hearts_rollouts`` gives it
-            mine = adjusted[np.arange(len(g)), side[index[g]]]
-            values[index[g]] = mine - opponents_weight * (adjusted.sum(axis=1) - mine) / (engine.n_sides - 1)
+            values[index[g]] = side_margin(adjusted, side[index[g]], opponents_weight)
             done[g] = True
         if done.all():
             return values

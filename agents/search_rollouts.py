@@ -291,6 +291,13 @@ def _margin(values, mine, weight):
     return values[mine] - weight * (total - values[mine]) / (len(values) - 1)
 
 
+def side_margin(points: np.ndarray, side: np.ndarray, weight: float = 1.0) -> np.ndarray:
+    """(G,) ``_margin`` of G games at once: side ``side`` (G,)'s ``points`` (G, n_sides) minus ``weight`` times the
+    mean of the other sides' (what a duplicate tournament compares; pass Hearts points negated)."""
+    mine = points[np.arange(len(side)), side]
+    return mine - weight * (points.sum(axis=1) - mine) / (points.shape[1] - 1)
+
+
 def rollout_totals(
     engine: SpadesEngine,
     state: GameState,

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from agents.search_rollouts import side_margin
 from spades_env.games.spades.scoring import bag_adjusted_points, score_hand
 from train.bid_values import centred_value_loss
 
@@ -47,9 +48,8 @@ def hindsight_values(engine: Any, finished: Any, index: np.ndarray, seats: np.nd
         finished.trick_winners[hand], finished.bemo[hand],
     )  # fmt: skip
     adjusted = bag_adjusted_points(engine.rules, score.delta, score.bags_added, score.bag_penalties)
-    mine = adjusted[np.arange(len(rows)), engine.side_of_seat[seats[rows]]]
     out = np.zeros(cand.shape, np.float32)
-    out[rows, k] = mine - (adjusted.sum(axis=1) - mine) / max(engine.n_sides - 1, 1)
+    out[rows, k] = side_margin(adjusted, engine.side_of_seat[seats[rows]])
     return out
 
 
