@@ -17,8 +17,9 @@ from spades_env.engine import SpadesEngine  # noqa: E402
 from spades_env.games.spades.scoring import bag_adjusted_points  # noqa: E402
 from spades_env.rules import Rules  # noqa: E402
 from tests.run_logs import run_scalars  # noqa: E402
+from train.bid_values import best_or_explore  # noqa: E402
 from train.checkpoint import load_checkpoint  # noqa: E402
-from train.hindsight_bids import HindsightBids, greedy_bids, hindsight_scalars, hindsight_values  # noqa: E402
+from train.hindsight_bids import HindsightBids, hindsight_scalars, hindsight_values  # noqa: E402
 from train.ppo import PPOConfig, train  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -80,11 +81,11 @@ def test_another_bid_is_scored_with_the_tricks_as_they_fell():
 
 
 def test_greedy_bids_take_the_best_candidate_and_explore_only_legal_ones():
-    logits = torch.tensor([[0.1, 0.9, 0.5, 2.0], [3.0, 0.2, 0.1, 0.0]])
+    values = np.array([[0.1, 0.9, 0.5, 2.0], [3.0, 0.2, 0.1, 0.0]])
     cand = np.array([[True, True, True, False], [False, True, True, True]])
     rng = np.random.default_rng(0)
-    assert greedy_bids(logits, cand, 0.0, rng).tolist() == [1, 1]
-    many = np.concatenate([greedy_bids(logits, cand, 1.0, rng) for _ in range(300)]).reshape(-1, 2)
+    assert best_or_explore(values, cand, 0.0, rng).tolist() == [1, 1]
+    many = np.concatenate([best_or_explore(values, cand, 1.0, rng) for _ in range(300)]).reshape(-1, 2)
     assert set(many[:, 0]) == {0, 1, 2} and set(many[:, 1]) == {1, 2, 3}
 
 

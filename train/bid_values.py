@@ -63,6 +63,16 @@ class BidPositions(Decisions):
     """(M,) int64: HeuristicAgent's bid action there (``bid_offset + k``): the yardstick of ``bid_regret``."""
 
 
+def best_or_explore(values: np.ndarray, legal: np.ndarray, explore: float = 0.0, rng=None) -> np.ndarray:
+    """(B,) the legal column (``legal`` (B, K) bool) of highest value (``values`` (B, K)); with ``explore`` > 0, that
+    share of them (drawn from ``rng``) a uniformly random legal column instead."""
+    act = np.argmax(np.where(legal, values, -np.inf), axis=1)
+    if explore > 0:
+        random_pick = np.argmax(np.where(legal, rng.random(legal.shape), -1.0), axis=1)
+        act = np.where(rng.random(len(act)) < explore, random_pick, act)
+    return act
+
+
 class BidLearner:
     """The network's bids: greedy on its bid-head outputs read as values (``action_logits``' bid range); its cards:
     greedy on its card head, and with a card value head, ``margin_cards`` by ``card_margin`` points."""
@@ -93,11 +103,7 @@ class BidLearner:
         off = self.policy.n_card_actions
         legal = masks[:, off:]
         obs = self.encoder.encode(state, games, state.to_move[games])
-        act = np.argmax(np.where(legal, self.values(obs), -np.inf), axis=1)
-        if explore > 0:
-            random_pick = np.argmax(np.where(legal, rng.random(legal.shape), -1.0), axis=1)
-            act = np.where(rng.random(len(act)) < explore, random_pick, act)
-        return act + off
+        return best_or_explore(self.values(obs), legal, explore, rng) + off
 
     def cards(self, state: GameState, games: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """(B,) the network's card actions of the seats to move in ``games`` (as ``NeuralAgent`` plays them: a lone

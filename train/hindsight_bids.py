@@ -53,15 +53,6 @@ def hindsight_values(engine: Any, finished: Any, index: np.ndarray, seats: np.nd
     return out
 
 
-def greedy_bids(logits: torch.Tensor, cand: np.ndarray, explore: float, rng: np.random.Generator) -> np.ndarray:
-    """(M,) bid columns: the candidate (``cand`` (M, K) bool) of highest output (``logits`` (M, K), the bidding
-    head's values), a share ``explore`` of them (drawn from ``rng``) a uniformly random candidate instead."""
-    values = logits.double().cpu().numpy()
-    pick = np.argmax(np.where(cand, values, -np.inf), axis=1)
-    random_pick = np.argmax(np.where(cand, rng.random(cand.shape), -1.0), axis=1)
-    return np.where(rng.random(len(pick)) < explore, random_pick, pick)
-
-
 class HindsightBids:
     """The learner's open bids (per game and seat: its row as the buffer keeps it and its candidates) and the
     examples of the hands finished since the last update (``take``)."""

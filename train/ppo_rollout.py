@@ -21,6 +21,7 @@ from agents.base import DecisionContext
 from agents.heuristic import HeuristicAgent
 from agents.neural import SpadesPolicy
 from spades_env.engine import BID, PLAY
+from train.bid_values import best_or_explore
 from train.critic import ActorCritic
 from train.ppo_config import PPOConfig
 from train.ppo_core import MaskedCategorical, TurnBuffer
@@ -117,16 +118,14 @@ def hindsight_bids(
     seats: np.ndarray, mask: np.ndarray, rows: np.ndarray, explore: float, rng: np.random.Generator,
 ) -> np.ndarray:  # fmt: skip
     """The games of the learner's regular bids this step (of ``learn`` (B,) bool; they leave PPO's loss): ``action``
-    (B,) (changed) their greedy or exploring bids (``train.hindsight_bids.greedy_bids``), recorded in ``hindsight``
-    with their buffer ``rows`` until their hands end."""
-    from train.hindsight_bids import greedy_bids
-
+    (B,) (changed) their greedy or exploring bids on the bidding head's values (``train.bid_values.best_or_explore``),
+    recorded in ``hindsight`` with their buffer ``rows`` until their hands end."""
     bidding = np.flatnonzero(learn & (state.phase == BID))
     if not len(bidding):
         return bidding
     lo, hi = engine.layout.bid_offset, engine.layout.bid_end
     cand = mask[bidding, lo:hi]
-    action[bidding] = lo + greedy_bids(logits[bidding, lo:hi], cand, explore, rng)
+    action[bidding] = lo + best_or_explore(logits[bidding, lo:hi].double().cpu().numpy(), cand, explore, rng)
     hindsight.record(bidding, seats[bidding], rows[bidding], cand)
     return bidding
 
