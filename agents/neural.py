@@ -231,6 +231,12 @@ def masked_logits(logits: np.ndarray, masks: np.ndarray) -> np.ndarray:
     return np.where(masks, logits, -np.inf)
 
 
+def lone_actions(masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For (B, A) legal masks: (B,) int64 each row's first legal action (its only one where it has one) and the rows
+    with more than one, which need a choice: a greedy player takes a lone legal action without asking its network."""
+    return np.argmax(masks, axis=1).astype(np.int64), np.flatnonzero(masks.sum(axis=1) > 1)
+
+
 def margin_cards(base: np.ndarray, values: np.ndarray, legal: np.ndarray, margin: float) -> np.ndarray:
     """(B,) the card actions ``base`` (B,), each replaced by the legal card of best value (``values`` (B, C), the
     card value head's, in the units of ``margin``) where that value beats the base card's by more than ``margin``
@@ -435,15 +441,14 @@ class NeuralAgent(Agent):
         head, the card decisions of ``played`` (B,) bool by the margin rule (``margin_cards``). Greedy, a decision
         with one legal action (a fifth of the cards: the last trick, a lone card of the suit led) takes it without
         the network (sampling draws for every row, so that its random stream does not depend on them)."""
-        if self.greedy:
-            free = np.flatnonzero(masks.sum(axis=1) > 1)
-            if len(free) < len(masks):
-                actions = np.argmax(masks, axis=1).astype(np.int64)
-                if len(free):
-                    observations = np.asarray(observations)[free]
-                    actions[free] = self._network_choices(observations, masks[free], played[free])
-                return actions
-        return self._network_choices(observations, masks, played)
+        if not self.greedy:
+            return self._network_choices(observations, masks, played)
+        actions, free = lone_actions(masks)
+        if len(free) == len(masks):  # no lone action: the rows as they are, uncopied
+            return self._network_choices(observations, masks, played)
+        if len(free):
+            actions[free] = self._network_choices(np.asarray(observations)[free], masks[free], played[free])
+        return actions
 
     def _network_choices(self, observations: np.ndarray, masks: np.ndarray, played: np.ndarray) -> np.ndarray:
         """``_network_actions`` with the network asked for every row."""

@@ -25,7 +25,7 @@ import torch
 
 from agents.base import DecisionContext
 from agents.heuristic import HeuristicAgent
-from agents.neural import SpadesPolicy, margin_cards
+from agents.neural import SpadesPolicy, lone_actions, margin_cards
 from agents.search_bidding import candidate_mask, rollout_values
 from spades_env.engine import BID, BLIND, PASS, PLAY, GameState, SpadesEngine
 
@@ -108,9 +108,7 @@ class BidLearner:
     def cards(self, state: GameState, games: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """(B,) the network's card actions of the seats to move in ``games`` (as ``NeuralAgent`` plays them: a lone
         legal card without the network)."""
-        legal = masks[:, : self.policy.n_card_actions]
-        actions = np.argmax(legal, axis=1).astype(np.int64)
-        free = np.flatnonzero(legal.sum(axis=1) > 1)
+        actions, free = lone_actions(masks[:, : self.policy.n_card_actions])
         if len(free):
             rows = games[free]
             actions[free] = self.card_choices(self.encoder.encode(state, rows, state.to_move[rows]), masks[free])[1]
