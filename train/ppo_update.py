@@ -37,28 +37,23 @@ class UpdateResult:
         """``losses/*`` scalars and ``charts/trained_decisions``."""
         nan = float("nan")
         stats = self.last_stats
-        return (
-            {
-                "charts/trained_decisions": float(self.batch),
-                "losses/value_loss": stats.get("value_loss", nan),
-                "losses/policy_loss": stats.get("policy_loss", nan),
-                "losses/entropy": stats.get("entropy", nan),
-                "losses/bid_entropy": float(np.mean(self.bid_entropy)) if self.bid_entropy else nan,
-                "losses/old_approx_kl": stats.get("old_approx_kl", nan),
-                "losses/approx_kl": stats.get("approx_kl", nan),
-                "losses/clipfrac": float(np.mean(self.clipfracs)) if self.clipfracs else nan,
-                "losses/explained_variance": explained_variance(self.values, self.returns),
-            }
-            | (
-                {
-                    "losses/card_anchor": float(np.mean(self.anchor_loss)),
-                    "charts/heuristic_card_agreement": float(np.mean(self.teacher_agreement)),
-                }
-                if self.anchor_loss
-                else {}
-            )
-            | ({"losses/bid_value": float(np.mean(self.bid_value_loss))} if self.bid_value_loss else {})
-        )
+        out = {
+            "charts/trained_decisions": float(self.batch),
+            "losses/value_loss": stats.get("value_loss", nan),
+            "losses/policy_loss": stats.get("policy_loss", nan),
+            "losses/entropy": stats.get("entropy", nan),
+            "losses/bid_entropy": float(np.mean(self.bid_entropy)) if self.bid_entropy else nan,
+            "losses/old_approx_kl": stats.get("old_approx_kl", nan),
+            "losses/approx_kl": stats.get("approx_kl", nan),
+            "losses/clipfrac": float(np.mean(self.clipfracs)) if self.clipfracs else nan,
+            "losses/explained_variance": explained_variance(self.values, self.returns),
+        }
+        if self.anchor_loss:
+            out["losses/card_anchor"] = float(np.mean(self.anchor_loss))
+            out["charts/heuristic_card_agreement"] = float(np.mean(self.teacher_agreement))
+        if self.bid_value_loss:
+            out["losses/bid_value"] = float(np.mean(self.bid_value_loss))
+        return out
 
 
 def ppo_update(
