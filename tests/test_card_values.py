@@ -18,9 +18,9 @@ from spades_env.observation import encoder_for  # noqa: E402
 from spades_env.rules import resolve_rules  # noqa: E402
 from tests.checkpoint_compare import assert_learned_plays, committed  # noqa: E402
 from tests.run_logs import run_scalars  # noqa: E402
-from train.bid_values import BidLearner, deal_and_bid, play_card_positions  # noqa: E402
+from train.bid_values import BidLearner, CardPositions, deal_and_bid, play_card_positions  # noqa: E402
 from train.bid_values_config import BidValuesConfig  # noqa: E402
-from train.bid_values_train import train  # noqa: E402
+from train.bid_values_train import positions_from_payload, positions_payload, train  # noqa: E402
 from train.card_values import ValuedCardPositions, card_value_gain, card_values_on_deal  # noqa: E402
 from train.checkpoint import STATE_VALUE_PREFIX, load_checkpoint  # noqa: E402
 
@@ -182,11 +182,20 @@ def test_the_network_plays_the_margin_rule_of_its_value_head(tmp_path):
     np.testing.assert_array_equal(base, np.argmax(np.where(positions.mask, logits, -np.inf), axis=1))
     np.testing.assert_array_equal(played, margin_cards(base, points, positions.mask, 3.0))
     assert 0 < (played != base).mean() < 1
+    np.testing.assert_array_equal(positions.base, base)  # recorded as it played (the round's scalars read them)
+    np.testing.assert_array_equal(positions.played, played)
     masks = engine.legal_action_mask(positions.state)
     agent = NeuralAgent(policy, card_margin=3.0)
     np.testing.assert_array_equal(agent.act(positions.obs, masks), played)
     valued = ValuedCardPositions(**vars(positions), values=np.zeros(positions.mask.shape, np.float32))
     assert len(valued) == len(positions)
+    back = positions_from_payload(positions_payload(valued), encoder, CardPositions)  # a replay in a checkpoint
+    assert isinstance(back, ValuedCardPositions)
+    for field in dataclasses.fields(ValuedCardPositions):
+        if field.name != "state":
+            np.testing.assert_array_equal(getattr(back, field.name), getattr(valued, field.name), err_msg=field.name)
+    older = {k: v for k, v in positions_payload(valued).items() if k not in ("base", "played")}
+    assert (positions_from_payload(older, encoder, CardPositions).played == -1).all()  # not recorded before
 
 
 @pytest.mark.parametrize(

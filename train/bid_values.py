@@ -108,11 +108,18 @@ class BidLearner:
     def cards(self, state: GameState, games: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """(B,) the network's card actions of the seats to move in ``games`` (as ``NeuralAgent`` plays them: a lone
         legal card without the network)."""
-        actions, free = lone_actions(masks[:, : self.policy.n_card_actions])
+        return self.card_pairs(state, games, masks)[1]
+
+    def card_pairs(self, state: GameState, games: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``card_choices`` of the seats to move in ``games``: (B,) the card head's greedy cards and (B,) the cards
+        played (``cards``); a lone legal card is both, without the network."""
+        base, free = lone_actions(masks[:, : self.policy.n_card_actions])
+        played = base.copy()
         if len(free):
             rows = games[free]
-            actions[free] = self.card_choices(self.encoder.encode(state, rows, state.to_move[rows]), masks[free])[1]
-        return actions
+            obs = self.encoder.encode(state, rows, state.to_move[rows])
+            base[free], played[free] = self.card_choices(obs, masks[free])
+        return base, played
 
     def card_choices(self, obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(B,) the card head's greedy cards and (B,) the cards played: those, or with a card value head the
@@ -271,6 +278,10 @@ class CardPositions(Decisions):
     """(M, C) bool: its legal cards (the card actions)."""
     target: np.ndarray
     """(M,) int64: HeuristicAgent's card there."""
+    base: np.ndarray
+    """(M,) int64: the network's card head's greedy card there, as it collected the position (-1: not recorded)."""
+    played: np.ndarray
+    """(M,) int64: the card the network played there (``base``, or with a card value head its ``margin_cards``)."""
 
 
 def play_card_positions(
@@ -286,7 +297,7 @@ def play_card_positions(
     ``g``) to their end: the learner's seats by the network, the others by the heuristic. The learner's card
     decisions with more than one legal card are kept, each with probability ``keep`` (``keep_nil`` in hands where a
     seat bid nil, where given; drawn from ``rng``), and labelled with the heuristic's card (the DAgger positions of
-    ``configs/train/card_imitation.yaml``)."""
+    ``configs/train/card_imitation.yaml``), with the network's own choices there (``base``, ``played``)."""
     learner_side = np.arange(state.batch_size) % engine.n_sides
     n_cards = engine.layout.bid_offset
     parts: list[CardPositions] = []
@@ -303,7 +314,9 @@ def play_card_positions(
         mine = np.flatnonzero((engine.side_of_seat[seats] == learner_side[live]) & (sub.phase == PLAY))
         if len(mine):
             share = keep if keep_nil is None else np.where(sub.nil_bid[mine], keep_nil, keep)
-            kept = mine[(masks[mine, :n_cards].sum(axis=1) > 1) & (rng.random(len(mine)) < share)]
+            chosen = (masks[mine, :n_cards].sum(axis=1) > 1) & (rng.random(len(mine)) < share)
+            kept = mine[chosen]
+            base, played = learner.card_pairs(sub, mine, masks[mine])
             if len(kept):
                 parts.append(
                     CardPositions(
@@ -312,9 +325,11 @@ def play_card_positions(
                         obs=learner.encoder.encode(sub, kept, seats[kept]),
                         mask=masks[kept, :n_cards],
                         target=actions[kept].astype(np.int64),
+                        base=base[chosen],
+                        played=played[chosen],
                     )
                 )
-            actions[mine] = learner.cards(sub, mine, masks[mine])
+            actions[mine] = played
         result = engine.step(sub, actions, validate=False)
         state.put(live, sub)
         live = live[~result.hand_done]
@@ -322,7 +337,8 @@ def play_card_positions(
         raise RuntimeError("a hand did not end within its card plays")
     if not parts:
         empty = {"seat": np.zeros(0, np.int64), "obs": np.zeros((0, learner.encoder.size), np.float32),
-                 "mask": np.zeros((0, n_cards), bool), "target": np.zeros(0, np.int64)}  # fmt: skip
+                 "mask": np.zeros((0, n_cards), bool), "target": np.zeros(0, np.int64), "base": np.zeros(0, np.int64),
+                 "played": np.zeros(0, np.int64)}  # fmt: skip
         return CardPositions(state=state.take(np.zeros(0, np.int64)), **empty)
     return concat_decisions(parts)
 

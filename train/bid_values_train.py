@@ -71,8 +71,8 @@ RUN_KEYS = ("optimizer", "rng", "update", "run_name", "replay")
 #: again from the games).
 KEPT = {
     BidPositions: ("seat", "cand", "values", "heuristic"),
-    CardPositions: ("seat", "mask", "target"),
-    ValuedCardPositions: ("seat", "mask", "target", "values"),
+    CardPositions: ("seat", "mask", "target", "base", "played"),
+    ValuedCardPositions: ("seat", "mask", "target", "base", "played", "values"),
 }
 
 
@@ -149,7 +149,8 @@ def positions_from_payload(data: dict[str, Any], encoder, kind: type = BidPositi
     if kind is CardPositions and "values" in data:
         kind = ValuedCardPositions
     state = state_from_env(data["state"])
-    arrays = {k: tensor_to_array(data[k]) for k in KEPT[kind]}
+    unrecorded = np.full(state.batch_size, -1, np.int64)  # the choices, in a checkpoint from before they were kept
+    arrays = {k: tensor_to_array(data[k]) if k in data else unrecorded for k in KEPT[kind]}
     obs = encoder.encode(state, np.arange(state.batch_size), arrays["seat"])
     return kind(state=state, obs=obs, **arrays)
 
@@ -213,14 +214,14 @@ CARD_SCALARS_SHOWN = (
 )
 
 
-def card_scalars(learner: BidLearner, fresh: CardPositions) -> dict[str, float]:
-    """The card play of a round's card positions, by the network as it collected them: agreement with the
-    heuristic's card; with values, the share of cards the value head changed (``cards/switched``) and the points
-    per decision on the real deal the played cards gain over the card head's (``cards/value_gain``) and over the
-    heuristic's (``cards/gain_over_heuristic``)."""
+def card_scalars(fresh: CardPositions) -> dict[str, float]:
+    """The card play of a round's card positions, by the network as it collected them (``base``, ``played``, recorded
+    as it played): agreement with the heuristic's card; with values, the share of cards the value head changed
+    (``cards/switched``) and the points per decision on the real deal the played cards gain over the card head's
+    (``cards/value_gain``) and over the heuristic's (``cards/gain_over_heuristic``)."""
     if not len(fresh):
         return {}
-    base, played = learner.card_choices(fresh.obs, fresh.mask)
+    base, played = fresh.base, fresh.played
     out = {"agreement/heuristic_cards": float((played == fresh.target).mean())}
     if isinstance(fresh, ValuedCardPositions):
         out |= {
@@ -397,7 +398,7 @@ def train(
             if config.card_value_hidden:
                 rollout_learner = learner if config.card_rollout == "network" else None
                 fresh_cards = with_card_values(engine, fresh_cards, heuristic, rollout_learner)
-            scalars |= card_scalars(learner, fresh_cards)
+            scalars |= card_scalars(fresh_cards)
             card_replay = [*card_replay, fresh_cards][-config.replay_rounds :]
         t1 = time.perf_counter()
         positions = len(fresh) if fresh is not None else len(fresh_cards)  # Hearts: no bid positions

@@ -16,6 +16,7 @@ its card head's card unless the value head finds a legal card better by more tha
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -82,7 +83,7 @@ def with_card_values(
     engine: SpadesEngine, positions: CardPositions, heuristic: HeuristicAgent, learner=None
 ) -> ValuedCardPositions:
     """``positions`` with ``card_values_on_deal``, or with a ``learner``, ``card_values_by_network``."""
-    fields = {k: getattr(positions, k) for k in ("state", "seat", "obs", "mask", "target")}
+    fields = {f.name: getattr(positions, f.name) for f in dataclasses.fields(CardPositions)}
     if learner is None:
         return ValuedCardPositions(**fields, values=card_values_on_deal(engine, positions, heuristic))
     return ValuedCardPositions(**fields, values=card_values_by_network(engine, positions, learner, heuristic))
