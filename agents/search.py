@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import time
 
+import numba
 import numpy as np
 
 from agents.base import Agent, DecisionContext
@@ -113,6 +114,7 @@ class SearchAgent(Agent):
         play_margin: float = 0.0,
         play_votes: int = 1,
         play_sharpness: float | str = "auto",
+        threads: int = 1,
     ) -> None:
         super().__init__(seed)
         for option, value in (
@@ -120,6 +122,12 @@ class SearchAgent(Agent):
         ):  # fmt: skip
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
                 raise ValueError(f"search bot option {option!r} must be a positive integer, got {value!r}")
+        most = numba.config.NUMBA_NUM_THREADS
+        if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or not 1 <= threads <= most:
+            raise ValueError(f"search bot option 'threads' must be an integer in 1..{most}, got {threads!r}")
+        self.threads = int(threads)
+        """Threads that play the rollouts (card play, and the bidding and passing lookaheads): the same values, and
+        so the same decisions, on any number (``agents.search_rollouts``)."""
         self.play_votes = int(play_votes)
         """Card play: ``act`` searches each decision this many times (independent samples) and plays another card
         than the heuristic's only where every search picks that same card (1: one search decides). Two votes with
@@ -253,7 +261,9 @@ class SearchAgent(Agent):
 
             start = time.perf_counter()
             sub = context.take(bidding)
-            bid_values = lookahead_bids(sub, masks[bidding], self.bid_samples, self.rng, heuristic=self.bidder)[1]
+            bid_values = lookahead_bids(
+                sub, masks[bidding], self.bid_samples, self.rng, heuristic=self.bidder, threads=self.threads
+            )[1]
             valued = np.isfinite(bid_values)
             rows = valued.any(axis=1)  # decisions with several candidates
             values[bidding[rows]] = np.where(valued[rows], bid_values[rows], values[bidding[rows]])
@@ -263,7 +273,9 @@ class SearchAgent(Agent):
         if self.pass_top and self.pass_samples and len(passing) and engine.rules.hearts:
             start = time.perf_counter()
             sub = context.take(passing)
-            values[passing] = pass_values(sub, masks[passing], self.pass_samples, self.pass_top, self.rng, self.bidder)
+            values[passing] = pass_values(
+                sub, masks[passing], self.pass_samples, self.pass_top, self.rng, self.bidder, self.threads
+            )
             self.pass_seconds += time.perf_counter() - start
             self.pass_decisions += len(passing)
         n_cards = engine.layout.n_card_ids
@@ -335,7 +347,7 @@ class SearchAgent(Agent):
         compiled (``agents.search_rollouts``) when the rollout policy is the heuristic and ``compiled_rollouts``
         is set, else in the batched engine (``_engine_rollout_totals``); the two give the same values."""
         if self.compiled_rollouts and isinstance(self.rollout, HeuristicAgent):
-            rollout_totals(ctx.engine, ctx.state, ctx.games, ctx.seats, legal, hands, total, self.rollout)
+            rollout_totals(ctx.engine, ctx.state, ctx.games, ctx.seats, legal, hands, total, self.rollout, self.threads)
         else:
             self._engine_rollout_totals(ctx, legal, hands, total)
 

@@ -57,14 +57,16 @@ def lookahead_bids(
     oversample: int = 4,
     opponents_weight: float = 1.0,
     max_rollouts: int = 65536,
+    threads: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """(D,) chosen actions and (D, A) mean rollout value of each candidate (-inf elsewhere).
 
     ``ctx``: the D decisions (each in BID or BLIND phase); ``masks`` (D, A) their legal
     actions; ``samples`` kept layouts per decision, drawn from ``oversample * samples``;
     ``opponents_weight``: 1 scores the side's margin over the others (``SearchAgent``'s objective,
-    what a duplicate tournament measures), 0 the side's own points (the bidding benchmark's measure).
-    Decisions in other phases, with one candidate, or at the two-player BLIND are answered
+    what a duplicate tournament measures), 0 the side's own points (the bidding benchmark's measure);
+    ``threads``: of the compiled card play (``agents.search_rollouts``; None: the engine's). Decisions in other
+    phases, with one candidate, or at the two-player BLIND are answered
     by the heuristic (their values stay -inf).
     """
     engine = ctx.engine
@@ -88,7 +90,9 @@ def lookahead_bids(
             stop += 1
         sel = todo[start:stop]
         sub = ctx.take(sel)
-        values[sel] = _candidate_values(sub, candidates[sel], samples, oversample, rng, heuristic, opponents_weight)
+        values[sel] = _candidate_values(
+            sub, candidates[sel], samples, oversample, rng, heuristic, opponents_weight, threads
+        )
         start = stop
     out = default.copy()
     if len(todo):
@@ -230,6 +234,7 @@ def _candidate_values(
     rng: np.random.Generator,
     heuristic: HeuristicAgent,
     opponents_weight: float,
+    threads: int | None = None,
 ) -> np.ndarray:
     """(D, A) mean rollout value of each candidate over the decision's kept samples (-inf elsewhere)."""
     engine, state, games, seats = ctx.engine, ctx.state, ctx.games, ctx.seats
@@ -242,7 +247,7 @@ def _candidate_values(
     played = roll.deal & ~roll.hands
     roll.hands = hands[r_dec, r_sample]
     roll.deal = roll.hands | played
-    values = rollout_values(engine, roll, r_action, seats[r_dec], heuristic, opponents_weight)
+    values = rollout_values(engine, roll, r_action, seats[r_dec], heuristic, opponents_weight, threads=threads)
     total = np.zeros(candidates.shape)
     np.add.at(total, (r_dec, r_action), values)
     return np.where(candidates, total / samples, -np.inf)
@@ -257,6 +262,7 @@ def rollout_values(
     opponents_weight: float = 1.0,
     compiled: bool = True,
     decide: Callable[[GameState, np.ndarray], np.ndarray] | None = None,
+    threads: int | None = None,
 ) -> np.ndarray:
     """Take ``first`` (M,) in each game of ``roll`` (changed in place), then let ``policy`` play every seat
     to the end of the hand; (M,) the side of ``seats``: own bag-adjusted points minus ``opponents_weight``
@@ -265,7 +271,8 @@ def rollout_values(
     The bidding (and Bemo, redeals) runs in the batched engine, its decisions taken by ``decide(state,
     index)`` (the games' actions; ``index``: each game's rollout) where given, else by ``policy``; the card
     play of each game that reaches it, with ``policy`` the heuristic (and ``compiled``), runs compiled
-    (``agents.search_rollouts``: the same values; False plays it in the engine too, the reference).
+    (``agents.search_rollouts``, on ``threads`` threads: the same values; False plays it in the engine too, the
+    reference).
     Finished games leave the batch (it is compacted once a step ends some hands)."""
     m = len(first)
     values = np.zeros(m)
@@ -278,7 +285,7 @@ def rollout_values(
         play = roll.phase == PLAY
         if compiled and play.any():  # the card play, compiled: the same values
             p = np.flatnonzero(play)
-            values[index[p]] = play_out_values(engine, roll.take(p), seats[index[p]], policy, opponents_weight)
+            values[index[p]] = play_out_values(engine, roll.take(p), seats[index[p]], policy, opponents_weight, threads)
             if play.all():
                 return values
             keep = np.flatnonzero(~play)

@@ -88,10 +88,17 @@ def _heuristic_pass(ctx: DecisionContext, legal: np.ndarray, heuristic: Heuristi
 
 
 def pass_values(
-    ctx: DecisionContext, masks: np.ndarray, samples: int, top: int, rng: np.random.Generator, heuristic: HeuristicAgent
+    ctx: DecisionContext,
+    masks: np.ndarray,
+    samples: int,
+    top: int,
+    rng: np.random.Generator,
+    heuristic: HeuristicAgent,
+    threads: int | None = None,
 ) -> np.ndarray:
     """(D, A) each passable card's value, the best mean rollout value of a candidate pass holding it
-    (NaN: a passable card in no candidate; -inf: not passable). See the module docstring."""
+    (NaN: a passable card in no candidate; -inf: not passable). See the module docstring. ``threads``: of the
+    compiled card play (None: the engine's)."""
     from agents.search_sampling import sample_hidden_hands
 
     engine, state, games, seats = ctx.engine, ctx.state, ctx.games, ctx.seats
@@ -102,7 +109,7 @@ def pass_values(
     r_dec, r_cand = np.repeat(dec, samples), np.repeat(cand, samples)
     r_sample = np.tile(np.arange(samples), len(dec))
     plan = candidates[r_dec, r_cand]
-    values = _passed_and_played(ctx, hands[r_dec, r_sample], r_dec, plan, heuristic)
+    values = _passed_and_played(ctx, hands[r_dec, r_sample], r_dec, plan, heuristic, threads)
     total = np.zeros(candidates.shape)
     np.add.at(total, (r_dec, r_cand), values)
     mean = np.where(candidates != 0, total / samples, -np.inf)  # (D, C)
@@ -116,7 +123,12 @@ def pass_values(
 
 
 def _passed_and_played(
-    ctx: DecisionContext, hands: np.ndarray, r_dec: np.ndarray, plan: np.ndarray, heuristic: HeuristicAgent
+    ctx: DecisionContext,
+    hands: np.ndarray,
+    r_dec: np.ndarray,
+    plan: np.ndarray,
+    heuristic: HeuristicAgent,
+    threads: int | None = None,
 ) -> np.ndarray:
     """(R,) the value of each rollout: its decision's game with the sampled ``hands`` (R, N), the pass replayed
     from the first seat (the deciding seat passes ``plan``, the others as the heuristic), then played out."""
@@ -139,7 +151,7 @@ def _passed_and_played(
         engine.step(roll, actions, validate=False)
     if not (roll.phase == PLAY).all():
         raise RuntimeError("a pass rollout did not reach the card play after every seat's pass")
-    return play_out_values(engine, roll, seats, heuristic)
+    return play_out_values(engine, roll, seats, heuristic, threads=threads)
 
 
 def _lowest_card(mask: np.ndarray) -> np.ndarray:

@@ -25,8 +25,9 @@ from __future__ import annotations
 
 import inspect
 
+import numba
 import numpy as np
-from numba import njit
+from numba import njit, prange
 from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import overload
 
@@ -281,6 +282,39 @@ def hearts_rollouts(games, seats, dec, card, sampled, totals, side_of_seat, part
     return totals
 
 
+@njit(cache=True, parallel=True)
+def spades_rollouts_threads(
+    games, seats, dec, card, sampled, totals, weight, side_of_seat, partner, deck, config, st, bag_cost, tables,
+    n_chunks, n, n_tricks, state,
+):  # fmt: skip
+    """``spades_rollouts`` over ``n_chunks`` chunks of the candidates in parallel (``prange``), each with a scratch
+    game of its own (``_scratch(n, n_tricks, 64)``): the same values to the bit (a candidate's samples add up in order
+    on one thread, and no two candidates share a ``totals`` entry)."""
+    p = len(dec)
+    for c in prange(n_chunks):
+        lo, hi = c * p // n_chunks, (c + 1) * p // n_chunks
+        spades_rollouts(
+            games, seats, dec[lo:hi], card[lo:hi], sampled, totals, weight, side_of_seat, partner, deck, config, st,
+            bag_cost, tables, _scratch(n, n_tricks, 64), state,
+        )  # fmt: skip
+    return totals
+
+
+@njit(cache=True, parallel=True)
+def hearts_rollouts_threads(
+    games, seats, dec, card, sampled, totals, side_of_seat, partnership, ht, tables, n_chunks, n, n_tricks, state
+):  # fmt: skip
+    """``hearts_rollouts`` over ``n_chunks`` chunks of the candidates in parallel (``spades_rollouts_threads``)."""
+    p = len(dec)
+    for c in prange(n_chunks):
+        lo, hi = c * p // n_chunks, (c + 1) * p // n_chunks
+        hearts_rollouts(
+            games, seats, dec[lo:hi], card[lo:hi], sampled, totals, side_of_seat, partnership, ht, tables,
+            _scratch(n, n_tricks, 64), state,
+        )  # fmt: skip
+    return totals
+
+
 @njit(cache=True, inline="always")
 def _margin(values, mine, weight):
     """``values[mine]`` minus ``weight`` times the mean of the other sides' values (summed in order, as
@@ -307,66 +341,75 @@ def rollout_totals(
     sampled: np.ndarray,
     totals: np.ndarray,
     policy: HeuristicAgent,
+    threads: int | None = None,
 ) -> np.ndarray:
     """Add to ``totals`` (D, C) float64 the summed rollout values over the samples of each candidate card.
 
     ``games``, ``seats`` (D,): the decisions (in PLAY) of ``state``; ``candidates`` (D, C) bool: the
     cards to roll out; ``sampled`` (D, S, N) uint64: each decision's sampled hands; ``policy``: the
-    heuristic whose options (``set_opponents``) the rollouts play with. Changes nothing in ``state``.
+    heuristic whose options (``set_opponents``) the rollouts play with; ``threads``: how many threads play
+    the candidates (None: the engine's ``threads``; the same values on any number). Changes nothing in ``state``.
     """
     dec, card = (np.ascontiguousarray(a, dtype=np.int64) for a in np.nonzero(candidates))  # one compiled signature
     games = np.ascontiguousarray(games, dtype=np.int64)
     seats = np.ascontiguousarray(seats, dtype=np.int64)
     sampled = np.ascontiguousarray(sampled, dtype=np.uint64)
-    arrays = sa.state_arrays(state)
-    side_of_seat = engine.side_of_seat
-    if engine.rules.hearts:
-        ht = hearts_score.hearts_tables(engine.rules)
-        partnership = bool(engine.rules.partnership)
-        return hearts_rollouts(
-            games, seats, dec, card, sampled, totals, side_of_seat, partnership, ht, tuple(engine.trick_tables),
-            _scratch_for(state), arrays,
-        )  # fmt: skip
-    rules = engine.rules
-    config, partner, deck = _heuristic_tables(engine, policy)
-    bag_cost = rules.bag_penalty / rules.bag_limit if rules.bags else 0.0
-    st = spades_score.score_tables(rules)
-    return spades_rollouts(
-        games, seats, dec, card, sampled, totals, 1.0, side_of_seat, partner, deck, config, st, bag_cost,
-        tuple(engine.trick_tables), _scratch_for(state), arrays,
-    )  # fmt: skip
+    return _rollouts(engine, state, policy, games, seats, dec, card, sampled, totals, 1.0, threads)
 
 
 def play_out_values(
-    engine: SpadesEngine, roll: GameState, seats: np.ndarray, policy: HeuristicAgent, opponents_weight: float = 1.0
+    engine: SpadesEngine,
+    roll: GameState,
+    seats: np.ndarray,
+    policy: HeuristicAgent,
+    opponents_weight: float = 1.0,
+    threads: int | None = None,
 ) -> np.ndarray:
     """(B,) the value of finishing each game of ``roll`` (every one in PLAY) with the heuristic ``policy``:
     Spades, the side of ``seats``' bag-adjusted points minus ``opponents_weight`` times the others' mean, as
     ``agents.search_bidding.rollout_values`` scores its engine rollouts; Hearts, the others' mean points
-    minus the side's (``hearts_rollouts``; ``opponents_weight`` must be 1). ``roll`` is not changed."""
-    rules = engine.rules
-    if not (roll.phase == PLAY).all() or (rules.hearts and opponents_weight != 1.0):
+    minus the side's (``hearts_rollouts``; ``opponents_weight`` must be 1). ``threads``: as ``rollout_totals``.
+    ``roll`` is not changed."""
+    if not (roll.phase == PLAY).all() or (engine.rules.hearts and opponents_weight != 1.0):
         raise ValueError("play_out_values needs games that are all in the PLAY phase (Hearts: opponents_weight 1)")
     b = roll.batch_size
     games = np.arange(b, dtype=np.int64)
     own_hands = np.ascontiguousarray(roll.hands[:, None, :])  # one "sample" per game: its own hands
     seats = np.ascontiguousarray(seats, dtype=np.int64)
+    no_card = np.full(b, -1, np.int64)
+    totals = _rollouts(
+        engine, roll, policy, games, seats, games, no_card, own_hands, np.zeros((b, 1)), opponents_weight, threads
+    )
+    return totals[:, 0]
+
+
+#: Candidates a thread plays at least: fewer run on one thread (a parallel call costs ~10 us to start).
+MIN_PER_THREAD = 8
+
+
+def _rollouts(engine, state, policy, games, seats, dec, card, sampled, totals, weight, threads) -> np.ndarray:
+    """The compiled rollouts of the game (``spades_rollouts`` or ``hearts_rollouts``) of candidates ``dec``,
+    ``card`` into ``totals``, on one thread or, with ``threads`` > 1 (None: the engine's), their ``_threads``
+    twins over chunks of the candidates (four a thread, for balance): the same values."""
+    rules, arrays, tables = engine.rules, sa.state_arrays(state), tuple(engine.trick_tables)
+    threads = engine.threads if threads is None else threads
+    chunks = min(4 * threads, len(dec) // MIN_PER_THREAD) if threads > 1 else 1
+    if chunks > 1:
+        numba.set_num_threads(min(threads, chunks))  # per calling thread, as the engine's loops set it
+        tail = (chunks, state.hands.shape[1], state.history.shape[1], arrays)
+    else:
+        tail = (_scratch_for(state), arrays)
     if rules.hearts:
-        totals = hearts_rollouts(
-            games, seats, games, np.full(b, -1, np.int64), own_hands, np.zeros((b, 1)), engine.side_of_seat,
-            bool(rules.partnership), hearts_score.hearts_tables(rules), tuple(engine.trick_tables),
-            _scratch_for(roll), sa.state_arrays(roll),
-        )  # fmt: skip
-        return totals[:, 0]
+        kernel = hearts_rollouts_threads if chunks > 1 else hearts_rollouts
+        ht = hearts_score.hearts_tables(rules)
+        args = (games, seats, dec, card, sampled, totals, engine.side_of_seat, bool(rules.partnership), ht, tables)
+        return kernel(*args, *tail)
+    kernel = spades_rollouts_threads if chunks > 1 else spades_rollouts
     config, partner, deck = _heuristic_tables(engine, policy)
     bag_cost = rules.bag_penalty / rules.bag_limit if rules.bags else 0.0
-    totals = spades_rollouts(
-        games, seats, games, np.full(b, -1, np.int64), own_hands,
-        np.zeros((b, 1)), float(opponents_weight), engine.side_of_seat, partner, deck, config,
-        spades_score.score_tables(rules), bag_cost, tuple(engine.trick_tables), _scratch_for(roll),
-        sa.state_arrays(roll),
-    )  # fmt: skip
-    return totals[:, 0]
+    st = spades_score.score_tables(rules)
+    args = (games, seats, dec, card, sampled, totals, float(weight), engine.side_of_seat, partner, deck, config, st)
+    return kernel(*args, bag_cost, tables, *tail)
 
 
 def _scratch_for(state: GameState) -> tuple:

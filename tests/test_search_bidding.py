@@ -1,5 +1,6 @@
 """The lookahead bidder (agents/search_bidding.py) and its route in the search bot."""
 
+import numba
 import numpy as np
 import pytest
 
@@ -233,6 +234,10 @@ def test_search_bids_by_lookahead_only_with_bid_samples():
     expected = lookahead_bids(ctx, masks, 4, np.random.default_rng(3))[0]
     assert (agent.act(None, masks, ctx) == expected).all()
     assert agent.bid_decisions == 6 and agent.bid_seconds > 0
+    threaded = SearchAgent(seed=3, bid_samples=4, threads=min(2, numba.config.NUMBA_NUM_THREADS))
+    assert np.array_equal(
+        threaded.action_values(None, masks, ctx), SearchAgent(seed=3, bid_samples=4).action_values(None, masks, ctx)
+    )
     with pytest.raises(ValueError, match="^search bot option 'bid_samples' must be an integer from 0 up, got -1"):
         SearchAgent(bid_samples=-1)
 

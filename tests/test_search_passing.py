@@ -2,6 +2,7 @@
 
 from itertools import combinations
 
+import numba
 import numpy as np
 import pytest
 
@@ -130,6 +131,8 @@ def test_the_search_passes_by_lookahead_only_with_pass_samples_and_keeps_the_heu
     searched = SearchAgent(seed=1, samples=4, pass_samples=8)
     values = searched.action_values(None, masks, ctx)
     assert np.isfinite(values).any(axis=1).all() and searched.pass_decisions == 8
+    threaded = SearchAgent(seed=1, samples=4, pass_samples=8, threads=min(2, numba.config.NUMBA_NUM_THREADS))
+    assert np.array_equal(threaded.action_values(None, masks, ctx), values, equal_nan=True)  # the same on 2 threads
     acted = SearchAgent(seed=1, samples=4, pass_samples=8).act(None, masks, ctx)
     assert masks[np.arange(8), acted].all()
     assert (acted != default).any()  # the lookahead moves some passes off the heuristic's

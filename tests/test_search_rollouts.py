@@ -3,8 +3,9 @@
 import numpy as np
 import pytest
 
-from agents import HeuristicAgent, SearchAgent
+from agents import HeuristicAgent, SearchAgent, make_agent
 from agents.base import DecisionContext
+from agents.search_rollouts import play_out_values
 from spades_env.engine import OVER, PLAY, SpadesEngine
 from spades_env.rules import list_presets
 
@@ -66,3 +67,26 @@ def test_compiled_rollouts_play_the_rollout_heuristic_options():
         assert np.array_equal(compiled, _values(engine, state, False, rollout_policy=policy))
         differs |= not np.array_equal(compiled, _values(engine, state, True))
     assert differs  # set_opponents changes some rollouts, so the option does reach the compiled play
+
+
+@pytest.mark.parametrize("preset", ["partnership", "cutthroat-4", "two-player", "hearts"])
+def test_rollouts_on_several_threads_give_the_same_values_to_the_bit(preset):
+    engine, positions = _play_positions(preset, n_games=12)
+    compared = 0
+    for state in positions[::3]:
+        one = _values(engine, state, True)
+        assert np.array_equal(_values(engine, state, True, threads=2), one)  # chunks of candidates on 2 threads
+        compared += len(one)
+    assert compared >= 12
+    roll = positions[len(positions) // 2].take(np.flatnonzero(positions[len(positions) // 2].phase == PLAY))
+    seats = roll.to_move.copy()
+    heuristic = HeuristicAgent()
+    alone = play_out_values(engine, roll, seats, heuristic)
+    assert np.array_equal(play_out_values(engine, roll, seats, heuristic, threads=2), alone)
+    assert np.array_equal(play_out_values(SpadesEngine(preset, threads=2), roll, seats, heuristic), alone)
+
+
+def test_the_search_bot_refuses_a_thread_count_it_cannot_run():
+    with pytest.raises(ValueError, match=r"search bot option 'threads' must be an integer in 1\.\.\d+, got 0"):
+        SearchAgent(threads=0)
+    assert make_agent("search:threads=2").threads == 2

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+import numba
+
 from train.config_file import ConfigFile
 
 #: The ``algorithm`` key that sends a training config to the bid-values trainer.
@@ -41,6 +43,9 @@ class BidValuesConfig(ConfigFile):
     """``cpu`` or ``cuda`` (the network and the update; deals and rollouts run on the CPU)."""
     threads: int = 1
     """torch CPU threads (results depend on it)."""
+    rollout_threads: int = 1
+    """Threads of the engine and of the compiled heuristic rollouts that value the bids and label the cards
+    (``agents.search_rollouts``): the same values, and so the same run, on any number."""
 
     init_from: str = "checkpoints/partnership_bids.pt"
     """The checkpoint (full or slim) whose network is trained: its torso, card head and sizes."""
@@ -169,6 +174,7 @@ class BidValuesConfig(ConfigFile):
             "max_grad_norm": self.max_grad_norm > 0,
             "value_scale": self.value_scale > 0,
             "threads": self.threads >= 1,
+            "rollout_threads": 1 <= self.rollout_threads <= numba.config.NUMBA_NUM_THREADS,
             "checkpoint_every": self.checkpoint_every >= 1,
             "eval_every": self.eval_every >= 0,
             "eval_deals": self.eval_deals >= 1,
@@ -177,6 +183,8 @@ class BidValuesConfig(ConfigFile):
         if bad:
             allowed = {"train_layers": TRAIN_LAYERS, "card_play": CARD_PLAY, "card_rollout": CARD_ROLLOUT}
             hints = [f" ({k}: one of {', '.join(allowed[k])})" for k in bad if k in allowed]
+            if "rollout_threads" in bad:
+                hints.append(f" (rollout_threads: 1..{numba.config.NUMBA_NUM_THREADS}, NUMBA_NUM_THREADS)")
             values = ", ".join(f"{k}={getattr(self, k)!r}" for k in bad)
             raise ValueError(f"bad bid-values config value(s): {values}{''.join(hints)}")
         if self.card_value_torso and not self.card_value_hidden:

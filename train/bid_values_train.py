@@ -305,7 +305,7 @@ def train(
         "cards": np.random.default_rng([config.seed, 4]),
     }
 
-    engine = SpadesEngine(rules)
+    engine = SpadesEngine(rules, threads=config.rollout_threads)
     encoder = encoder_for(engine)
     policy = load_network(config, engine, encoder)
     if config.fresh_head:
