@@ -18,6 +18,7 @@ import sys
 import time
 from pathlib import Path
 
+import numba
 import numpy as np
 
 
@@ -71,6 +72,9 @@ def main(part: str, markers: Path) -> None:
         play("hearts", "search:samples=4", steps=60, num_envs=2)
         wait_for(spades_done)
         play("partnership", "search:fast,bid_samples=2", steps=60, num_envs=2)  # the rollouts, the lookahead bids
+        threads = min(2, numba.config.NUMBA_NUM_THREADS)  # the rollouts on threads (enough candidates to split)
+        play("partnership", f"search:fast,threads={threads}", steps=30, num_envs=8)
+        play("hearts", f"search:samples=4,threads={threads}", steps=30, num_envs=8)
     else:
         raise SystemExit(f"part: 'a' or 'b', not {part!r}")
 
