@@ -15,7 +15,9 @@ values to the bit, tested on every preset):
   other sides' [RULES 3];
 - Hearts: the other sides' mean points minus the seat's side's (points are penalties) [RULES 7].
 
-Only card play happens in a rollout: the decisions are in PLAY, and a hand's end ends it.
+Only card play happens in a rollout: the decisions are in PLAY, and a hand's end ends it. With ``threads`` > 1
+the candidates are split into chunks played in parallel (``*_rollouts_threads``), each chunk on a scratch game of
+its own: the same values to the bit.
 Numba's cache keys a compiled function on its own file: after editing a function called from
 here (the heuristic's play rules, ``core.trick_play``, the hand scoring), clear this file's
 ``__pycache__`` too, or the cached rollouts run the old code.
@@ -383,7 +385,7 @@ def play_out_values(
     return totals[:, 0]
 
 
-#: Candidates a thread plays at least: fewer run on one thread (a parallel call costs ~10 us to start).
+#: Candidates a chunk holds at least: fewer run on one thread (a few rollouts do not pay for starting the others).
 MIN_PER_THREAD = 8
 
 
