@@ -69,8 +69,12 @@ HANDS, TRICK, N_IN, LED, TO_MOVE, VOIDS, BROKEN, WON, TAKEN, WINNERS, HISTORY, N
 ACTION, ENDED, ROW, FLAGGED = 15, 16, 17, 18
 
 
+#: Legal-card flags of the scratch game's heuristic row: one per card id (54 at most, jokers included).
+N_FLAGS = 64
+
+
 @njit(cache=True)
-def _scratch(n, n_tricks, n_flags):
+def _scratch(n, n_tricks):
     """One game's card-play arrays, each with a leading axis of 1 (the shape ``play_range`` indexes)."""
     return (
         np.zeros((1, n), np.uint64),  # hands
@@ -90,7 +94,7 @@ def _scratch(n, n_tricks, n_flags):
         np.zeros((1, n), np.uint64),  # deal
         np.zeros(1, np.int64),  # action
         np.zeros(1, np.bool_),  # ended
-        np.zeros(n_flags, np.bool_),  # row
+        np.zeros(N_FLAGS, np.bool_),  # row
         np.zeros(1, np.uint64),  # flagged: the cards whose flags in row are set
     )
 
@@ -290,14 +294,14 @@ def spades_rollouts_threads(
     n_chunks, n, n_tricks, state,
 ):  # fmt: skip
     """``spades_rollouts`` over ``n_chunks`` chunks of the candidates in parallel (``prange``), each with a scratch
-    game of its own (``_scratch(n, n_tricks, 64)``): the same values to the bit (a candidate's samples add up in order
+    game of its own (``_scratch(n, n_tricks)``): the same values to the bit (a candidate's samples add up in order
     on one thread, and no two candidates share a ``totals`` entry)."""
     p = len(dec)
     for c in prange(n_chunks):
         lo, hi = c * p // n_chunks, (c + 1) * p // n_chunks
         spades_rollouts(
             games, seats, dec[lo:hi], card[lo:hi], sampled, totals, weight, side_of_seat, partner, deck, config, st,
-            bag_cost, tables, _scratch(n, n_tricks, 64), state,
+            bag_cost, tables, _scratch(n, n_tricks), state,
         )  # fmt: skip
     return totals
 
@@ -312,7 +316,7 @@ def hearts_rollouts_threads(
         lo, hi = c * p // n_chunks, (c + 1) * p // n_chunks
         hearts_rollouts(
             games, seats, dec[lo:hi], card[lo:hi], sampled, totals, side_of_seat, partnership, ht, tables,
-            _scratch(n, n_tricks, 64), state,
+            _scratch(n, n_tricks), state,
         )  # fmt: skip
     return totals
 
@@ -386,7 +390,7 @@ def play_out_values(
 
 
 #: Candidates a chunk holds at least: fewer run on one thread (a few rollouts do not pay for starting the others).
-MIN_PER_THREAD = 8
+MIN_PER_CHUNK = 8
 
 
 def _rollouts(engine, state, policy, games, seats, dec, card, sampled, totals, weight, threads) -> np.ndarray:
@@ -395,10 +399,10 @@ def _rollouts(engine, state, policy, games, seats, dec, card, sampled, totals, w
     twins over chunks of the candidates (four a thread, for balance): the same values."""
     rules, arrays, tables = engine.rules, sa.state_arrays(state), tuple(engine.trick_tables)
     threads = engine.threads if threads is None else threads
-    chunks = min(4 * threads, len(dec) // MIN_PER_THREAD) if threads > 1 else 1
+    chunks = min(4 * threads, len(dec) // MIN_PER_CHUNK) if threads > 1 else 1
     if chunks > 1:
         numba.set_num_threads(min(threads, chunks))  # per calling thread, as the engine's loops set it
-        tail = (chunks, state.hands.shape[1], state.history.shape[1], arrays)
+        tail = (chunks, *_scratch_shape(state), arrays)
     else:
         tail = (_scratch_for(state), arrays)
     if rules.hearts:
@@ -414,9 +418,14 @@ def _rollouts(engine, state, policy, games, seats, dec, card, sampled, totals, w
     return kernel(*args, bag_cost, tables, *tail)
 
 
+def _scratch_shape(state: GameState) -> tuple[int, int]:
+    """The (players, tricks) of a one-game scratch for games shaped like ``state``'s."""
+    return state.hands.shape[1], state.history.shape[1]
+
+
 def _scratch_for(state: GameState) -> tuple:
-    """The one-game scratch arrays for games shaped like ``state``'s (the flags: 54 card ids at most)."""
-    return _scratch(state.hands.shape[1], state.history.shape[1], 64)
+    """The one-game scratch arrays for games shaped like ``state``'s."""
+    return _scratch(*_scratch_shape(state))
 
 
 _TABLES: dict = {}
