@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import time
 
-import numba
 import numpy as np
 
 from agents.base import Agent, DecisionContext
@@ -49,6 +48,7 @@ from agents.search_passing import pass_values
 from agents.search_rollouts import rollout_totals, side_margin
 from agents.search_sampling import SUIT, sample_hidden_hands  # noqa: F401 (SUIT: part of this module's names)
 from spades_env.engine import BID, BLIND, PLAY, GameState, SpadesEngine
+from spades_env.engine.core import check_threads
 from spades_env.engine.state import PASS
 from spades_env.games.spades.scoring import bag_adjusted_points
 
@@ -122,10 +122,7 @@ class SearchAgent(Agent):
         ):  # fmt: skip
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
                 raise ValueError(f"search bot option {option!r} must be a positive integer, got {value!r}")
-        most = numba.config.NUMBA_NUM_THREADS
-        if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or not 1 <= threads <= most:
-            raise ValueError(f"search bot option 'threads' must be an integer in 1..{most}, got {threads!r}")
-        self.threads = int(threads)
+        self.threads = check_threads(threads, "search bot option 'threads'")
         """Threads that play the rollouts (card play, and the bidding and passing lookaheads): the same values, and
         so the same decisions, on any number (``agents.search_rollouts``)."""
         self.play_votes = int(play_votes)

@@ -87,6 +87,7 @@ def test_rollouts_on_several_threads_give_the_same_values_to_the_bit(preset):
 
 
 def test_the_search_bot_refuses_a_thread_count_it_cannot_run():
-    with pytest.raises(ValueError, match=r"search bot option 'threads' must be an integer in 1\.\.\d+, got 0"):
+    message = r"search bot option 'threads' must be an integer in 1\.\.\d+ \(NUMBA_NUM_THREADS\), got 0"
+    with pytest.raises(ValueError, match=message):
         SearchAgent(threads=0)
     assert make_agent("search:threads=2").threads == 2

@@ -63,11 +63,12 @@ PASS_OFFSETS = spec("hearts").pass_offsets
 PASS_NAMES = spec("hearts").pass_names
 
 
-def _threads(threads) -> int:
-    """The checked ``threads`` setting: an integer in 1 .. ``numba.config.NUMBA_NUM_THREADS``."""
+def check_threads(threads, name: str = "threads") -> int:
+    """The checked thread count ``threads`` (``name``: what the error calls it): an integer in 1 ..
+    ``numba.config.NUMBA_NUM_THREADS``, the most threads Numba's compiled loops may run on."""
     most = numba.config.NUMBA_NUM_THREADS
     if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or not 1 <= threads <= most:
-        raise inputs.EngineInputError(f"threads must be an integer in 1..{most} (NUMBA_NUM_THREADS), got {threads!r}")
+        raise inputs.EngineInputError(f"{name} must be an integer in 1..{most} (NUMBA_NUM_THREADS), got {threads!r}")
     return int(threads)
 
 
@@ -98,7 +99,7 @@ class SpadesEngine(HandCycle):
         ``threads``: how many threads the compiled loops of ``step``, ``random_actions`` and
         ``legal_action_mask`` run the games on (1 .. ``numba.config.NUMBA_NUM_THREADS``); the results
         do not depend on it, and more than 1 pays for large batches only."""
-        self.threads = _threads(threads)
+        self.threads = check_threads(threads)
         self.rules = resolve_rules(rules)
         r = self.rules
         self.spec = spec(r.game)
