@@ -18,6 +18,7 @@ import torch
 from torch import nn
 
 from agents.base import Agent, DecisionContext
+from agents.card_features import CardFeatures, card_feature_spec
 from agents.checkpoint_io import CheckpointError, read_checkpoint
 from agents.neural_int8 import int8_copy, parse_precision
 from agents.options import check_card_player, parse_bool
@@ -100,6 +101,9 @@ class SpadesPolicy(nn.Module):
     (``margin_cards``). With ``card_value_torso`` that head reads a torso of its own (the shared torso's shape, a copy
     of it to start with: ``train/bid_values_train.py``) instead of the shared one, so that learning the values moves
     no weight the card head or the bids read.
+    With ``card_features`` (``agents.card_features.card_feature_spec``) every torso reads the observation and the
+    card-counting inputs ``CardFeatures`` derives from it (which cards are the highest still out, which would take
+    the trick, who is winning it): the same observation, a wider first layer.
     """
 
     def __init__(
@@ -114,9 +118,12 @@ class SpadesPolicy(nn.Module):
         card_value_hidden: int = 0,
         card_value_torso: bool = False,
         state_value: bool = True,
+        card_features: dict[str, Any] | None = None,
     ) -> None:
         super().__init__()
         self.obs_dim, self.n_actions, self.n_card_actions = obs_dim, n_actions, n_card_actions
+        self.card_features = CardFeatures(card_features) if card_features else None
+        self.input_dim = obs_dim + (self.card_features.size if self.card_features is not None else 0)
         self.hidden, self.depth = hidden, depth
         self.bid_hidden, self.bid_depth = (bid_hidden, bid_depth) if bid_depth > 0 else (0, 0)
         self.torso = self._new_torso()
@@ -124,7 +131,7 @@ class SpadesPolicy(nn.Module):
         bid_width = hidden
         if self.bid_depth:
             bid_layers: list[nn.Module] = []
-            width = obs_dim
+            width = self.input_dim
             for _ in range(self.bid_depth):
                 bid_layers += [_layer(width, self.bid_hidden), nn.ReLU()]
                 width = self.bid_hidden
@@ -150,9 +157,9 @@ class SpadesPolicy(nn.Module):
             )  # its last layer starts at 0: every card of equal value, the card head's played until it learns
 
     def _new_torso(self) -> nn.Sequential:
-        """``depth`` layers of ``hidden`` on the observation (the shared torso's shape)."""
+        """``depth`` layers of ``hidden`` on the inputs (the shared torso's shape)."""
         layers: list[nn.Module] = []
-        width = self.obs_dim
+        width = self.input_dim
         for _ in range(self.depth):
             layers += [_layer(width, self.hidden), nn.ReLU()]
             width = self.hidden
@@ -165,13 +172,22 @@ class SpadesPolicy(nn.Module):
                 "this network has no state value head (a play-only export: state_value False); "
                 "train from the run's own checkpoint instead"
             )
-        h = self.torso(obs)
-        logits = torch.cat([self.card_head(h), self._bid_logits(obs, h)], dim=-1)
+        x = self.inputs(obs)
+        h = self.torso(x)
+        logits = torch.cat([self.card_head(h), self._bid_logits(x, h)], dim=-1)
         return logits, self.value_head(h).squeeze(-1)
 
-    def _bid_logits(self, obs: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
-        """The bidding head's (B, n_bid_actions) logits, from its own torso where it has one, else from ``h``."""
-        return self.bid_head(self.bid_torso(obs) if self.bid_depth else h)
+    def inputs(self, obs: torch.Tensor) -> torch.Tensor:
+        """(B, input_dim) what the torsos read: the observation, then its card-counting inputs where the network
+        has them (``card_features``)."""
+        if self.card_features is None:
+            return obs
+        return torch.cat([obs, self.card_features(obs)], dim=-1)
+
+    def _bid_logits(self, x: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
+        """The bidding head's (B, n_bid_actions) logits, from its own torso (on the inputs ``x``) where it has
+        one, else from ``h``."""
+        return self.bid_head(self.bid_torso(x) if self.bid_depth else h)
 
     def action_logits(self, obs: torch.Tensor, bids: bool = True) -> torch.Tensor:
         """(B, A) logits as ``forward`` gives them, without the value head (what playing needs); with
@@ -181,11 +197,12 @@ class SpadesPolicy(nn.Module):
 
     def play_outputs(self, obs: torch.Tensor, bids: bool = True) -> tuple[torch.Tensor, torch.Tensor | None]:
         """``action_logits`` and, from the same torso pass, the card value head's (B, C) values (None without one)."""
-        h = self.torso(obs)
+        x = self.inputs(obs)
+        h = self.torso(x)
         cards = self.card_head(h)
-        values = self._card_values(obs, h) if self.card_value_head is not None else None
+        values = self._card_values(x, h) if self.card_value_head is not None else None
         if bids:
-            return torch.cat([cards, self._bid_logits(obs, h)], dim=-1), values
+            return torch.cat([cards, self._bid_logits(x, h)], dim=-1), values
         rest = cards.new_full((len(cards), self.n_actions - self.n_card_actions), -torch.inf)
         return torch.cat([cards, rest], dim=-1), values
 
@@ -193,13 +210,15 @@ class SpadesPolicy(nn.Module):
         """(B, C) the card value head's outputs (ValueError without one)."""
         if self.card_value_head is None:
             raise ValueError("this network has no card value head (card_value_hidden 0)")
-        return self._card_values(obs, None if self.card_value_torso is not None else self.torso(obs))
+        x = self.inputs(obs)
+        return self._card_values(x, None if self.card_value_torso is not None else self.torso(x))
 
-    def _card_values(self, obs: torch.Tensor, h: torch.Tensor | None) -> torch.Tensor:
-        """The card value head's (B, C) values, from its own torso where it has one, else from the shared ``h``."""
-        return self.card_value_head(self.card_value_torso(obs) if self.card_value_torso is not None else h)
+    def _card_values(self, x: torch.Tensor, h: torch.Tensor | None) -> torch.Tensor:
+        """The card value head's (B, C) values, from its own torso (on the inputs ``x``) where it has one, else
+        from the shared ``h``."""
+        return self.card_value_head(self.card_value_torso(x) if self.card_value_torso is not None else h)
 
-    def hyperparameters(self) -> dict[str, int]:
+    def hyperparameters(self) -> dict[str, Any]:
         """The arguments that rebuild this network (stored in checkpoints; a bidding torso's only where there is one,
         so that the networks before it have the same hyperparameters as ever)."""
         out = {
@@ -217,13 +236,19 @@ class SpadesPolicy(nn.Module):
             out["card_value_torso"] = True
         if not self.state_value:
             out["state_value"] = False
+        if self.card_features is not None:
+            out["card_features"] = self.card_features.spec
         return out
 
     @classmethod
-    def for_engine(cls, engine: SpadesEngine, obs_dim: int, hidden: int = 256, depth: int = 2) -> SpadesPolicy:
-        """A fresh network sized for a rule set's action layout."""
+    def for_engine(
+        cls, engine: SpadesEngine, obs_dim: int, hidden: int = 256, depth: int = 2, card_features: bool = False
+    ) -> SpadesPolicy:
+        """A fresh network sized for a rule set's action layout (``card_features``: with the card-counting inputs
+        of its rules, ``agents.card_features``)."""
         lay = engine.layout
-        return cls(obs_dim, lay.n_actions, lay.bid_offset, hidden=hidden, depth=depth)
+        spec = card_feature_spec(engine) if card_features else None
+        return cls(obs_dim, lay.n_actions, lay.bid_offset, hidden=hidden, depth=depth, card_features=spec)
 
 
 def masked_logits(logits: np.ndarray, masks: np.ndarray) -> np.ndarray:

@@ -145,7 +145,9 @@ def train(
     obs_dim, n_actions = next_obs.shape[1], next_mask.shape[1]
     columns = policy_columns(envs.encoder) if perfect else None
     policy_dim = obs_dim if columns is None else len(columns)
-    policy = SpadesPolicy.for_engine(engine, policy_dim, hidden=config.hidden, depth=config.depth).to(device)
+    policy = SpadesPolicy.for_engine(
+        engine, policy_dim, hidden=config.hidden, depth=config.depth, card_features=config.card_features
+    ).to(device)
     if perfect:
         obs_dim += ActorCritic.EXTRA_COLUMNS
     critic = PerfectCritic(obs_dim, config.hidden, config.depth).to(device) if perfect else None

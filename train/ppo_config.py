@@ -117,6 +117,10 @@ class PPOConfig(ConfigFile):
     """Width of the torso layers."""
     depth: int = 2
     """Number of torso layers."""
+    card_features: bool = False
+    """The policy's torsos also read the card-counting inputs it derives from its observation
+    (``agents.card_features``: which of its cards are the highest still out, which would take the trick, who is
+    winning it, the cards of each suit still out); the observation itself is the same."""
     critic: str = "shared"
     """Where values come from: ``shared`` (the policy network's own value head, on the seat's own
     observation) or ``perfect`` (a separate value network, ``train/critic.py``, ``hidden`` x ``depth``,
