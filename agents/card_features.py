@@ -37,6 +37,11 @@ from spades_env import cards
 #: The observation blocks the features read (every game's encoder has them).
 BLOCKS = ("hand", "played", "trick", "led_suit")
 
+#: Each card's own features (``CardFeatures.forward``'s second output): beats, boss, higher, rank (1 - higher cards of
+#: its suit in the deck / 13), trump, follows (of the suit led, or a trump, once a card is led), the cards of its suit
+#: still out and in my hand (/ 13), my lowest and my highest of its suit.
+PER_CARD = 10
+
 
 def card_feature_spec(engine) -> dict[str, Any]:
     """The plain dict that builds ``CardFeatures`` for ``engine``'s rules: the offsets of ``BLOCKS`` in the row a
@@ -78,9 +83,14 @@ class CardFeatures(nn.Module):
         self.register_buffer("power", torch.as_tensor(power), persistent=False)
         self.register_buffer("higher_of", torch.as_tensor(higher.astype(np.float32)), persistent=False)
         self.register_buffer("suit_of", torch.as_tensor(np.eye(4, dtype=np.float32)[suit]), persistent=False)
+        above = (higher * deck[:, None]).sum(0)  # [j]: cards of the deck higher than j in its suit
+        self.register_buffer("rank", torch.as_tensor(1.0 - above / 13.0), persistent=False)
+        self.register_buffer("trump", torch.as_tensor((power >= 100).any(0).astype(np.float32)), persistent=False)
         self.size = 3 * c + n + 8
 
-    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """(B, ``size``) the inputs the torsos read beside the row, and (B, C, ``PER_CARD``) each card's own
+        features (``per_card``: for ``SpadesPolicy(card_feature_logits=True)``)."""
         n, c = self.n_players, self.n_cards
         hand = obs[:, self.hand]
         played = obs[:, self.played].reshape(-1, n, c).sum(1)
@@ -96,4 +106,22 @@ class CardFeatures(nn.Module):
         winning = (seat_power == best).float() * on_trick
         beats = hand * (led_power > best).float() * on_trick
         out_suit, my_suit = out @ self.suit_of / 13.0, hand @ self.suit_of / 13.0
-        return torch.cat([beats, boss, higher / 13.0, winning, out_suit, my_suit], dim=-1)
+        flat = torch.cat([beats, boss, higher / 13.0, winning, out_suit, my_suit], dim=-1)
+        lowest = hand * ((hand @ self.higher_of.T) < 0.5)  # none of my cards of its suit is lower
+        highest = hand * ((hand @ self.higher_of) < 0.5)  # none of mine is higher
+        per_card = torch.stack(
+            [
+                beats,
+                boss,
+                higher / 13.0,
+                self.rank.expand_as(hand),
+                self.trump.expand_as(hand),
+                (led_power > 0).float(),  # follows the suit led, or trumps it
+                out_suit @ self.suit_of.T,
+                my_suit @ self.suit_of.T,
+                lowest,
+                highest,
+            ],
+            dim=-1,
+        )
+        return flat, per_card

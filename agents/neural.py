@@ -18,7 +18,7 @@ import torch
 from torch import nn
 
 from agents.base import Agent, DecisionContext
-from agents.card_features import CardFeatures, card_feature_spec
+from agents.card_features import PER_CARD, CardFeatures, card_feature_spec
 from agents.checkpoint_io import CheckpointError, read_checkpoint
 from agents.neural_int8 import int8_copy, parse_precision
 from agents.options import check_card_player, parse_bool
@@ -103,7 +103,9 @@ class SpadesPolicy(nn.Module):
     no weight the card head or the bids read.
     With ``card_features`` (``agents.card_features.card_feature_spec``) every torso reads the observation and the
     card-counting inputs ``CardFeatures`` derives from it (which cards are the highest still out, which would take
-    the trick, who is winning it): the same observation, a wider first layer.
+    the trick, who is winning it): the same observation, a wider first layer; with ``card_feature_logits`` each
+    card's logit also adds its own features (``agents.card_features.PER_CARD``) weighted by the situation, one weight
+    per feature shared by every card, so that "take the trick" or "play my lowest" is learned once for all cards.
     """
 
     def __init__(
@@ -119,6 +121,7 @@ class SpadesPolicy(nn.Module):
         card_value_torso: bool = False,
         state_value: bool = True,
         card_features: dict[str, Any] | None = None,
+        card_feature_logits: bool = False,
     ) -> None:
         super().__init__()
         self.obs_dim, self.n_actions, self.n_card_actions = obs_dim, n_actions, n_card_actions
@@ -128,6 +131,11 @@ class SpadesPolicy(nn.Module):
         self.bid_hidden, self.bid_depth = (bid_hidden, bid_depth) if bid_depth > 0 else (0, 0)
         self.torso = self._new_torso()
         self.card_head = _layer(hidden, n_card_actions, std=0.01)
+        self.card_feature_gate: nn.Module | None = None
+        if card_feature_logits:
+            if self.card_features is None:
+                raise ValueError("card_feature_logits needs card_features")
+            self.card_feature_gate = _layer(hidden, PER_CARD, std=0.01)
         bid_width = hidden
         if self.bid_depth:
             bid_layers: list[nn.Module] = []
@@ -172,17 +180,30 @@ class SpadesPolicy(nn.Module):
                 "this network has no state value head (a play-only export: state_value False); "
                 "train from the run's own checkpoint instead"
             )
-        x = self.inputs(obs)
+        x, per_card = self._inputs(obs)
         h = self.torso(x)
-        logits = torch.cat([self.card_head(h), self._bid_logits(x, h)], dim=-1)
+        logits = torch.cat([self._card_logits(h, per_card), self._bid_logits(x, h)], dim=-1)
         return logits, self.value_head(h).squeeze(-1)
 
     def inputs(self, obs: torch.Tensor) -> torch.Tensor:
         """(B, input_dim) what the torsos read: the observation, then its card-counting inputs where the network
         has them (``card_features``)."""
+        return self._inputs(obs)[0]
+
+    def _inputs(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """``inputs`` and each card's own features (B, C, ``PER_CARD``; None without ``card_features``)."""
         if self.card_features is None:
-            return obs
-        return torch.cat([obs, self.card_features(obs)], dim=-1)
+            return obs, None
+        flat, per_card = self.card_features(obs)
+        return torch.cat([obs, flat], dim=-1), per_card
+
+    def _card_logits(self, h: torch.Tensor, per_card: torch.Tensor | None) -> torch.Tensor:
+        """(B, C) the card head's logits; with ``card_feature_logits`` plus each card's own features weighted by
+        the situation (``card_feature_gate(h)``: one weight per feature, shared by every card)."""
+        logits = self.card_head(h)
+        if self.card_feature_gate is None:
+            return logits
+        return logits + torch.einsum("bcf,bf->bc", per_card, self.card_feature_gate(h))
 
     def _bid_logits(self, x: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
         """The bidding head's (B, n_bid_actions) logits, from its own torso (on the inputs ``x``) where it has
@@ -197,9 +218,9 @@ class SpadesPolicy(nn.Module):
 
     def play_outputs(self, obs: torch.Tensor, bids: bool = True) -> tuple[torch.Tensor, torch.Tensor | None]:
         """``action_logits`` and, from the same torso pass, the card value head's (B, C) values (None without one)."""
-        x = self.inputs(obs)
+        x, per_card = self._inputs(obs)
         h = self.torso(x)
-        cards = self.card_head(h)
+        cards = self._card_logits(h, per_card)
         values = self._card_values(x, h) if self.card_value_head is not None else None
         if bids:
             return torch.cat([cards, self._bid_logits(x, h)], dim=-1), values
@@ -238,17 +259,28 @@ class SpadesPolicy(nn.Module):
             out["state_value"] = False
         if self.card_features is not None:
             out["card_features"] = self.card_features.spec
+        if self.card_feature_gate is not None:
+            out["card_feature_logits"] = True
         return out
 
     @classmethod
     def for_engine(
-        cls, engine: SpadesEngine, obs_dim: int, hidden: int = 256, depth: int = 2, card_features: bool = False
+        cls,
+        engine: SpadesEngine,
+        obs_dim: int,
+        hidden: int = 256,
+        depth: int = 2,
+        card_features: bool = False,
+        card_feature_logits: bool = False,
     ) -> SpadesPolicy:
         """A fresh network sized for a rule set's action layout (``card_features``: with the card-counting inputs
-        of its rules, ``agents.card_features``)."""
+        of its rules, ``agents.card_features``; ``card_feature_logits``: their per-card part in the card logits)."""
         lay = engine.layout
         spec = card_feature_spec(engine) if card_features else None
-        return cls(obs_dim, lay.n_actions, lay.bid_offset, hidden=hidden, depth=depth, card_features=spec)
+        return cls(
+            obs_dim, lay.n_actions, lay.bid_offset, hidden=hidden, depth=depth, card_features=spec,
+            card_feature_logits=card_feature_logits,
+        )  # fmt: skip
 
 
 def masked_logits(logits: np.ndarray, masks: np.ndarray) -> np.ndarray:

@@ -10,7 +10,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from agents.card_features import CardFeatures, card_feature_spec  # noqa: E402
+from agents.card_features import PER_CARD, CardFeatures, card_feature_spec  # noqa: E402
 from agents.neural import NeuralAgent, SpadesPolicy  # noqa: E402
 from spades_env.cards import SPADES, card_rank, card_suit, mask_to_cards  # noqa: E402
 from spades_env.core.reference_tricks import trick_winner  # noqa: E402
@@ -71,7 +71,7 @@ def test_the_features_are_the_counts_of_the_game_state(rules):
     engine, obs, expected = card_play_positions(rules)
     assert len(obs) > 30
     features = CardFeatures(card_feature_spec(engine))
-    got = features(torch.as_tensor(obs)).numpy()
+    got = features(torch.as_tensor(obs))[0].numpy()
     assert got.shape == expected.shape == (len(obs), features.size)
     np.testing.assert_allclose(got, expected, atol=1e-6)
     c = engine.layout.n_card_ids
@@ -126,3 +126,30 @@ def test_a_features_run_resumes_exactly_and_its_export_plays_in_float32_and_int8
             actions = agent.act(obs, info["action_mask"])
             assert info["action_mask"][np.arange(8), actions].all()
             obs, _, _, _, info = env.step(actions)
+
+
+def test_with_card_feature_logits_each_card_adds_its_own_features_under_one_shared_gate():
+    engine = SpadesEngine(resolve_rules("partnership"))
+    encoder = encoder_for(engine)
+    torch.manual_seed(0)
+    net = SpadesPolicy.for_engine(
+        engine, encoder.size, hidden=16, depth=1, card_features=True, card_feature_logits=True
+    )
+    assert SpadesPolicy(**net.hyperparameters()).card_feature_gate is not None
+    obs = torch.as_tensor(card_play_positions("partnership", games=8, seed=2)[1])
+    x, per_card = net._inputs(obs)
+    assert per_card.shape == (len(obs), 52, PER_CARD)
+    h = net.torso(x)
+    gate = net.card_feature_gate(h)
+    expected = net.card_head(h) + (per_card * gate[:, None, :]).sum(-1)
+    torch.testing.assert_close(net(obs)[0][:, :52], expected)
+    torch.testing.assert_close(net.action_logits(obs, bids=False)[:, :52], expected)
+    # A card's own features: its rank, trump, and my lowest / highest of its suit, as the hand says.
+    hand = obs[:, encoder.slices["hand"]]
+    assert (per_card[..., 8] <= hand).all() and (per_card[..., 9] <= hand).all()
+    assert torch.equal(per_card[0, :, 4], (torch.arange(52) >= 39).float())  # the spades are the trumps
+    assert per_card[0, 51, 3] == 1.0 and per_card[0, 39, 3] == pytest.approx(1 / 13)  # ace high, two low
+    with pytest.raises(ValueError, match="card_feature_logits needs card_features"):
+        SpadesPolicy(encoder.size, 60, 52, card_feature_logits=True)
+    with pytest.raises(ValueError, match=r"card_feature_logits=True \(false unless card_features: true\)"):
+        PPOConfig(card_feature_logits=True)

@@ -146,7 +146,12 @@ def train(
     columns = policy_columns(envs.encoder) if perfect else None
     policy_dim = obs_dim if columns is None else len(columns)
     policy = SpadesPolicy.for_engine(
-        engine, policy_dim, hidden=config.hidden, depth=config.depth, card_features=config.card_features
+        engine,
+        policy_dim,
+        hidden=config.hidden,
+        depth=config.depth,
+        card_features=config.card_features,
+        card_feature_logits=config.card_feature_logits,
     ).to(device)
     if perfect:
         obs_dim += ActorCritic.EXTRA_COLUMNS

@@ -121,6 +121,10 @@ class PPOConfig(ConfigFile):
     """The policy's torsos also read the card-counting inputs it derives from its observation
     (``agents.card_features``: which of its cards are the highest still out, which would take the trick, who is
     winning it, the cards of each suit still out); the observation itself is the same."""
+    card_feature_logits: bool = False
+    """With ``card_features``: each card's logit adds that card's own features (beats, highest out, lowest of mine,
+    ...) weighted by a gate on the torso (one weight per feature, shared by every card), so that a preference such
+    as "take the trick" is learned once rather than once per card."""
     critic: str = "shared"
     """Where values come from: ``shared`` (the policy network's own value head, on the seat's own
     observation) or ``perfect`` (a separate value network, ``train/critic.py``, ``hidden`` x ``depth``,
@@ -219,6 +223,7 @@ class PPOConfig(ConfigFile):
             "card_play": self.card_play in CARD_PLAYERS,
             "card_anchor": self.card_anchor >= 0 and (self.card_anchor == 0 or self.card_play == "network"),
             "card_anchor_hands": self.card_anchor_hands in ANCHOR_HANDS,
+            "card_feature_logits": self.card_features or not self.card_feature_logits,
         }
         if self.paired:
             checks |= {
@@ -247,6 +252,7 @@ class PPOConfig(ConfigFile):
                 "card_play": f"one of {list(CARD_PLAYERS)}",
                 "card_anchor": ">= 0, and 0 unless card_play: network",
                 "card_anchor_hands": f"one of {list(ANCHOR_HANDS)}",
+                "card_feature_logits": "false unless card_features: true",
             }
             if self.paired:
                 paired = {"num_envs": "even", "episode": "'match'", "credit": "'hand'", "pool_prob": "0"}
