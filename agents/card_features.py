@@ -37,7 +37,7 @@ from spades_env import cards
 #: The observation blocks the features read (every game's encoder has them).
 BLOCKS = ("hand", "played", "trick", "led_suit")
 
-#: Each card's own features (``CardFeatures.forward``'s second output): beats, boss, higher, rank (1 - higher cards of
+#: Each card's own features (``CardFeatures.forward(per_card=True)``'s second output): beats, boss, higher, rank (1 - higher cards of
 #: its suit in the deck / 13), trump, follows (of the suit led, or a trump, once a card is led), the cards of its suit
 #: still out and in my hand (/ 13), my lowest and my highest of its suit.
 PER_CARD = 10
@@ -88,9 +88,9 @@ class CardFeatures(nn.Module):
         self.register_buffer("trump", torch.as_tensor((power >= 100).any(0).astype(np.float32)), persistent=False)
         self.size = 3 * c + n + 8
 
-    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """(B, ``size``) the inputs the torsos read beside the row, and (B, C, ``PER_CARD``) each card's own
-        features (``per_card``: for ``SpadesPolicy(card_feature_logits=True)``)."""
+    def forward(self, obs: torch.Tensor, per_card: bool = False) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """(B, ``size``) the inputs the torsos read beside the row, and with ``per_card`` (B, ``PER_CARD``, C) each
+        card's own features (for ``SpadesPolicy(card_feature_logits=True)``; else None)."""
         n, c = self.n_players, self.n_cards
         hand = obs[:, self.hand]
         played = obs[:, self.played].reshape(-1, n, c).sum(1)
@@ -107,9 +107,11 @@ class CardFeatures(nn.Module):
         beats = hand * (led_power > best).float() * on_trick
         out_suit, my_suit = out @ self.suit_of / 13.0, hand @ self.suit_of / 13.0
         flat = torch.cat([beats, boss, higher / 13.0, winning, out_suit, my_suit], dim=-1)
+        if not per_card:
+            return flat, None
         lowest = hand * ((hand @ self.higher_of.T) < 0.5)  # none of my cards of its suit is lower
         highest = hand * ((hand @ self.higher_of) < 0.5)  # none of mine is higher
-        per_card = torch.stack(
+        own = torch.stack(
             [
                 beats,
                 boss,
@@ -122,6 +124,6 @@ class CardFeatures(nn.Module):
                 lowest,
                 highest,
             ],
-            dim=-1,
+            dim=1,
         )
-        return flat, per_card
+        return flat, own

@@ -191,10 +191,10 @@ class SpadesPolicy(nn.Module):
         return self._inputs(obs)[0]
 
     def _inputs(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
-        """``inputs`` and each card's own features (B, C, ``PER_CARD``; None without ``card_features``)."""
+        """``inputs`` and each card's own features (B, ``PER_CARD``, C; None without ``card_feature_logits``)."""
         if self.card_features is None:
             return obs, None
-        flat, per_card = self.card_features(obs)
+        flat, per_card = self.card_features(obs, per_card=self.card_feature_gate is not None)
         return torch.cat([obs, flat], dim=-1), per_card
 
     def _card_logits(self, h: torch.Tensor, per_card: torch.Tensor | None) -> torch.Tensor:
@@ -203,7 +203,7 @@ class SpadesPolicy(nn.Module):
         logits = self.card_head(h)
         if self.card_feature_gate is None:
             return logits
-        return logits + torch.einsum("bcf,bf->bc", per_card, self.card_feature_gate(h))
+        return logits + torch.einsum("bfc,bf->bc", per_card, self.card_feature_gate(h))
 
     def _bid_logits(self, x: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
         """The bidding head's (B, n_bid_actions) logits, from its own torso (on the inputs ``x``) where it has

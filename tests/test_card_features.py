@@ -138,17 +138,17 @@ def test_with_card_feature_logits_each_card_adds_its_own_features_under_one_shar
     assert SpadesPolicy(**net.hyperparameters()).card_feature_gate is not None
     obs = torch.as_tensor(card_play_positions("partnership", games=8, seed=2)[1])
     x, per_card = net._inputs(obs)
-    assert per_card.shape == (len(obs), 52, PER_CARD)
+    assert per_card.shape == (len(obs), PER_CARD, 52)
     h = net.torso(x)
     gate = net.card_feature_gate(h)
-    expected = net.card_head(h) + (per_card * gate[:, None, :]).sum(-1)
+    expected = net.card_head(h) + (per_card * gate[:, :, None]).sum(1)
     torch.testing.assert_close(net(obs)[0][:, :52], expected)
     torch.testing.assert_close(net.action_logits(obs, bids=False)[:, :52], expected)
     # A card's own features: its rank, trump, and my lowest / highest of its suit, as the hand says.
     hand = obs[:, encoder.slices["hand"]]
-    assert (per_card[..., 8] <= hand).all() and (per_card[..., 9] <= hand).all()
-    assert torch.equal(per_card[0, :, 4], (torch.arange(52) >= 39).float())  # the spades are the trumps
-    assert per_card[0, 51, 3] == 1.0 and per_card[0, 39, 3] == pytest.approx(1 / 13)  # ace high, two low
+    assert (per_card[:, 8] <= hand).all() and (per_card[:, 9] <= hand).all()
+    assert torch.equal(per_card[0, 4], (torch.arange(52) >= 39).float())  # the spades are the trumps
+    assert per_card[0, 3, 51] == 1.0 and per_card[0, 3, 39] == pytest.approx(1 / 13)  # ace high, two low
     with pytest.raises(ValueError, match="card_feature_logits needs card_features"):
         SpadesPolicy(encoder.size, 60, 52, card_feature_logits=True)
     with pytest.raises(ValueError, match=r"card_feature_logits=True \(false unless card_features: true\)"):
