@@ -37,9 +37,9 @@ from spades_env import cards
 #: The observation blocks the features read (every game's encoder has them).
 BLOCKS = ("hand", "played", "trick", "led_suit")
 
-#: Each card's own features (``CardFeatures.forward(per_card=True)``'s second output): beats, boss, higher, rank (1 - higher cards of
-#: its suit in the deck / 13), trump, follows (of the suit led, or a trump, once a card is led), the cards of its suit
-#: still out and in my hand (/ 13), my lowest and my highest of its suit.
+#: Each card's own features (``CardFeatures.forward(per_card=True)``'s second output): beats, boss, higher, rank
+#: (1 - higher cards of its suit in the deck / 13), trump, follows (of the suit led, or a trump, once a card is led),
+#: the cards of its suit still out and in my hand (/ 13), my lowest and my highest of its suit.
 PER_CARD = 10
 
 
