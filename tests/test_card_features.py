@@ -104,8 +104,8 @@ SMALL = dict(num_envs=8, num_steps=64, total_updates=2, hidden=32, depth=1, eval
 
 def test_the_features_recipe_is_the_selfplay_recipe_with_only_the_features_added():
     plain, features = PPOConfig.from_yaml(SELFPLAY).to_dict(), PPOConfig.from_yaml(FEATURES).to_dict()
-    assert {k for k in plain if plain[k] != features[k]} == {"exp_name", "card_features"}
-    assert features["card_features"] and not plain["card_features"]
+    assert {k for k in plain if plain[k] != features[k]} == {"exp_name", "card_features", "card_feature_logits"}
+    assert features["card_features"] and features["card_feature_logits"] and not plain["card_features"]
 
 
 def features_run(path):
@@ -153,3 +153,15 @@ def test_with_card_feature_logits_each_card_adds_its_own_features_under_one_shar
         SpadesPolicy(encoder.size, 60, 52, card_feature_logits=True)
     with pytest.raises(ValueError, match=r"card_feature_logits=True \(false unless card_features: true\)"):
         PPOConfig(card_feature_logits=True)
+
+
+def test_the_committed_features_selfplay_bot_is_the_recipes_network():
+    from tests.checkpoint_compare import committed_checkpoint
+
+    recipe = PPOConfig.from_yaml(FEATURES)
+    keys = ("card_features", "card_feature_logits", "bid_learning", "critic", "paired", "total_updates", "seed")
+    data = committed_checkpoint(ROOT / "checkpoints" / "partnership_selfplay_features.pt", recipe, "partnership", keys)
+    engine = SpadesEngine(resolve_rules("partnership"))
+    assert data["model_hparams"]["card_features"] == card_feature_spec(engine)
+    assert data["model_hparams"]["card_feature_logits"]
+    assert data["config"]["init_from"] is None and data["config"]["imitation_updates"] == 0  # from scratch

@@ -189,13 +189,14 @@ def test_the_selfplay_hindsight_recipe_learns_from_scratch_and_runs_in_small(tmp
     assert latest["update"] == 2 and "hindsight" in latest and "pairing" in latest
 
 
-def test_the_committed_selfplay_bot_bids_with_its_hand_not_one_number():
+@pytest.mark.parametrize("name", ["partnership_selfplay.pt", "partnership_selfplay_features.pt"])
+def test_the_committed_selfplay_bots_bid_with_their_hand_not_one_number(name):
     from agents import make_agent
     from spades_env import cards
     from spades_env.engine import PLAY
     from spades_env.envs import VectorSpades
 
-    path = Path(__file__).resolve().parent.parent / "checkpoints" / "partnership_selfplay.pt"
+    path = Path(__file__).resolve().parent.parent / "checkpoints" / name
     assert path.stat().st_size <= 5 * 2**20
     agent = make_agent(f"neural:path={path}", seed=0)
     envs = VectorSpades("partnership", num_envs=256)
