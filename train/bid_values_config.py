@@ -61,7 +61,7 @@ class BidValuesConfig(ConfigFile):
     """With ``bid_depth``: the width of the new bidding torso."""
     bid_depth: int = 0
     """0: the bidding head reads the loaded network's shared torso. N: a new bidding torso of N layers of
-    ``bid_hidden`` reads the observation, with a new bidding head (``agents.neural.SpadesPolicy``'s
+    ``bid_hidden`` reads the observation, with a new bidding head (``agents.policy.SpadesPolicy``'s
     ``bid_depth``), in place of the loaded bidding head; with ``train_layers: bid_head`` (the bidding torso and
     head learn) the card play stays the loaded network's, bit for bit."""
     card_play: str = "heuristic"

@@ -1,6 +1,6 @@
 """Where a PPO run's values come from: the policy's own value head, or an all-seeing critic.
 
-``critic: shared`` (the default) is the actor-critic of ``agents.neural.SpadesPolicy``: one torso,
+``critic: shared`` (the default) is the actor-critic of ``agents.policy.SpadesPolicy``: one torso,
 its value head. ``critic: perfect`` trains a separate value network (``PerfectCritic``, kept in the
 training checkpoint under ``critic``, never played) on the perfect-information observation
 (``VectorSpades(perfect_information=True)``: every seat's hand in the ``all_hands`` block), while

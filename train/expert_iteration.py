@@ -19,7 +19,7 @@ With ``collect_shards: K``, steps 1 and 2 run in K shards of the games, each wit
 actors (``actors_ray``: a local Ray or a cluster), the same data either way; step 3 stays here (``device``),
 and the driver keeps each shard's games between rounds (in the checkpoint: ``--resume`` works the same).
 
-The network is ``agents.neural.SpadesPolicy`` and the checkpoints have PPO's payload format
+The network is ``agents.policy.SpadesPolicy`` and the checkpoints have PPO's payload format
 (``train/checkpoint.py``), so ``neural:path=RUN/checkpoints/best.pt`` plays them and
 ``spades export`` slims them. Run it with ``spades train --config configs/train/expert_iteration.yaml``
 (the ``algorithm: expert_iteration`` key picks this trainer); resume a stopped or killed run with

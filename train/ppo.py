@@ -1,6 +1,6 @@
 """PPO self-play for Spades, in the CleanRL style: ``train`` reads top to bottom.
 
-One network (``agents.neural.SpadesPolicy``: shared torso, card and bidding heads)
+One network (``agents.policy.SpadesPolicy``: shared torso, card and bidding heads)
 plays every seat of ``num_envs`` games in lockstep (``spades_env.VectorSpades``).
 The pieces live beside it: rollout collection and the opponents (``train/ppo_rollout.py``),
 the update (``train/ppo_update.py``), bidding statistics (``train/ppo_stats.py``),
