@@ -21,7 +21,7 @@ name          shape  meaning (C cards, N relative seats)
 
 "Out" is every card of the deck not in my hand and not played (the other hands, and in the two-player game the pile and
 discards as well). The module has no weights (its tables are buffers not saved in a state dict): a checkpoint
-keeps only ``card_feature_spec``'s plain dict (block offsets and the power table) in its hyperparameters.
+keeps only ``card_feature_spec``'s plain dict (block offsets, the power table, the deck) in its hyperparameters.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ from agents.base import Agent, DecisionContext
 from agents.checkpoint_io import CheckpointError, read_checkpoint
 from agents.neural_int8 import int8_copy, parse_precision
 from agents.options import check_card_player, parse_bool
-from agents.policy import SpadesPolicy, _layer, layer_init  # noqa: F401 (their public home was here)
+from agents.policy import SpadesPolicy
 from spades_env.engine import PLAY, SpadesEngine
 from spades_env.engine.actions import ActionLayout
 from spades_env.rules import Rules

@@ -22,7 +22,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.neural import SpadesPolicy, layer_init
+from agents.policy import SpadesPolicy, layer_init
 
 
 def policy_columns(encoder) -> np.ndarray:
