@@ -27,17 +27,20 @@ def _neural(
     play: str = "",
     margin: str = "",
     precision: str = "",
+    nil_margin: str = "",
 ) -> Agent:
     """``neural:path=CHECKPOINT[,greedy=false][,device=cuda][,play=heuristic][,margin=4][,precision=int8]``: torch is
     imported only when asked for. ``play``: who plays the cards, ``network`` or ``heuristic`` (empty: as the
     checkpoint trained); ``margin``: with a card value head, the points a card's value must beat the card head's card
     by to be played instead (empty: the checkpoint's); ``precision``: ``float32`` (empty) or ``int8`` (about twice as
-    fast on the CPU, ``agents.neural_int8``)."""
+    fast on the CPU, ``agents.neural_int8``); ``nil_margin``: where the bids are values (a bid-values run's network),
+    the points a nil bid's value must beat the best other bid's by (``NeuralAgent.nil_margin``; empty: 0)."""
     from agents.neural import make_neural_agent
 
     return make_neural_agent(
-        seed=seed, path=path, greedy=greedy, device=device, play=play, margin=margin, precision=precision
-    )
+        seed=seed, path=path, greedy=greedy, device=device, play=play, margin=margin, precision=precision,
+        nil_margin=nil_margin,
+    )  # fmt: skip
 
 
 #: The committed learned partnership bot (see checkpoints/README.md); ``learned`` also holds the other presets'.
@@ -51,12 +54,16 @@ def _learned(
     play: str = "",
     margin: str = "",
     precision: str = "",
+    nil_margin: str = "",
 ) -> Agent:
     """``learned``: the committed checkpoint trained for the table's rules (``agents.learned``), or a clear refusal;
-    ``play=heuristic``: its network bids, HeuristicAgent plays the cards; ``margin``, ``precision``: as ``neural``'s."""
+    ``play=heuristic``: its network bids, HeuristicAgent plays the cards; ``margin``, ``precision``, ``nil_margin``:
+    as ``neural``'s."""
     from agents.learned import LearnedAgent  # torch only when a checkpoint loads
 
-    return LearnedAgent(seed=seed, greedy=greedy, device=device, play=play, margin=margin, precision=precision)
+    return LearnedAgent(
+        seed=seed, greedy=greedy, device=device, play=play, margin=margin, precision=precision, nil_margin=nil_margin
+    )
 
 
 #: Bot name -> factory taking ``seed=`` and the bot's keyword options.

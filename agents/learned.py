@@ -65,6 +65,7 @@ class LearnedAgent(Agent):
         play: str = "",
         margin: str = "",
         precision: str = "",
+        nil_margin: str = "",
     ) -> None:
         from agents.neural import parse_margin, torch_device
         from agents.neural_int8 import parse_precision
@@ -79,6 +80,8 @@ class LearnedAgent(Agent):
         """Points a card value head's card must beat the network's card by (None: each checkpoint's own)."""
         self.precision = parse_precision(precision, "learned")
         """``float32`` or ``int8`` (``agents.neural_int8``) for every checkpoint."""
+        self.nil_margin = parse_margin(nil_margin, "learned", "nil_margin") or 0.0
+        """Points a nil bid's value must beat the best other bid's by (``NeuralAgent.nil_margin``); 0: as trained."""
         self.paths = available_checkpoints()
         if not self.paths:
             raise ValueError(f"the learned bot needs a checkpoint in {CHECKPOINT_DIR}; none of {_files()} is there")
@@ -97,7 +100,7 @@ class LearnedAgent(Agent):
             path = self.paths[preset]
             self._agents[preset] = NeuralAgent.from_checkpoint(
                 path, greedy=self.greedy, device=self.device, seed=self.seed, play=self.play,
-                card_margin=self.card_margin, precision=self.precision,
+                card_margin=self.card_margin, precision=self.precision, nil_margin=self.nil_margin,
             )  # fmt: skip
         return self._agents[preset]
 

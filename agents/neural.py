@@ -93,8 +93,8 @@ def margin_cards(base: np.ndarray, values: np.ndarray, legal: np.ndarray, margin
     return np.where(vals[rows, best] - vals[rows, base] > margin, best, base).astype(np.int64)
 
 
-def parse_margin(text: str | float | None, bot: str) -> float | None:
-    """The ``margin`` option (points, >= 0) of a bot spec; empty or None: as the checkpoint trained."""
+def parse_margin(text: str | float | None, bot: str, option: str = "margin") -> float | None:
+    """The ``margin`` option (or ``option``: points, >= 0) of a bot spec; empty or None: as the checkpoint trained."""
     if text is None or (isinstance(text, str) and not text.strip()):
         return None
     try:
@@ -102,7 +102,7 @@ def parse_margin(text: str | float | None, bot: str) -> float | None:
     except ValueError:
         margin = -1.0
     if not np.isfinite(margin) or margin < 0:
-        raise ValueError(f"bot {bot!r}: option 'margin' must be a number of points >= 0, got {text!r}")
+        raise ValueError(f"bot {bot!r}: option {option!r} must be a number of points >= 0, got {text!r}")
     return margin
 
 
@@ -126,6 +126,7 @@ class NeuralAgent(Agent):
         card_margin: float = 0.0,
         value_scale: float = 100.0,
         precision: str = "float32",
+        nil_margin: float = 0.0,
     ) -> None:
         check_card_player(play, "neural")
         self.precision = parse_precision(precision, name or "neural")
@@ -156,7 +157,12 @@ class NeuralAgent(Agent):
         """With a card value head: the points a legal card's value must beat the card head's card by to be
         played instead (``margin_cards``)."""
         self.value_scale = float(value_scale)
-        """Points per unit of the card value head's outputs."""
+        """Points per unit of the card value head's outputs (and of the bidding head's, where its bids are values)."""
+        self.nil_margin = float(nil_margin)
+        """Points a nil (or blind nil) bid's value must beat the best other bid's by to be bid: 0, the network's
+        own choice. For bids learned as values (a bid-values run's network), learned against the heuristic's
+        defence: a stronger defence sets more nils."""
+        self._nil_columns = nil_columns(rules, policy.n_card_actions)
         self._play_column: int | None = None
 
     def reset(self, seed: int | None = None) -> None:
@@ -175,6 +181,7 @@ class NeuralAgent(Agent):
         play: str | None = None,
         card_margin: float | None = None,
         precision: str = "float32",
+        nil_margin: float = 0.0,
     ) -> NeuralAgent:
         """Load the policy of a training checkpoint, full or slim (``train.checkpoint.export_slim``);
         fails (ValueError) on a file that is not one, or of another observation version. ``play``: who
@@ -195,6 +202,11 @@ class NeuralAgent(Agent):
             )
         rules = Rules.from_dict(ckpt["rules"], source=f"checkpoint {path}")
         config = ckpt.get("config") or {}
+        if nil_margin and config.get("algorithm") != "bid_values":
+            raise ValueError(
+                f"option 'nil_margin' needs a network whose bids are values (a bid-values run's); {path} was "
+                f"trained by {config.get('algorithm', 'ppo')!r}"
+            )
         try:
             policy = SpadesPolicy(**ckpt["model_hparams"])
             policy.load_state_dict(ckpt["model"])
@@ -215,6 +227,7 @@ class NeuralAgent(Agent):
             card_margin=card_margin if card_margin is not None else float(config.get("card_margin", 0.0)),
             value_scale=float(config.get("value_scale", 100.0)),
             precision=precision,
+            nil_margin=nil_margin,
         )
 
     def unsupported_reason(self, engine: SpadesEngine) -> str | None:
@@ -301,6 +314,8 @@ class NeuralAgent(Agent):
             obs = torch.as_tensor(np.asarray(observations, dtype=np.float32), device=self.device)
             logits, values = self.policy.play_outputs(obs, bids=bool(masks[:, c:].any()))
         logits = masked_logits(logits.float().cpu().numpy().astype(np.float64), masks)
+        if self.nil_margin:
+            logits[:, self._nil_columns] -= self.nil_margin / self.value_scale
         if self.greedy:
             actions = np.argmax(logits, axis=1).astype(np.int64)
         else:
@@ -311,6 +326,17 @@ class NeuralAgent(Agent):
             points = values[torch.as_tensor(rows, device=values.device)].double().cpu().numpy() * self.value_scale
             actions[rows] = margin_cards(actions[rows], points, masks[rows, :c], self.card_margin)
         return actions
+
+
+def nil_columns(rules: Rules | None, bid_offset: int) -> list[int]:
+    """The action ids of the nil bids: nil, and blind nil where ``rules`` have it."""
+    if rules is None:
+        return [bid_offset]
+    from spades_env.engine.actions import ActionLayout
+
+    layout = ActionLayout.for_rules(rules)
+    blind = layout.special("blind_nil")
+    return ([bid_offset] if layout.max_bid >= 0 else []) + ([] if blind is None else [blind])
 
 
 def _binary_inputs(rules: Rules | None, obs_dim: int) -> int:
@@ -339,6 +365,7 @@ def make_neural_agent(
     play: str = "",
     margin: str = "",
     precision: str = "",
+    nil_margin: str = "",
 ) -> NeuralAgent:
     """Factory for bot registries and spec strings (``neural:path=runs/.../latest.pt[,play=heuristic]``);
     ``play`` empty: as the checkpoint trained; ``margin`` (points) empty: the checkpoint's card margin;
@@ -349,5 +376,5 @@ def make_neural_agent(
     card_margin = parse_margin(margin, "neural")
     return NeuralAgent.from_checkpoint(
         path, greedy=greedy, device=device, seed=seed, play=play or None, card_margin=card_margin,
-        precision=precision or "float32",
+        precision=precision or "float32", nil_margin=parse_margin(nil_margin, "neural", "nil_margin") or 0.0,
     )  # fmt: skip

@@ -23,7 +23,7 @@ from typing import TypeVar
 import numpy as np
 import torch
 
-from agents.base import DecisionContext
+from agents.base import Agent, DecisionContext
 from agents.heuristic import HeuristicAgent
 from agents.neural import SpadesPolicy, lone_actions, margin_cards
 from agents.search_bidding import candidate_mask, rollout_values
@@ -292,9 +292,12 @@ def play_card_positions(
     keep: float,
     rng: np.random.Generator,
     keep_nil: float | None = None,
+    opponent: Agent | None = None,
+    against: np.ndarray | None = None,
 ) -> CardPositions:
     """Play the hands of ``state`` (changed; every game in PLAY, the learner holding side ``g % n_sides`` of game
-    ``g``) to their end: the learner's seats by the network, the others by the heuristic. The learner's card
+    ``g``) to their end: the learner's seats by the network, the others by the heuristic (by ``opponent`` in the
+    games where ``against`` (B,) bool is set: every game where it is None). The learner's card
     decisions with more than one legal card are kept, each with probability ``keep`` (``keep_nil`` in hands where a
     seat bid nil, where given; drawn from ``rng``), and labelled with the heuristic's card (the DAgger positions of
     ``configs/train/card_imitation.yaml``), with the network's own choices there (``base``, ``played``)."""
@@ -311,7 +314,12 @@ def play_card_positions(
         every = np.arange(len(live))
         ctx = DecisionContext(engine, sub, every, seats)
         actions = heuristic.act(None, masks, ctx)
-        mine = np.flatnonzero((engine.side_of_seat[seats] == learner_side[live]) & (sub.phase == PLAY))
+        learners = engine.side_of_seat[seats] == learner_side[live]
+        mine = np.flatnonzero(learners & (sub.phase == PLAY))
+        if opponent is not None:
+            theirs = np.flatnonzero(~learners & (True if against is None else against[live]))
+            if len(theirs):
+                actions[theirs] = opponent.act(None, masks[theirs], ctx.take(theirs))
         if len(mine):
             share = keep if keep_nil is None else np.where(sub.nil_bid[mine], keep_nil, keep)
             chosen = (masks[mine, :n_cards].sum(axis=1) > 1) & (rng.random(len(mine)) < share)

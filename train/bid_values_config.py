@@ -95,6 +95,14 @@ class BidValuesConfig(ConfigFile):
     over the heuristic). ``network``: the network itself as it plays (its card head under its margin rule) at the
     learner's seats, the heuristic at the others (``card_values_by_network``: the values of the network's own
     continuation, one more step of policy iteration; ~100x the heuristic's rollout time, in the batched engine)."""
+    card_opponent: str = "heuristic"
+    """With ``card_weight`` or ``card_value_hidden``: the bot (a spec, e.g. ``search:fast``) that plays the other
+    side's cards in the first ``card_opponent_share`` of each round's deals while the learner plays its hands (its
+    bids stay the heuristic's; the labels and the rollouts stay the heuristic's). The learner's positions then come
+    from games against that bot: a value head learned on games against the heuristic reads the opponents' earlier
+    plays as the heuristic's."""
+    card_opponent_share: float = 1.0
+    """With ``card_opponent``: the share of each round's deals played against it (the others: the heuristic)."""
     card_value_torso: bool = False
     """With ``card_value_hidden``: the value head reads a torso of its own (the shared torso's shape, a copy of the
     loaded network's shared torso to start with) instead of the shared one, and with ``train_layers: card_values``
@@ -163,6 +171,8 @@ class BidValuesConfig(ConfigFile):
             "card_keep": 0.0 < self.card_keep <= 1.0,
             "card_keep_nil": self.card_keep_nil is None or 0.0 < self.card_keep_nil <= 1.0,
             "card_value_hidden": self.card_value_hidden >= 0,
+            "card_opponent": bool(self.card_opponent.strip()),
+            "card_opponent_share": 0.0 <= self.card_opponent_share <= 1.0,
             "card_value_weight": self.card_value_weight >= 0,
             "card_margin": self.card_margin >= 0,
             "rounds": self.rounds >= 0,

@@ -138,6 +138,32 @@ def round_seeds(config: BidValuesConfig, rnd: int) -> np.ndarray:
     return np.random.default_rng([config.seed, 3, rnd]).integers(0, 2**31 - 1, config.deals)
 
 
+def card_opponent_of(config: BidValuesConfig, engine) -> tuple[Any, np.ndarray | None]:
+    """The bot of ``card_opponent`` (None for the heuristic, which plays the other games anyway) and the (deals,)
+    bool of the games it plays: the first ``card_opponent_share`` of each round's deals. Refused (ValueError, one
+    line) where the spec names no bot or one that cannot play the rules."""
+    if config.card_opponent == "heuristic" or not (config.card_weight > 0 or config.card_value_hidden):
+        return None, None
+    from agents import make_agent
+
+    try:
+        bot = make_agent(config.card_opponent, seed=config.seed)
+    except (KeyError, ValueError, TypeError) as error:
+        raise ValueError(f"bid-values config: card_opponent {config.card_opponent!r}: {error}") from None
+    why = bot.unsupported_reason(engine)
+    if why:
+        raise ValueError(f"bid-values config: card_opponent {config.card_opponent!r} cannot play here: {why}")
+    against = np.arange(config.deals) < round(config.card_opponent_share * config.deals)
+    return bot, against
+
+
+def reseeded(bot: Any, seed: int, rnd: int) -> Any:
+    """``bot`` reset with a seed of its own for round ``rnd`` (so that a resumed run plays as one never stopped)."""
+    if bot is not None:
+        bot.reset(int(np.random.SeedSequence([seed, 5, rnd]).generate_state(1)[0]))
+    return bot
+
+
 def positions_payload(part: BidPositions | CardPositions) -> dict[str, Any]:
     """A replay round as checkpoint data: its games and arrays, not its observations."""
     return {"state": env_state(part.state), **{k: array_to_tensor(getattr(part, k)) for k in KEPT[type(part)]}}
@@ -339,6 +365,7 @@ def train(
         restore_rng_states(rngs, ckpt["rng"])
     learner = BidLearner(policy, engine, encoder, dev, config.card_margin, config.value_scale)
     heuristic = HeuristicAgent(seed=config.seed)
+    card_opponent, against = card_opponent_of(config, engine)
     teacher, teacher_scale = None, 100.0
     if config.value_teacher:
         teacher_net, teacher_scale = load_value_teacher(config.value_teacher, engine, encoder)
@@ -392,8 +419,9 @@ def train(
         t_bid = t_play = time.perf_counter()
         if config.card_weight > 0 or config.card_value_hidden:
             fresh_cards = play_card_positions(
-                engine, bid_state, learner, heuristic, config.card_keep, rngs["cards"], config.card_keep_nil
-            )
+                engine, bid_state, learner, heuristic, config.card_keep, rngs["cards"], config.card_keep_nil,
+                reseeded(card_opponent, config.seed, rnd), against,
+            )  # fmt: skip
             t_play = time.perf_counter()
             if config.card_value_hidden:
                 rollout_learner = learner if config.card_rollout == "network" else None
