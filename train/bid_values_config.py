@@ -137,6 +137,12 @@ class BidValuesConfig(ConfigFile):
     value_scale: float = 100.0
     """Points per unit of the regressed values."""
 
+    pipeline: bool = False
+    """Collect the next round (deal, bid, play, label) in a thread of its own while this round's update trains, on a
+    copy of the network as it was before the update (``train.bid_values_round``): each round's positions are then
+    played by the network of one update before. On two cores a round takes about the longer of the two instead of
+    their sum; the run is as reproducible as without (its checkpoints keep the collected next round)."""
+
     run_dir: str = "runs"
     """Where runs write TensorBoard logs and checkpoints."""
     checkpoint_every: int = 1

@@ -14,7 +14,8 @@ With ``card_weight`` or ``card_value_hidden`` the realized hands are played out 
 network) and its kept card decisions train the card head toward the heuristic's card (DAgger) and/or a card value
 head toward every legal card's value on the real deal (``train/card_values.py``).
 
-The checkpoints have PPO's payload format (``train/checkpoint.py``), and the config's ``card_play`` says who
+``pipeline: true`` collects each next round in a thread of its own while the update trains
+(``train/bid_values_round.py``). The checkpoints have PPO's payload format (``train/checkpoint.py``), and the config's ``card_play`` says who
 plays the cards when ``neural:path=RUN/checkpoints/best.pt`` plays them. Run it with ``spades train --config
 configs/train/bid_values.yaml`` (``algorithm: bid_values``); resume a stopped or killed run with ``spades train
 --resume RUN/checkpoints/latest.pt``: it goes on bit-identically to a run never stopped (the replay's games are
@@ -36,19 +37,10 @@ import torch
 
 from agents.heuristic import HeuristicAgent
 from agents.neural import NeuralAgent, SpadesPolicy, observation_differences, torch_device
-from train.bid_values import (
-    BidLearner,
-    BidPositions,
-    CardPositions,
-    bid_regret,
-    card_loss,
-    centred_value_loss,
-    deal_and_bid,
-    no_bid_choice,
-    play_card_positions,
-)
+from train.bid_values import BidLearner, BidPositions, CardPositions, card_loss, centred_value_loss
 from train.bid_values_config import BidValuesConfig
-from train.card_values import ValuedCardPositions, card_value_gain, card_value_loss, with_card_values
+from train.bid_values_round import CARD_SCALARS_SHOWN, Collected, RoundCollector, bid_line
+from train.card_values import ValuedCardPositions, card_value_loss
 from train.checkpoint import (
     array_to_tensor,
     env_state,
@@ -133,37 +125,6 @@ def load_value_teacher(path: str, engine, encoder) -> tuple[SpadesPolicy, float]
     return net.eval(), float(config.get("value_scale", 100.0))
 
 
-def round_seeds(config: BidValuesConfig, rnd: int) -> np.ndarray:
-    """The deal seeds of round ``rnd`` (a pure function of the seed and the round: resuming deals the same)."""
-    return np.random.default_rng([config.seed, 3, rnd]).integers(0, 2**31 - 1, config.deals)
-
-
-def card_opponent_of(config: BidValuesConfig, engine) -> tuple[Any, np.ndarray | None]:
-    """The bot of ``card_opponent`` (None for the heuristic, which plays the other games anyway) and the (deals,)
-    bool of the games it plays: the first ``card_opponent_share`` of each round's deals. Refused (ValueError, one
-    line) where the spec names no bot or one that cannot play the rules."""
-    if config.card_opponent == "heuristic" or not (config.card_weight > 0 or config.card_value_hidden):
-        return None, None
-    from agents import make_agent
-
-    try:
-        bot = make_agent(config.card_opponent, seed=config.seed)
-    except (KeyError, ValueError, TypeError) as error:
-        raise ValueError(f"bid-values config: card_opponent {config.card_opponent!r}: {error}") from None
-    why = bot.unsupported_reason(engine)
-    if why:
-        raise ValueError(f"bid-values config: card_opponent {config.card_opponent!r} cannot play here: {why}")
-    against = np.arange(config.deals) < round(config.card_opponent_share * config.deals)
-    return bot, against
-
-
-def reseeded(bot: Any, seed: int, rnd: int) -> Any:
-    """``bot`` reset with a seed of its own for round ``rnd`` (so that a resumed run plays as one never stopped)."""
-    if bot is not None:
-        bot.reset(int(np.random.SeedSequence([seed, 5, rnd]).generate_state(1)[0]))
-    return bot
-
-
 def positions_payload(part: BidPositions | CardPositions) -> dict[str, Any]:
     """A replay round as checkpoint data: its games and arrays, not its observations."""
     return {"state": env_state(part.state), **{k: array_to_tensor(getattr(part, k)) for k in KEPT[type(part)]}}
@@ -179,6 +140,23 @@ def positions_from_payload(data: dict[str, Any], encoder, kind: type = BidPositi
     arrays = {k: tensor_to_array(data[k]) if k in data else unrecorded for k in KEPT[kind]}
     obs = encoder.encode(state, np.arange(state.batch_size), arrays["seat"])
     return kind(state=state, obs=obs, **arrays)
+
+
+def collected_payload(data: Collected) -> dict[str, Any]:
+    """A collected round not trained on yet (``pipeline``: the next round's, at a checkpoint) as checkpoint data."""
+    return {
+        "bids": positions_payload(data.bids) if data.bids is not None else None,
+        "cards": positions_payload(data.cards) if data.cards is not None else None,
+        "scalars": dict(data.scalars),
+        "times": dict(data.times),
+    }
+
+
+def collected_from_payload(data: dict[str, Any], encoder) -> Collected:
+    """``collected_payload`` read back."""
+    bids = positions_from_payload(data["bids"], encoder) if data["bids"] is not None else None
+    cards = positions_from_payload(data["cards"], encoder, CardPositions) if data["cards"] is not None else None
+    return Collected(bids, cards, dict(data["scalars"]), dict(data["times"]))
 
 
 def train_on_replay(
@@ -230,58 +208,6 @@ def train_on_replay(
             optimizer.step()
     policy.eval()
     return {k: float(np.mean(v)) for k, v in sums.items() if v}
-
-
-#: The card scalars a round's line shows, where the run has them.
-CARD_SCALARS_SHOWN = (
-    ("cards", "agreement/heuristic_cards"),
-    ("switched", "cards/switched"),
-    ("gain", "cards/value_gain"),
-)
-
-
-def card_scalars(fresh: CardPositions) -> dict[str, float]:
-    """The card play of a round's card positions, by the network as it collected them (``base``, ``played``, recorded
-    as it played): agreement with the heuristic's card; with values, the share of cards the value head changed
-    (``cards/switched``) and the points per decision on the real deal the played cards gain over the card head's
-    (``cards/value_gain``) and over the heuristic's (``cards/gain_over_heuristic``)."""
-    if not len(fresh):
-        return {}
-    base, played = fresh.base, fresh.played
-    out = {"agreement/heuristic_cards": float((played == fresh.target).mean())}
-    if isinstance(fresh, ValuedCardPositions):
-        out |= {
-            "cards/switched": float((played != base).mean()),
-            "cards/value_gain": card_value_gain(played, base, fresh.values),
-            "cards/gain_over_heuristic": card_value_gain(played, fresh.target, fresh.values),
-        }
-    return out
-
-
-def bid_line(scalars: dict[str, float]) -> str:
-    """The bids' part of a round's line (empty without bid positions: Hearts)."""
-    if "regret/learner" not in scalars:
-        return ""
-    return (
-        f"regret {scalars['regret/learner']:.1f} (heuristic {scalars['regret/heuristic']:.1f}) "
-        f"nil {scalars['bidding/nil_rate']:.3f} "
-    )
-
-
-def round_scalars(learner: BidLearner, fresh: BidPositions, engine) -> dict[str, float]:
-    """``regret/*`` and ``bidding/*`` of a round's positions, by the network as it collected them."""
-    off = engine.layout.bid_offset
-    mine = np.argmax(np.where(fresh.cand, learner.values(fresh.obs), -np.inf), axis=1)
-    heur = fresh.heuristic - off
-    nil = engine.layout.special("blind_nil")
-    return {
-        "regret/learner": bid_regret(mine, fresh.cand, fresh.values),
-        "regret/heuristic": bid_regret(heur, fresh.cand, fresh.values),
-        "bidding/agreement_heuristic": float((mine == heur).mean()),
-        "bidding/nil_rate": float((mine == 0).mean()),
-        "bidding/blind_nil_rate": float((mine == nil - off).mean()) if nil is not None else 0.0,
-        "bidding/mean_bid": float(np.where(mine < engine.layout.bid_end - off, mine, 0).mean()),
-    }
 
 
 def train(
@@ -365,11 +291,12 @@ def train(
         restore_rng_states(rngs, ckpt["rng"])
     learner = BidLearner(policy, engine, encoder, dev, config.card_margin, config.value_scale)
     heuristic = HeuristicAgent(seed=config.seed)
-    card_opponent, against = card_opponent_of(config, engine)
     teacher, teacher_scale = None, 100.0
     if config.value_teacher:
         teacher_net, teacher_scale = load_value_teacher(config.value_teacher, engine, encoder)
         teacher = BidLearner(teacher_net.to(dev), engine, encoder, dev)
+    collector = RoundCollector(config, engine, heuristic, rngs, teacher, teacher_scale)
+    pending = collected_from_payload(ckpt["pending"], encoder) if ckpt is not None and ckpt.get("pending") else None
 
     writer = SummaryWriter(str(run_path), purge_step=global_step + 1 if ckpt else None)
     if ckpt is None:
@@ -384,6 +311,7 @@ def train(
         payload["replay"] = [positions_payload(part) for part in replay]
         payload["card_replay"] = [positions_payload(part) for part in card_replay]
         payload["best_diff"] = best["diff"]
+        payload["pending"] = collected_payload(pending) if pending is not None else None
         return save_checkpoint(ckpt_dir / name, payload)
 
     def run_eval(done: int) -> None:
@@ -404,63 +332,59 @@ def train(
 
     stop = config.rounds if stop_at is None else min(stop_at, config.rounds)
     last_path = checkpoint(0) if stop == 0 or start_round >= stop else ckpt_dir / "latest.pt"
-    for rnd in range(start_round, stop):
-        if config.anneal_lr:
-            optimizer.param_groups[0]["lr"] = config.learning_rate * (1.0 - rnd / max(1, config.rounds))
-        t0 = time.perf_counter()
-        seeds = round_seeds(config, rnd)
-        fresh, bid_state = deal_and_bid(
-            engine, seeds, learner, heuristic, config.explore, rngs["explore"], teacher, teacher_scale,
-            value_bids=config.trains_bids,
-        )  # fmt: skip
-        if fresh is None and config.trains_bids:
-            raise no_bid_choice(rules.name)
-        scalars = round_scalars(learner, fresh, engine) if fresh is not None and config.trains_bids else {}
-        t_bid = t_play = time.perf_counter()
-        if config.card_weight > 0 or config.card_value_hidden:
-            fresh_cards = play_card_positions(
-                engine, bid_state, learner, heuristic, config.card_keep, rngs["cards"], config.card_keep_nil,
-                reseeded(card_opponent, config.seed, rnd), against,
-            )  # fmt: skip
-            t_play = time.perf_counter()
-            if config.card_value_hidden:
-                rollout_learner = learner if config.card_rollout == "network" else None
-                fresh_cards = with_card_values(engine, fresh_cards, heuristic, rollout_learner)
-            scalars |= card_scalars(fresh_cards)
-            card_replay = [*card_replay, fresh_cards][-config.replay_rounds :]
-        t1 = time.perf_counter()
-        positions = len(fresh) if fresh is not None else len(fresh_cards)  # Hearts: no bid positions
-        global_step += positions
-        if fresh is not None:
-            replay = [*replay, fresh][-config.replay_rounds :]
-        losses = train_on_replay(policy, optimizer, replay, rngs["minibatches"], config, dev, card_replay)
-        t2 = time.perf_counter()
-        loss = losses.get("value_loss", losses.get("card_value_loss", 0.0))
-        scalars |= {f"losses/{k}": v for k, v in losses.items()}
-        scalars |= {
-            "time/collect_value_s": t1 - t0,  # the three below
-            "time/bid_s": t_bid - t0,  # deal and bid, each candidate bid valued (rollouts or the value teacher)
-            "time/play_cards_s": t_play - t_bid,  # the realized hands played out, the network at the learner's seats
-            "time/label_cards_s": t1 - t_play,  # every legal card of the kept decisions played out (card values)
-            "time/update_s": t2 - t1,
-            "charts/positions_per_s": positions / max(t1 - t0, 1e-9),
-            "charts/learning_rate": optimizer.param_groups[0]["lr"],
-        }
-        for key, value in scalars.items():
-            writer.add_scalar(key, value, global_step)
-        if not quiet:
-            print(
-                f"round {rnd + 1}/{config.rounds} positions {global_step} loss {loss:.4f} "
-                + bid_line(scalars)
-                + "".join(f"{name} {scalars[tag]:.3f} " for name, tag in CARD_SCALARS_SHOWN if tag in scalars)
-                + f"collect {t1 - t0:.1f}s (bid {t_bid - t0:.1f} play {t_play - t_bid:.1f} label {t1 - t_play:.1f}) "
-                + f"update {t2 - t1:.1f}s",
-                flush=True,
-            )
-        done = rnd + 1
-        if (config.eval_every and done % config.eval_every == 0) or (done == config.rounds and config.eval_final):
-            run_eval(done)
-        if done % config.checkpoint_every == 0 or done == stop:
-            last_path = checkpoint(done)
+    try:
+        for rnd in range(start_round, stop):
+            if config.anneal_lr:
+                optimizer.param_groups[0]["lr"] = config.learning_rate * (1.0 - rnd / max(1, config.rounds))
+            t0 = time.perf_counter()
+            round_data = pending if pending is not None else collector.collect(rnd, learner)
+            pending, following = None, None
+            if config.pipeline and rnd + 1 < config.rounds:  # the next round's collection runs during this update
+                frozen = clone_policy(policy, dev)
+                twin = BidLearner(frozen, engine, encoder, dev, config.card_margin, config.value_scale)
+                following = collector.start(rnd + 1, twin)
+            fresh, fresh_cards, scalars = round_data.bids, round_data.cards, dict(round_data.scalars)
+            if fresh_cards is not None:
+                card_replay = [*card_replay, fresh_cards][-config.replay_rounds :]
+            t1 = time.perf_counter()
+            positions = len(fresh) if fresh is not None else len(fresh_cards)  # Hearts: no bid positions
+            global_step += positions
+            if fresh is not None:
+                replay = [*replay, fresh][-config.replay_rounds :]
+            losses = train_on_replay(policy, optimizer, replay, rngs["minibatches"], config, dev, card_replay)
+            t2 = time.perf_counter()
+            if following is not None:
+                pending = following.result()
+            t3 = time.perf_counter()
+            loss = losses.get("value_loss", losses.get("card_value_loss", 0.0))
+            scalars |= {f"losses/{k}": v for k, v in losses.items()}
+            collect_s = round_data.times["time/collect_value_s"]
+            scalars |= round_data.times | {
+                "time/update_s": t2 - t1,
+                "time/round_s": t3 - t0,  # the round's wall time (with pipeline: the update and the next collection)
+                "time/wait_collect_s": (t1 - t0) + (t3 - t2),  # of it, waiting for a collection
+                "charts/positions_per_s": positions / max(collect_s, 1e-9),
+                "charts/learning_rate": optimizer.param_groups[0]["lr"],
+            }
+            for key, value in scalars.items():
+                writer.add_scalar(key, value, global_step)
+            if not quiet:
+                times = round_data.times
+                print(
+                    f"round {rnd + 1}/{config.rounds} positions {global_step} loss {loss:.4f} "
+                    + bid_line(scalars)
+                    + "".join(f"{name} {scalars[tag]:.3f} " for name, tag in CARD_SCALARS_SHOWN if tag in scalars)
+                    + f"collect {collect_s:.1f}s (bid {times['time/bid_s']:.1f} play {times['time/play_cards_s']:.1f} "
+                    + f"label {times['time/label_cards_s']:.1f}) update {t2 - t1:.1f}s"
+                    + (f" wait {(t1 - t0) + (t3 - t2):.1f}s of {t3 - t0:.1f}s" if config.pipeline else ""),
+                    flush=True,
+                )
+            done = rnd + 1
+            if (config.eval_every and done % config.eval_every == 0) or (done == config.rounds and config.eval_final):
+                run_eval(done)
+            if done % config.checkpoint_every == 0 or done == stop:
+                last_path = checkpoint(done)
+    finally:
+        collector.close()
     writer.close()
     return last_path
