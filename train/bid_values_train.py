@@ -15,8 +15,10 @@ network) and its kept card decisions train the card head toward the heuristic's 
 head toward every legal card's value on the real deal (``train/card_values.py``).
 
 ``pipeline: true`` collects each next round in a thread of its own while the update trains
-(``train/bid_values_round.py``). The checkpoints have PPO's payload format (``train/checkpoint.py``), and the config's ``card_play`` says who
-plays the cards when ``neural:path=RUN/checkpoints/best.pt`` plays them. Run it with ``spades train --config
+(``train/bid_values_round.py``).
+
+The checkpoints have PPO's payload format (``train/checkpoint.py``), and the config's ``card_play`` says who plays
+the cards when ``neural:path=RUN/checkpoints/best.pt`` plays them. Run it with ``spades train --config
 configs/train/bid_values.yaml`` (``algorithm: bid_values``); resume a stopped or killed run with ``spades train
 --resume RUN/checkpoints/latest.pt``: it goes on bit-identically to a run never stopped (the replay's games are
 kept, their observations encoded again). TensorBoard: ``losses/value_loss``, ``regret/*`` (the points the
