@@ -34,8 +34,9 @@ LEARNED_CHECKPOINTS: dict[str, Path] = {
     # partnership_card_values.pt (partnership_bid_values_nil_cards.pt: bids learned as values, distilled into a
     # bidding torso, the heuristic's card play cloned and relearned under them; with a card value head learned on the
     # real deal) with that head on a torso of its own, learned further: its card head's card is played unless a legal
-    # card's value beats it by more than the checkpoint's card_margin
-    "partnership": CHECKPOINT_DIR / "partnership_card_values_torso.pt",
+    # card's value beats it by more than the checkpoint's card_margin; that torso then trained further on games
+    # against search:fast (partnership_card_values_vs_search.pt)
+    "partnership": CHECKPOINT_DIR / "partnership_card_values_vs_search.pt",
     # cutthroat4_card_values.pt (cutthroat4_dagger.pt's bids learned as values, its cloned cards kept by imitation,
     # a card value head learned on the real deal) with that head on a torso of its own, learned further
     "cutthroat-4": CHECKPOINT_DIR / "cutthroat4_card_values_torso.pt",

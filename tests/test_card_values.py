@@ -32,6 +32,7 @@ HEARTS = ROOT / "configs" / "train" / "hearts_card_values.yaml"
 RECIPE_TORSO = ROOT / "configs" / "train" / "card_values_torso.yaml"
 CUTTHROAT4_TORSO = ROOT / "configs" / "train" / "cutthroat4_card_values_torso.yaml"
 HEARTS_TORSO = ROOT / "configs" / "train" / "hearts_card_values_torso.yaml"
+VS_SEARCH = ROOT / "configs" / "train" / "card_values_vs_search.yaml"
 HEARTS_ITERATED = ROOT / "configs" / "train" / "hearts_card_values_iterated.yaml"
 HEARTS_ITERATED2 = ROOT / "configs" / "train" / "hearts_card_values_iterated2.yaml"
 HEARTS_ITERATED3 = ROOT / "configs" / "train" / "hearts_card_values_iterated3.yaml"
@@ -211,6 +212,7 @@ def test_the_network_plays_the_margin_rule_of_its_value_head(tmp_path):
         ("partnership_card_values_torso.pt", RECIPE_TORSO),
         ("cutthroat4_card_values_torso.pt", CUTTHROAT4_TORSO),
         ("hearts_card_values_torso.pt", HEARTS_TORSO),
+        ("partnership_card_values_vs_search.pt", VS_SEARCH),
         ("hearts_card_values_iterated.pt", HEARTS_ITERATED),
         ("hearts_card_values_iterated2.pt", HEARTS_ITERATED2),
         ("hearts_card_values_iterated3.pt", HEARTS_ITERATED3),
@@ -237,7 +239,7 @@ def test_a_committed_card_values_checkpoint_is_its_recipes_network_on_its_start(
 
 @pytest.mark.parametrize(
     ("rules", "recipe_path"),
-    [("partnership", RECIPE_TORSO), ("cutthroat-4", CUTTHROAT4_TORSO), ("hearts", HEARTS_ITERATED3)],
+    [("partnership", VS_SEARCH), ("cutthroat-4", CUTTHROAT4_TORSO), ("hearts", HEARTS_ITERATED3)],
 )
 def test_the_learned_bot_plays_the_margin_rule_of_its_recipes_network(rules, recipe_path):
     from agents.learned import LEARNED_CHECKPOINTS

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 RECIPES = ROOT / "configs" / "recipes"
 #: Each shipped recipe and the committed checkpoint its last stage reproduces (the learned bot of its rules).
 SHIPPED = {
-    "partnership": "partnership_card_values_torso.pt",
+    "partnership": "partnership_card_values_vs_search.pt",
     "cutthroat4": "cutthroat4_card_values_torso.pt",
     "hearts": "hearts_card_values_iterated3.pt",
 }
