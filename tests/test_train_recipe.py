@@ -95,6 +95,19 @@ def test_a_folder_made_by_another_recipe_or_scale_or_holding_other_files_is_refu
         run_recipe(RECIPES / "hearts.yaml", out, smoke=True, stop_after="nope", echo=lambda _: None)
 
 
+def test_with_pipeline_the_bid_values_stages_collect_beside_the_update_and_the_folder_remembers(tmp_path):
+    path, out = RECIPES / "hearts.yaml", tmp_path / "out"
+    run_recipe(path, out, smoke=True, quiet=True, stop_after="card_values", echo=lambda _: None, pipeline=True)
+    assert load_checkpoint(out / "card_values.pt")["config"]["pipeline"] is True  # a bid-values stage
+    assert "pipeline" not in load_checkpoint(out / "ppo.pt")["config"]  # PPO has no such setting
+    with pytest.raises(ValueError, match=r"its stages were made with --pipeline; give a new --out"):
+        run_recipe(path, out, smoke=True, quiet=True, echo=lambda _: None)
+    plain = tmp_path / "plain"
+    run_recipe(path, plain, smoke=True, quiet=True, stop_after="ppo", echo=lambda _: None)
+    with pytest.raises(ValueError, match=r"its stages were made without --pipeline"):
+        run_recipe(path, plain, smoke=True, quiet=True, echo=lambda _: None, pipeline=True)
+
+
 def write_recipe(tmp_path: Path, text: str) -> Path:
     shutil.copytree(ROOT / "configs" / "train", tmp_path / "train")
     path = tmp_path / "recipes" / "r.yaml"

@@ -156,6 +156,9 @@ def recipe(
     smoke: bool = typer.Option(False, help="Every stage shrunk to seconds (what CI runs): checks the chain, no bot."),
     device: str = typer.Option(None, help="cpu or cuda for every stage (default: each config's device)."),
     stop_after: str = typer.Option(None, help="Stop once this stage is done (run the command again to go on)."),
+    pipeline: bool = typer.Option(
+        False, help="Bid-values stages collect each next round beside the update (faster on 2+ cores; other runs)."
+    ),
 ) -> None:
     """A learned bot's whole training: the recipe's stages in order, each from an earlier one's network;
     run it again after a kill to go on (train/recipe.py)."""
@@ -164,7 +167,9 @@ def recipe(
     from train.recipe import Recipe, run_recipe
 
     folder = out or f"runs/recipe_{Path(path).stem}" + ("_smoke" if smoke else "")
-    bot = run_recipe(path, folder, smoke=smoke, device=device, stop_after=stop_after, echo=typer.echo)
+    bot = run_recipe(
+        path, folder, smoke=smoke, device=device, stop_after=stop_after, echo=typer.echo, pipeline=pipeline
+    )
     typer.echo(f"network: {bot}")
     rules = Recipe.from_yaml(path).rules
     typer.echo(f'evaluate: spades tournament --rules {rules} --bots "neural:path={bot},heuristic" --boards 2000')

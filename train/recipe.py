@@ -183,15 +183,19 @@ def unfinished_run(out: Path, stage: Stage) -> Path | None:
     return runs[-1] if runs else None
 
 
-def claim_folder(recipe_file: Path, out: Path, smoke: bool) -> None:
-    """Record in ``out/recipe.yaml`` which recipe (and scale) made the folder; refuse a folder another one made."""
-    record = {"recipe": recipe_file.read_text(), "smoke": smoke}
+def claim_folder(recipe_file: Path, out: Path, smoke: bool, pipeline: bool = False) -> None:
+    """Record in ``out/recipe.yaml`` which recipe (and scale, and ``--pipeline``) made the folder; refuse a folder
+    another one made."""
+    record = {"recipe": recipe_file.read_text(), "smoke": smoke} | ({"pipeline": True} if pipeline else {})
     mark = out / "recipe.yaml"
     if mark.exists():
         before = yaml.safe_load(mark.read_text())
         if before != record:
             same_text = before.get("recipe") == record["recipe"]
-            what = "at another scale (--smoke)" if same_text else "by another recipe (or another version of this one)"
+            what = "by another recipe (or another version of this one)"
+            if same_text:
+                scale = before.get("smoke") != smoke
+                what = "at another scale (--smoke)" if scale else f"with{'out' if pipeline else ''} --pipeline"
             raise ValueError(f"--out {out}: its stages were made {what}; give a new --out folder")
         return
     if out.exists() and any(out.iterdir()):
@@ -209,9 +213,12 @@ def run_recipe(
     stop_after: str | None = None,
     quiet: bool = False,
     echo: Callable[[str], None] = print,
+    pipeline: bool = False,
 ) -> Path:
     """Run the recipe at ``path`` into the folder ``out``: each stage not yet done, in order (module docstring).
-    ``stop_after``: stop once that stage is done. Returns the last stage's network (or ``stop_after``'s)."""
+    ``stop_after``: stop once that stage is done. Returns the last stage's network (or ``stop_after``'s).
+    ``pipeline``: every stage whose config has the setting (the bid-values stages) collects each next round beside
+    the update (``train/bid_values_round.py``: faster on two cores or a GPU, not the committed networks' runs)."""
     from train.checkpoint import export_slim
     from train.output_paths import check_output_folder
 
@@ -220,7 +227,7 @@ def run_recipe(
     if stop_after is not None and stop_after not in names:
         raise ValueError(f"--stop-after {stop_after!r}: not a stage of {path}; its stages are {names}")
     out = check_output_folder(out, "--out")
-    claim_folder(Path(path), out, smoke)
+    claim_folder(Path(path), out, smoke, pipeline)
     for k, stage in enumerate(recipe.stages):
         output = stage_output(out, stage)
         head = f"stage {k + 1}/{len(names)} {stage.name} ({stage.config})"
@@ -239,6 +246,8 @@ def run_recipe(
                         overrides[key] = str(stage_output(out, recipe.stages[names.index(getattr(stage, key))]))
                 if smoke:
                     overrides |= smoke_overrides(config)
+                if pipeline and any(f.name == "pipeline" for f in dataclasses.fields(config)):
+                    overrides["pipeline"] = True
                 echo(f"{head}: training" + (f" from {overrides['init_from']}" if stage.init_from else ""))
                 run_training(dataclasses.replace(config, **overrides), device=device, quiet=quiet)
             taken = unfinished_run(out, stage).parent / f"{stage.take}.pt"
