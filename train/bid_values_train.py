@@ -358,13 +358,14 @@ def train(
             if following is not None:
                 pending = following.result()
             t3 = time.perf_counter()
+            wait = (t1 - t0) + (t3 - t2)  # of the round, waiting for a collection (sequentially: all of it)
             loss = losses.get("value_loss", losses.get("card_value_loss", 0.0))
             scalars |= {f"losses/{k}": v for k, v in losses.items()}
             collect_s = round_data.times["time/collect_value_s"]
             scalars |= round_data.times | {
                 "time/update_s": t2 - t1,
                 "time/round_s": t3 - t0,  # the round's wall time (with pipeline: the update and the next collection)
-                "time/wait_collect_s": (t1 - t0) + (t3 - t2),  # of it, waiting for a collection
+                "time/wait_collect_s": wait,
                 "charts/positions_per_s": positions / max(collect_s, 1e-9),
                 "charts/learning_rate": optimizer.param_groups[0]["lr"],
             }
@@ -378,7 +379,7 @@ def train(
                     + "".join(f"{name} {scalars[tag]:.3f} " for name, tag in CARD_SCALARS_SHOWN if tag in scalars)
                     + f"collect {collect_s:.1f}s (bid {times['time/bid_s']:.1f} play {times['time/play_cards_s']:.1f} "
                     + f"label {times['time/label_cards_s']:.1f}) update {t2 - t1:.1f}s"
-                    + (f" wait {(t1 - t0) + (t3 - t2):.1f}s of {t3 - t0:.1f}s" if config.pipeline else ""),
+                    + (f" wait {wait:.1f}s of {t3 - t0:.1f}s" if config.pipeline else ""),
                     flush=True,
                 )
             done = rnd + 1
