@@ -57,7 +57,7 @@ from train.checkpoint import (
     training_payload,
 )
 from train.ppo import make_run_name
-from train.ppo_eval import clone_policy, eval_gain, evaluate_against_heuristic
+from train.ppo_eval import clone_policy, due_after, eval_gain, evaluate_against_heuristic
 
 #: Keys of a full checkpoint beyond ``REQUIRED_KEYS``: the run state that resuming needs.
 RUN_KEYS = ("optimizer", "rng", "update", "run_name", "replay")
@@ -383,9 +383,10 @@ def train(
                     flush=True,
                 )
             done = rnd + 1
-            if (config.eval_every and done % config.eval_every == 0) or (done == config.rounds and config.eval_final):
+            eval_due, save_due = due_after(done, config.rounds, stop, config)
+            if eval_due:
                 run_eval(done)
-            if done % config.checkpoint_every == 0 or done == stop:
+            if save_due:
                 last_path = checkpoint(done)
     finally:
         collector.close()

@@ -70,7 +70,7 @@ from train.expert_iteration_steps import (
 )
 from train.labelling import LabelSpec, PositionStream, heuristic_behaviour, label_positions
 from train.ppo import make_run_name
-from train.ppo_eval import clone_policy, eval_gain, evaluate_against_heuristic
+from train.ppo_eval import clone_policy, due_after, eval_gain, evaluate_against_heuristic
 
 __all__ = ["TRAIN_KEYS", "distillation_loss", "teacher_agreement", "learner_behaviour", "with_reference_probs", "train"]
 
@@ -332,9 +332,10 @@ def train(
                 )
 
             done = rnd + 1
-            if (config.eval_every and done % config.eval_every == 0) or (done == config.rounds and config.eval_final):
+            eval_due, save_due = due_after(done, config.rounds, stop, config)
+            if eval_due:
                 run_eval(done)
-            if done % config.checkpoint_every == 0 or done == stop:
+            if save_due:
                 last_path = checkpoint(done)
     writer.close()
     return last_path

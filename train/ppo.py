@@ -45,7 +45,7 @@ from train.hindsight_bids import HindsightBids, hindsight_scalars
 from train.pairing import PairedGames
 from train.ppo_config import PPOConfig
 from train.ppo_core import TurnBuffer
-from train.ppo_eval import eval_gain, evaluate, evaluate_against_heuristic
+from train.ppo_eval import due_after, eval_gain, evaluate, evaluate_against_heuristic
 from train.ppo_rollout import HEURISTIC, SELF_PLAY, Opponents, collect_rollout
 from train.ppo_stats import HandStats
 from train.ppo_update import ppo_update
@@ -362,10 +362,10 @@ def train(
         stats = HandStats()
 
         done = update + 1
-        final = done == config.total_updates
-        if (config.eval_every and done % config.eval_every == 0) or (final and config.eval_final):
+        eval_due, save_due = due_after(done, config.total_updates, stop, config)
+        if eval_due:
             run_eval(done, global_step, f"eval {done}")
-        if done % config.checkpoint_every == 0 or done == stop:
+        if save_due:
             last_path = checkpoint(done)
     writer.close()
     return last_path

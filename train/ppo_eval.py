@@ -76,6 +76,14 @@ def net_from(snapshot: dict[str, torch.Tensor], like: SpadesPolicy, device: torc
     return net.to(device).eval()
 
 
+def due_after(done: int, total: int, stop: int, config: Any) -> tuple[bool, bool]:
+    """(evaluate, checkpoint) after ``done`` of a run's ``total`` rounds or updates, the run stopping at ``stop``: an
+    evaluation every ``eval_every`` (0: none) and after the last (``eval_final``); ``latest.pt`` every
+    ``checkpoint_every`` and where the run stops. The rule of every trainer (PPO, expert iteration, bid values)."""
+    evaluate = bool(config.eval_every and done % config.eval_every == 0) or (done == total and config.eval_final)
+    return evaluate, done % config.checkpoint_every == 0 or done == stop
+
+
 def eval_gain(diff: float, rules: Rules) -> float:
     """How much better than HeuristicAgent an evaluation's ``diff`` (network - heuristic, per hand) is: the diff
     itself, or minus it in Hearts, whose points are penalties (lower is better [RULES 7]). ``keep_best`` keeps
