@@ -18,9 +18,11 @@ from train.recipe import Recipe, run_recipe, stage_output  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 RECIPES = ROOT / "configs" / "recipes"
-#: Each shipped recipe and the committed checkpoint its last stage reproduces (the learned bot of its rules).
+#: Each shipped recipe and the committed checkpoint its last stage reproduces (the learned bot of its rules; the fast
+#: partnership recipe's network is of that bot's kind).
 SHIPPED = {
     "partnership": "partnership_card_values_vs_search.pt",
+    "partnership_fast": "partnership_card_values_vs_search.pt",
     "cutthroat4": "cutthroat4_card_values_torso.pt",
     "hearts": "hearts_card_values_iterated3.pt",
 }
