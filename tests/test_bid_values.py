@@ -329,10 +329,12 @@ def test_the_cli_trains_and_resumes_a_bid_values_config(tmp_path):
     small = tmp_path / "small.yaml"
     small.write_text(yaml.safe_dump(BidValuesConfig.from_yaml(RECIPE).to_dict() | TINY | {"eval_every": 0}))
     runner = CliRunner()
-    first = runner.invoke(app, ["train", "--config", str(small), "--run-dir", str(tmp_path / "runs"), "--stop-at", "1"])
+    args = ["train", "--config", str(small), "--run-dir", str(tmp_path / "runs"), "--stop-at", "1", "--set", "seed=5"]
+    first = runner.invoke(app, args)
     assert first.exit_code == 0, first.output
     latest = Path(first.output.split("checkpoint:")[-1].strip())
     assert load_checkpoint(latest)["update"] == 1 and latest.is_relative_to(tmp_path / "runs")
+    assert load_checkpoint(latest)["config"]["seed"] == 5 != BidValuesConfig.from_yaml(small).seed  # --set applied
     second = runner.invoke(app, ["train", "--resume", str(latest)])
     assert second.exit_code == 0, second.output
     assert load_checkpoint(latest)["update"] == 2

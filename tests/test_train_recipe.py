@@ -135,6 +135,16 @@ def write_recipe(tmp_path: Path, text: str) -> Path:
             "  - {name: b, config: ../train/hearts.yaml, value_teacher: a}",
             r"stage 'b': value_teacher is for bid-values configs",
         ),
+        (
+            "  - {name: a, config: ../train/hearts.yaml, overrides: {seedz: 4}}",
+            r"stage 'a': overrides: unknown training config key\(s\) \['seedz'\]; known keys: \[",
+        ),
+        ("  - {name: a, config: ../train/hearts.yaml, overrides: {seed: four}}", r"overrides: seed must be an integer"),
+        (
+            "  - {name: a, config: ../train/hearts.yaml, overrides: {init_from: x.pt}}",
+            r"stage 1 \(a\): overrides may not set \['init_from'\]: the recipe sets them",
+        ),
+        ("  - {name: a, config: ../train/hearts.yaml, overrides: [seed]}", r"overrides must be a mapping"),
     ],
 )
 def test_a_broken_recipe_is_refused_naming_the_stage_and_key(tmp_path, stages, message):
@@ -160,3 +170,16 @@ def test_spades_recipe_runs_a_recipe_and_reports_a_bad_one_in_one_line(tmp_path)
     refused = spades("recipe", str(bad), "--out", str(tmp_path / "o2"))
     assert_usage_error(refused, "a recipe has exactly the keys ['rules', 'stages'], got ['rules', 'stage']")
     assert not (tmp_path / "o2").exists()
+
+
+def test_a_stage_runs_its_config_with_its_overrides():
+    """partnership_fast's second card-relearning pass is fast_nil_cards.yaml with another seed, length and name."""
+    recipe = Recipe.from_yaml(RECIPES / "partnership_fast.yaml")
+    first, again = (next(s for s in recipe.stages if s.name == name) for name in ("nil_cards", "nil_cards_more"))
+    assert first.config == again.config
+    assert again.overrides == {"exp_name": "fast_nil_cards_more", "seed": 4, "rounds": 40}
+    base, _ = recipe.stage_config(first)
+    config, _ = recipe.stage_config(again)
+    assert (config.seed, config.rounds, config.exp_name) == (4, 40, "fast_nil_cards_more")
+    assert (base.seed, base.rounds, base.exp_name) == (3, 20, "fast_nil_cards")
+    assert config == base.with_overrides(again.overrides)

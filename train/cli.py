@@ -119,6 +119,9 @@ def train(
     actors: int = typer.Option(
         None, help="Expert iteration: Ray actors that collect the shards (0: this process; default: the config's)."
     ),
+    set_: list[str] = typer.Option(  # noqa: B008 (typer reads a repeatable option from a list annotation)
+        None, "--set", help="KEY=VALUE: set a config key (a YAML value), e.g. --set seed=4 --set rounds=40; repeatable."
+    ),
 ) -> None:
     """Training: PPO self-play (train/ppo.py), or expert iteration (train/expert_iteration.py) for a config
     with `algorithm: expert_iteration`; logs to TensorBoard, saves checkpoints."""
@@ -128,7 +131,7 @@ def train(
 
     where = {} if actors is None else {"actors": actors}
     if resume is not None:
-        options = {"--config": config, "--run-dir": run_dir, "--init-from": init_from}
+        options = {"--config": config, "--run-dir": run_dir, "--init-from": init_from, "--set": set_ or None}
         given = [flag for flag, value in options.items() if value is not None]
         if given:
             raise ValueError(
@@ -142,6 +145,7 @@ def train(
         config_class, run_training = trainer_for(config=config or "configs/train/default.yaml")
         _check_actors_option(actors, config_class is ExpertIterationConfig)
         cfg = config_class.from_yaml(config or "configs/train/default.yaml")
+        cfg = cfg.with_overrides(_parse_set_options(set_ or []), source="--set")
         overrides = {
             k: v for k, v in {"device": device, "run_dir": run_dir, "init_from": init_from}.items() if v is not None
         } | where
@@ -173,6 +177,22 @@ def recipe(
     typer.echo(f"network: {bot}")
     rules = Recipe.from_yaml(path).rules
     typer.echo(f'evaluate: spades tournament --rules {rules} --bots "neural:path={bot},heuristic" --boards 2000')
+
+
+def _parse_set_options(items: list[str]) -> dict:
+    """``--set KEY=VALUE`` options as a mapping, each value read as YAML (``4``, ``3e-4``, ``true``, ``network``)."""
+    import yaml
+
+    pairs: dict = {}
+    for item in items:
+        key, sep, text = item.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"--set {item!r}: give KEY=VALUE, e.g. --set seed=4")
+        try:
+            pairs[key.strip()] = yaml.safe_load(text)
+        except yaml.YAMLError as err:
+            raise ValueError(f"--set {item!r}: the value is not YAML ({str(err).splitlines()[0]})") from None
+    return pairs
 
 
 def _check_actors_option(actors: int | None, expert_iteration: bool) -> None:

@@ -3,7 +3,9 @@ each a training config of ``configs/train/`` started from an earlier stage's net
 
 A recipe names its rules and its stages; a stage names its training config, the earlier stages its network starts from
 (``init_from``) and whose bid values it learns (``value_teacher``), which of its run's checkpoints it hands on
-(``take``: ``best``, the best evaluated network, or ``latest``) and how that one is exported. Each stage's network is
+(``take``: ``best``, the best evaluated network, or ``latest``), how that one is exported, and ``overrides``: keys of
+its training config set for this stage (a config run again with another seed or length needs no copy). Each stage's
+network is
 written to ``OUT/<stage>.pt`` (a slim checkpoint, ``spades export``); the last stage's is the bot. A stage whose file
 exists is done; a stage whose run has a ``latest.pt`` goes on from it (``--resume``); so running the same command
 again after a kill loses at most the stage's last round. ``OUT/recipe.yaml`` records what the folder was made by, and
@@ -26,7 +28,9 @@ import yaml
 from spades_env.rules_yaml import parse_yaml
 
 TAKES = ("best", "latest")
-STAGE_KEYS = ("name", "config", "init_from", "value_teacher", "take", "play_only", "half")
+STAGE_KEYS = ("name", "config", "init_from", "value_teacher", "take", "play_only", "half", "overrides")
+#: Training-config keys a stage's ``overrides`` may not set: the recipe sets them (stage keys, ``--out``, ``rules``).
+RECIPE_SET_KEYS = ("init_from", "value_teacher", "run_dir", "rules")
 
 #: The sizes a smoke run sets, by trainer; every other setting is the stage's own.
 SMOKE: dict[str, dict[str, Any]] = {
@@ -62,7 +66,8 @@ SMOKE_NETWORK = {"hidden": 32, "depth": 1}  # every trainer that names the netwo
 class Stage:
     """One training run of a recipe: ``config`` (a training YAML, relative to the recipe's folder), started from the
     network of the earlier stage ``init_from`` (else the config's own start), ``value_teacher`` an earlier stage's
-    bid values; ``take`` the run's checkpoint it hands on, exported ``play_only`` / ``half`` (``spades export``)."""
+    bid values; ``take`` the run's checkpoint it hands on, exported ``play_only`` / ``half`` (``spades export``);
+    ``overrides`` keys of the config set for this stage."""
 
     name: str
     config: str
@@ -71,6 +76,7 @@ class Stage:
     take: str = "latest"
     play_only: bool = False
     half: bool = False
+    overrides: dict[str, Any] = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -116,7 +122,9 @@ class Recipe:
         if not path.is_file():
             raise ValueError(f"{self.source}: stage {stage.name!r}: config {path} does not exist")
         config_class, run_training = trainer_for(config=path)
-        config = config_class.from_yaml(path)
+        config = config_class.from_yaml(path).with_overrides(
+            stage.overrides, source=f"{self.source}: stage {stage.name!r}: overrides"
+        )
         if config.rules != self.rules:
             raise ValueError(
                 f"{self.source}: stage {stage.name!r}: {path} trains rules {config.rules!r}, the recipe {self.rules!r}"
@@ -151,6 +159,15 @@ def _stage(raw: Any, earlier: list[str], where: str) -> Stage:
     for key in ("play_only", "half"):
         if not isinstance(raw.get(key, False), bool):
             raise ValueError(f"{where}: {key} must be true or false, got {raw[key]!r}")
+    overrides = raw.get("overrides", {})
+    if not isinstance(overrides, dict) or not all(isinstance(k, str) for k in overrides):
+        raise ValueError(f"{where}: overrides must be a mapping of training-config keys to values, got {overrides!r}")
+    reserved = sorted(set(overrides) & set(RECIPE_SET_KEYS))
+    if reserved:
+        raise ValueError(
+            f"{where}: overrides may not set {reserved}: the recipe sets them (the stage keys init_from and "
+            "value_teacher, --out for run_dir, the recipe's rules)"
+        )
     return Stage(**raw)
 
 

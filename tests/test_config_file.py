@@ -1,0 +1,59 @@
+"""Training configs (``train/config_file.py``) refuse unknown keys and values of the wrong type in one line naming the
+key and what it takes; ``with_overrides`` and ``spades train --set KEY=VALUE`` set keys the same checked way."""
+
+from pathlib import Path
+
+import pytest
+
+from tests.test_cli import assert_usage_error, spades
+from train.bid_values_config import BidValuesConfig
+from train.expert_iteration_config import trainer_for
+from train.ppo_config import PPOConfig
+
+ROOT = Path(__file__).resolve().parent.parent
+SMOKE = ROOT / "configs" / "train" / "smoke.yaml"
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "configs" / "train").glob("*.yaml")), ids=lambda p: p.stem)
+def test_every_shipped_training_config_loads_with_its_types(path):
+    config_class, _ = trainer_for(config=path)
+    config = config_class.from_yaml(path)
+    assert config_class.from_dict(config.to_dict()) == config
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "message"),
+    [
+        ("seed", "4", "seed must be an integer, got '4'"),
+        ("seed", True, "seed must be an integer, got True"),
+        ("learning_rate", "fast", "learning_rate must be a number, got 'fast'"),
+        ("anneal_lr", 1, "anneal_lr must be true or false, got 1"),
+        ("exp_name", 3, "exp_name must be a string, got 3"),
+        ("target_kl", "x", "target_kl must be a number or null, got 'x'"),
+    ],
+)
+def test_a_value_of_the_wrong_type_is_refused_naming_the_key_and_type(key, value, message):
+    with pytest.raises(ValueError, match=f"^here: {message}$"):
+        PPOConfig.from_dict({key: value}, source="here")
+
+
+def test_overrides_set_keys_checked_as_a_file_is():
+    config = PPOConfig.from_yaml(SMOKE)
+    changed = config.with_overrides({"seed": 9, "learning_rate": 1, "target_kl": None})
+    assert (changed.seed, changed.learning_rate, changed.target_kl) == (9, 1, None)
+    assert changed.with_overrides({}) == changed and config.seed != 9  # a new config; the old one unchanged
+    with pytest.raises(ValueError, match=r"^x: unknown training config key\(s\) \['rounds'\]; known keys: \["):
+        config.with_overrides({"rounds": 3}, source="x")  # a bid-values key, not PPO's
+    assert BidValuesConfig.from_yaml(ROOT / "configs/train/bid_values.yaml").with_overrides({"rounds": 3}).rounds == 3
+
+
+@pytest.mark.parametrize(
+    ("option", "words"),
+    [
+        ("seed=abc", ["--set: seed must be an integer, got 'abc'"]),
+        ("seed", ["--set 'seed': give KEY=VALUE"]),
+        ("roundz=3", ["--set: unknown training config key(s) ['roundz']"]),
+    ],
+)
+def test_spades_train_set_refuses_a_bad_option_in_one_line(option, words):
+    assert_usage_error(spades("train", "--config", str(SMOKE), "--set", option), *words)
