@@ -67,9 +67,11 @@ class LearnedAgent(Agent):
         margin: str = "",
         precision: str = "",
         nil_margin: str = "",
+        bid_samples: str = "",
     ) -> None:
         from agents.neural import parse_margin, torch_device
         from agents.neural_int8 import parse_precision
+        from agents.neural_lookahead import parse_bid_samples
 
         super().__init__(seed)
         self.play = check_card_player(play, "learned") if play else None
@@ -83,6 +85,8 @@ class LearnedAgent(Agent):
         """``float32`` or ``int8`` (``agents.neural_int8``) for every checkpoint."""
         self.nil_margin = parse_margin(nil_margin, "learned", "nil_margin") or 0.0
         """Points a nil bid's value must beat the best other bid's by (``NeuralAgent.nil_margin``); 0: as trained."""
+        self.bid_samples = parse_bid_samples(bid_samples, "learned")
+        """Sampled deals of each bid's lookahead (``NeuralAgent.bid_samples``) where the preset bids; 0: none."""
         self.paths = available_checkpoints()
         if not self.paths:
             raise ValueError(f"the learned bot needs a checkpoint in {CHECKPOINT_DIR}; none of {_files()} is there")
@@ -102,6 +106,7 @@ class LearnedAgent(Agent):
             self._agents[preset] = NeuralAgent.from_checkpoint(
                 path, greedy=self.greedy, device=self.device, seed=self.seed, play=self.play,
                 card_margin=self.card_margin, precision=self.precision, nil_margin=self.nil_margin,
+                bid_samples=0 if preset == "hearts" else self.bid_samples,
             )  # fmt: skip
         return self._agents[preset]
 

@@ -127,6 +127,7 @@ class NeuralAgent(Agent):
         value_scale: float = 100.0,
         precision: str = "float32",
         nil_margin: float = 0.0,
+        bid_samples: int = 0,
     ) -> None:
         check_card_player(play, "neural")
         self.precision = parse_precision(precision, name or "neural")
@@ -164,6 +165,9 @@ class NeuralAgent(Agent):
         defence: a stronger defence sets more nils."""
         self._nil_columns = nil_columns(rules, policy.n_card_actions)
         self._play_column: int | None = None
+        self.bid_samples = int(bid_samples)
+        """Sampled deals a bid's lookahead plays out (``agents.neural_lookahead``: the network's bid values averaged
+        with the lookahead's); 0: the network's bids alone."""
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
@@ -182,12 +186,14 @@ class NeuralAgent(Agent):
         card_margin: float | None = None,
         precision: str = "float32",
         nil_margin: float = 0.0,
+        bid_samples: int = 0,
     ) -> NeuralAgent:
         """Load the policy of a training checkpoint, full or slim (``train.checkpoint.export_slim``);
         fails (ValueError) on a file that is not one, or of another observation version. ``play``: who
         plays the cards; None: as in training (the checkpoint's ``card_play``, else the network).
         ``card_margin``: the card value head's margin in points; None: the checkpoint's (its config's).
-        ``precision``: ``float32`` or ``int8`` (``NeuralAgent.precision``)."""
+        ``precision``: ``float32`` or ``int8`` (``NeuralAgent.precision``); ``nil_margin``, ``bid_samples``: for a
+        network whose bids are values (``NeuralAgent.nil_margin``, ``NeuralAgent.bid_samples``)."""
         parse_precision(precision, "neural")  # before any work
         if play is not None:
             check_card_player(play, "neural")  # before any work
@@ -202,11 +208,14 @@ class NeuralAgent(Agent):
             )
         rules = Rules.from_dict(ckpt["rules"], source=f"checkpoint {path}")
         config = ckpt.get("config") or {}
-        if nil_margin and config.get("algorithm") != "bid_values":
-            raise ValueError(
-                f"option 'nil_margin' needs a network whose bids are values (a bid-values run's); {path} was "
-                f"trained by {config.get('algorithm', 'ppo')!r}"
-            )
+        for option, value in (("nil_margin", nil_margin), ("bid_samples", bid_samples)):
+            if value and config.get("algorithm") != "bid_values":
+                raise ValueError(
+                    f"option {option!r} needs a network whose bids are values (a bid-values run's); {path} was "
+                    f"trained by {config.get('algorithm', 'ppo')!r}"
+                )
+        if bid_samples and rules.hearts:
+            raise ValueError(f"option 'bid_samples' is for games with bidding; {path} plays {rules.name!r} (Hearts)")
         try:
             policy = SpadesPolicy(**ckpt["model_hparams"])
             policy.load_state_dict(ckpt["model"])
@@ -228,6 +237,7 @@ class NeuralAgent(Agent):
             value_scale=float(config.get("value_scale", 100.0)),
             precision=precision,
             nil_margin=nil_margin,
+            bid_samples=bid_samples,
         )
 
     def unsupported_reason(self, engine: SpadesEngine) -> str | None:
@@ -256,7 +266,17 @@ class NeuralAgent(Agent):
         if len(masks) == 0:
             return np.zeros(0, np.int64)
         if self.card_player is None:
-            return self._network_actions(observations, masks, self._played_cards(observations, masks, context))
+            actions = self._network_actions(observations, masks, self._played_cards(observations, masks, context))
+        else:
+            actions = self._with_card_player(observations, masks, context)
+        if self.bid_samples:
+            from agents.neural_lookahead import set_lookahead_bids  # the search modules on demand
+
+            set_lookahead_bids(self, observations, masks, context, actions)
+        return actions
+
+    def _with_card_player(self, observations, masks: np.ndarray, context: DecisionContext | None) -> np.ndarray:
+        """``act`` where ``card_player`` plays the cards and the network the rest."""
         if context is None:
             raise ValueError(f"bot {self.name!r} with play={self.play} needs the decision context (it plays the cards)")
         cards = context.state.phase[context.games] == PLAY
@@ -366,15 +386,19 @@ def make_neural_agent(
     margin: str = "",
     precision: str = "",
     nil_margin: str = "",
+    bid_samples: str = "",
 ) -> NeuralAgent:
     """Factory for bot registries and spec strings (``neural:path=runs/.../latest.pt[,play=heuristic]``);
     ``play`` empty: as the checkpoint trained; ``margin`` (points) empty: the checkpoint's card margin;
     ``precision`` empty: float32 (``int8``: ``agents.neural_int8``)."""
     if not path:
         raise ValueError("the neural bot needs a checkpoint: neural:path=PATH")
+    from agents.neural_lookahead import parse_bid_samples
+
     greedy = parse_bool(greedy, "greedy")
     card_margin = parse_margin(margin, "neural")
     return NeuralAgent.from_checkpoint(
         path, greedy=greedy, device=device, seed=seed, play=play or None, card_margin=card_margin,
         precision=precision or "float32", nil_margin=parse_margin(nil_margin, "neural", "nil_margin") or 0.0,
+        bid_samples=parse_bid_samples(bid_samples, "neural"),
     )  # fmt: skip

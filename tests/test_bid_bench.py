@@ -151,6 +151,8 @@ def test_cli_bid_bench_with_a_neural_checkpoint(tmp_path):
         ({"oracle_width": 13}, "oracle_width must be an integer from 0 to 12, got 13"),
         ({"seed": 2**31}, "seed must be an integer from 0 to 2147483647"),
         ({"lookahead_samples": -1}, "lookahead_samples must be an integer from 0 to 4096, got -1"),
+        ({"checkpoint_bid_samples": -1}, "checkpoint_bid_samples must be an integer from 0 to 4096, got -1"),
+        ({"checkpoint_bid_samples": 8}, "checkpoint_bid_samples 8 needs a checkpoint"),
     ],
 )
 def test_a_config_refuses_bad_numbers_naming_the_setting(settings, message):

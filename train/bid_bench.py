@@ -21,7 +21,8 @@ Strategies (``STRATEGIES``):
                sampled deals of the hidden cards (weighted by the bids already made), each
                played out by the heuristic; the best mean side score is bid (0: no row). It bids
                for the tested side in BID only (BLIND stays the heuristic's for every bidder).
-``neural``     the bidding head of a ``NeuralAgent`` checkpoint (only with a checkpoint).
+``neural``     the bidding head of a ``NeuralAgent`` checkpoint (only with a checkpoint); with
+               ``checkpoint_bid_samples`` its values averaged with a lookahead's (``agents.neural_lookahead``).
 ``oracle``     ``oracle`` below: sees every hand; an upper reference, not a playable bidder.
 
 Reported per strategy, for the tested side, per hand: mean bag-adjusted points with a
@@ -90,6 +91,9 @@ class BidBenchConfig:
     """Deals per engine batch."""
     lookahead_samples: int = 64
     """Sampled deals per decision of the ``lookahead`` bidder; 0 leaves the row out."""
+    checkpoint_bid_samples: int = 0
+    """The ``neural`` bidder's ``bid_samples`` (``agents.neural_lookahead``: its values averaged with a lookahead's on
+    that many sampled deals); 0: the network alone."""
 
     def __post_init__(self) -> None:
         require_int("deals", self.deals, 1, DEAL_STRIDE)
@@ -97,6 +101,9 @@ class BidBenchConfig:
         require_int("seed", self.seed, 0, 2**31 - 1)
         require_int("oracle_width", self.oracle_width, 0, MAX_ORACLE_WIDTH)
         require_int("lookahead_samples", self.lookahead_samples, 0, MAX_LOOKAHEAD_SAMPLES)
+        require_int("checkpoint_bid_samples", self.checkpoint_bid_samples, 0, MAX_LOOKAHEAD_SAMPLES)
+        if self.checkpoint_bid_samples and not self.checkpoint:
+            raise ValueError(f"checkpoint_bid_samples {self.checkpoint_bid_samples} needs a checkpoint (its bidder)")
 
 
 # ---------------------------------------------------------------------- play
@@ -246,7 +253,7 @@ def make_bidders(config: BidBenchConfig, names: tuple[str, ...] | None = None) -
         "heuristic": lambda: heuristic_bidder,
         "count": lambda: counting_bidder,
         "lookahead": lambda: lookahead_bidder(config.lookahead_samples, config.seed),
-        "neural": lambda: neural_bidder(config.checkpoint),
+        "neural": lambda: neural_bidder(config.checkpoint, config.checkpoint_bid_samples, config.seed),
         "oracle": lambda: None,
     }
     return {name: builders[name]() for name in (strategy_names(config) if names is None else names)}

@@ -64,12 +64,13 @@ def lookahead_bidder(samples: int, seed: int) -> Bidder:
     return bid
 
 
-def neural_bidder(checkpoint: str | Path) -> Bidder:
-    """The bidding head of a NeuralAgent checkpoint (greedy), reading the seat's observation."""
+def neural_bidder(checkpoint: str | Path, bid_samples: int = 0, seed: int | None = None) -> Bidder:
+    """The bidding head of a NeuralAgent checkpoint (greedy), reading the seat's observation; ``bid_samples``: its
+    values averaged with a lookahead's on that many sampled deals (``NeuralAgent.bid_samples``; seeded: ``seed``)."""
     from agents.neural import NeuralAgent
     from spades_env.observation import encoder_for
 
-    agent = NeuralAgent.from_checkpoint(checkpoint)
+    agent = NeuralAgent.from_checkpoint(checkpoint, bid_samples=bid_samples, seed=seed)
     encoders: dict = {}
 
     def bid(ctx: DecisionContext, masks: np.ndarray) -> np.ndarray:

@@ -286,6 +286,9 @@ def bid_bench(
     oracle_width: int = typer.Option(2, help="The oracle tries each heuristic bid +- this many tricks, and nil."),
     chunk: int = typer.Option(256, help="Deals per engine batch."),
     lookahead_samples: int = typer.Option(64, help="Sampled deals per bid of the lookahead bidder (0: no row)."),
+    checkpoint_bid_samples: int = typer.Option(
+        0, help="The checkpoint's bids averaged with a lookahead's on this many sampled deals (learned:bid_samples)."
+    ),
     out: str = typer.Option("bid_bench", help="Directory for bid_bench.json and bid_bench.png."),
     ray: str = typer.Option(None, "--ray", metavar="[ADDRESS]", help=RAY_HELP),
     ray_workers: int = typer.Option(None, "--ray-workers", help=WORKERS_HELP),
@@ -305,6 +308,7 @@ def bid_bench(
         oracle_width=oracle_width,
         chunk=chunk,
         lookahead_samples=lookahead_samples,
+        checkpoint_bid_samples=checkpoint_bid_samples,
     )
     check_output_folder(out, "--out")
     report = run_bid_bench(cfg, progress=progress, ray=ray_options(ray, ray_workers))
