@@ -71,8 +71,14 @@ def test_the_bidding_benchmark_rates_a_checkpoint_with_its_lookahead():
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
-        ("neural:path=checkpoints/partnership_ppo.pt,bid_samples=8", "option 'bid_samples' needs a network whose bids"),
-        ("neural:path=checkpoints/hearts_card_values_iterated3.pt,bid_samples=8", "'bid_samples' is for games with"),
+        (
+            f"neural:path={CHECKPOINTS / 'partnership_ppo.pt'},bid_samples=8",
+            "option 'bid_samples' needs a network whose bids",
+        ),
+        (
+            f"neural:path={CHECKPOINTS / 'hearts_card_values_iterated3.pt'},bid_samples=8",
+            "'bid_samples' is for games with",
+        ),
         ("learned:bid_samples=-1", "option 'bid_samples' must be a whole number of sampled deals from 0 to 4096"),
         ("learned:bid_samples=5000", "option 'bid_samples' must be a whole number"),
         ("learned:bid_samples=many", "got 'many'"),
