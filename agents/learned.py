@@ -18,6 +18,7 @@ import numpy as np
 from agents.base import Agent, DecisionContext
 from agents.options import check_card_player, parse_bool
 from spades_env.engine import SpadesEngine
+from spades_env.rules import Rules
 
 
 def _checkpoint_dir() -> Path:
@@ -106,7 +107,7 @@ class LearnedAgent(Agent):
             self._agents[preset] = NeuralAgent.from_checkpoint(
                 path, greedy=self.greedy, device=self.device, seed=self.seed, play=self.play,
                 card_margin=self.card_margin, precision=self.precision, nil_margin=self.nil_margin,
-                bid_samples=0 if preset == "hearts" else self.bid_samples,
+                bid_samples=0 if Rules.preset(preset).hearts else self.bid_samples,  # Hearts has no bids
             )  # fmt: skip
         return self._agents[preset]
 

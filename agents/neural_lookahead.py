@@ -19,24 +19,22 @@ import torch
 
 from agents.base import DecisionContext
 from agents.heuristic import HeuristicAgent
-from agents.search_bidding import lookahead_bids
+from agents.search_bidding import MAX_LOOKAHEAD_SAMPLES, lookahead_bids
 from spades_env.engine import BID, BLIND
 
 #: Weight of the network's values in the mean with the lookahead's (1 - it).
 NETWORK_WEIGHT = 0.5
-#: Most sampled deals a bid may ask for (``agents.search_bidding``'s rollouts grow with it).
-MAX_BID_SAMPLES = 4096
 
 
 def parse_bid_samples(value: int | str | None, bot: str) -> int:
-    """``bid_samples`` as an int in 0..MAX_BID_SAMPLES (0: the network alone), else one line naming the option."""
+    """``bid_samples`` as an int in 0..MAX_LOOKAHEAD_SAMPLES (0: the network alone), else one line naming it."""
     text = "" if value is None else str(value).strip()
     if text == "":
         return 0
-    if text.isdigit() and int(text) <= MAX_BID_SAMPLES:
+    if text.isdigit() and int(text) <= MAX_LOOKAHEAD_SAMPLES:
         return int(text)
     raise ValueError(
-        f"bot {bot!r}: option 'bid_samples' must be a whole number of sampled deals from 0 to {MAX_BID_SAMPLES} "
+        f"bot {bot!r}: option 'bid_samples' must be a whole number of sampled deals from 0 to {MAX_LOOKAHEAD_SAMPLES} "
         f"(0: the network's bids alone), got {value!r}"
     )
 

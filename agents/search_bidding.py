@@ -45,6 +45,9 @@ from spades_env.engine import BID, BLIND, PLAY, GameState, SpadesEngine, bits
 BID_SHARPNESS = 1.0
 #: Steps a rollout may take past the hand's remaining plays (bids, Bemo, redeals) before it is refused.
 EXTRA_STEPS = 64
+#: Most sampled deals a decision's lookahead is asked for by an option (the bidding benchmark's ``lookahead`` row,
+#: the network bots' ``bid_samples``): the rollouts grow with it.
+MAX_LOOKAHEAD_SAMPLES = 4096
 
 
 def lookahead_bids(

@@ -46,6 +46,7 @@ import numpy as np
 
 from agents.base import DecisionContext
 from agents.heuristic import HeuristicAgent
+from agents.search_bidding import MAX_LOOKAHEAD_SAMPLES
 from spades_env.engine import BID, BLIND, PLAY, SpadesEngine
 from spades_env.games.spades.scoring import bag_adjusted_points
 from spades_env.rules import Rules, resolve_rules
@@ -69,8 +70,6 @@ if TYPE_CHECKING:
 DEAL_STRIDE = 1_000_000
 #: Bids are 1..13 (and nil), so the oracle never needs to look further than this around a bid.
 MAX_ORACLE_WIDTH = 12
-#: Most sampled deals per decision of the lookahead bidder.
-MAX_LOOKAHEAD_SAMPLES = 4096
 
 
 @dataclass(frozen=True)
