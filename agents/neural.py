@@ -21,7 +21,7 @@ from agents.base import Agent, DecisionContext
 from agents.checkpoint_io import CheckpointError, read_checkpoint
 from agents.neural_int8 import int8_copy, parse_precision
 from agents.options import check_card_player, parse_bool
-from agents.policy import SpadesPolicy
+from agents.policy import SpadesPolicy, weights_loaded_next
 from spades_env.engine import PLAY, SpadesEngine
 from spades_env.engine.actions import ActionLayout
 from spades_env.rules import Rules
@@ -217,7 +217,8 @@ class NeuralAgent(Agent):
         if bid_samples and rules.hearts:
             raise ValueError(f"option 'bid_samples' is for games with bidding; {path} plays {rules.name!r} (Hearts)")
         try:
-            policy = SpadesPolicy(**ckpt["model_hparams"])
+            with weights_loaded_next():  # every weight comes from the file
+                policy = SpadesPolicy(**ckpt["model_hparams"])
             policy.load_state_dict(ckpt["model"])
         except (TypeError, RuntimeError, KeyError) as error:
             lines = [line.strip() for line in str(error).splitlines() if line.strip()] or [type(error).__name__]

@@ -7,6 +7,9 @@ bidding torso, card value head and torso, and card-counting inputs (``agents.car
 from __future__ import annotations
 
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 import numpy as np
@@ -17,8 +20,27 @@ from agents.card_features import PER_CARD, CardFeatures, card_feature_spec
 from spades_env.engine import SpadesEngine
 
 
+#: False while ``weights_loaded_next()`` is active: layers are built without initialising their weights.
+_INITIALISE: ContextVar[bool] = ContextVar("spades_policy_initialise", default=True)
+
+
+@contextmanager
+def weights_loaded_next() -> Iterator[None]:
+    """Build networks whose every weight is loaded right after (a checkpoint): their layers skip the orthogonal
+    initialisation, whose QR decompositions cost ~3 s of CPU per 512 x 3 network and would be overwritten at once
+    (most of a first ``spades demo``). Nothing is drawn from torch's generator meanwhile."""
+    token = _INITIALISE.set(False)
+    try:
+        yield
+    finally:
+        _INITIALISE.reset(token)
+
+
 def _layer(n_in: int, n_out: int, std: float = float(np.sqrt(2))) -> nn.Linear:
-    """A linear layer with orthogonal weights and zero bias (CleanRL's ``layer_init``)."""
+    """A linear layer with orthogonal weights and zero bias (CleanRL's ``layer_init``); uninitialised inside
+    ``weights_loaded_next()``."""
+    if not _INITIALISE.get():
+        return torch.nn.utils.skip_init(nn.Linear, n_in, n_out)
     with warnings.catch_warnings():  # a game without bids (Hearts) has a bid head of 0 outputs: nothing to initialise
         warnings.filterwarnings("ignore", "Initializing zero-element tensors", UserWarning)
         layer = nn.Linear(n_in, n_out)
