@@ -23,28 +23,22 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 
 def pytest_configure(config):
     """Under ``pytest -n N`` (``make test``), the xdist controller first compiles the Numba kernels into
-    the cache in two parallel processes (``tests/warm_compile.py``: why and how), so that the workers
-    do not compile the same kernels at once. ``SPADES_TEST_WARMUP=0`` skips it; a failure only warns
-    (the tests then compile what they need themselves)."""
+    the cache in two parallel processes (``train.warmup``: why and how), so that the workers do not
+    compile the same kernels at once. ``SPADES_TEST_WARMUP=0`` skips it; a failure only warns (the
+    tests then compile what they need themselves)."""
     numprocesses = getattr(config.option, "numprocesses", None)
     if hasattr(config, "workerinput") or not numprocesses or os.environ.get("SPADES_TEST_WARMUP") == "0":
         return
-    import subprocess
     import sys
-    import tempfile
     import time
-    from pathlib import Path
 
-    script = Path(__file__).with_name("warm_compile.py")
+    from train.warmup import warm_up
+
     start = time.monotonic()
-    pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.STDOUT}
-    with tempfile.TemporaryDirectory() as markers:
-        procs = [subprocess.Popen([sys.executable, str(script), part, markers], **pipes) for part in ("a", "b")]
-        outputs = [(proc.communicate()[0], proc.returncode) for proc in procs]
-    for text, code in outputs:
+    for part, code, text in warm_up():
         if code:
-            print(f"warm_compile.py failed (tests compile for themselves): {text.decode()[-2000:]}", file=sys.stderr)
-    print(f"Numba kernels compiled or loaded in {time.monotonic() - start:.0f} s (tests/warm_compile.py)")
+            print(f"train.warmup part {part} failed (tests compile for themselves): {text}", file=sys.stderr)
+    print(f"Numba kernels compiled or loaded in {time.monotonic() - start:.0f} s (train.warmup)")
 
 
 def pytest_collection_modifyitems(config, items):

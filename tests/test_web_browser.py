@@ -2,8 +2,9 @@
 partnership and of Hearts by clicking, and replays a record step by step.
 
 The server is the package's app (``train.web.app.create_app``) under uvicorn on a free port, in a thread.
-Chromium is Debian's ``chromium`` (``.ci/run`` installs it), Playwright comes with the ``web`` extra; if either is
-missing the tests fail, saying what to install. ``SPADES_SCREENSHOT=1`` rewrites the README's ``docs/img/table.png``.
+Chromium is Debian's ``chromium`` (``make setup`` installs it: ``scripts/install_chromium.sh``), Playwright comes
+with the ``web`` extra; if either is missing the tests fail, saying what to install. ``SPADES_SCREENSHOT=1``
+rewrites the README's ``docs/img/table.png``.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ def _chromium_path() -> str:
     if not Path(path).exists():
         pytest.fail(
             f"Chromium not found at {path}: install Debian's chromium (apt-get install -y --no-install-recommends "
-            "chromium, as .ci/run does) or point SPADES_CHROMIUM at a Chromium binary"
+            "chromium, as make setup does) or point SPADES_CHROMIUM at a Chromium binary"
         )
     return path
 

@@ -72,7 +72,7 @@ RAY_HELP = (
 WORKERS_HELP = "With --ray: CPUs of the local Ray (default: all), or most chunks in flight on a cluster."
 
 app = _App(
-    help="spades_env: engine, bots, tournaments and training for Spades.",
+    help="spades_env: engine, bots, tournaments, training and a web table for Spades, Hearts and their relatives.",
     no_args_is_help=True,
     pretty_exceptions_show_locals=False,
 )
@@ -123,8 +123,10 @@ def train(
         None, "--set", help="KEY=VALUE: set a config key (a YAML value), e.g. --set seed=4 --set rounds=40; repeatable."
     ),
 ) -> None:
-    """Training: PPO self-play (train/ppo.py), or expert iteration (train/expert_iteration.py) for a config
-    with `algorithm: expert_iteration`; logs to TensorBoard, saves checkpoints."""
+    """One training run from a config (PPO, expert iteration, bid or card values): TensorBoard, resumable.
+
+    \f
+    The config's ``algorithm`` picks the trainer (train/ppo.py, train/expert_iteration.py, bid_values_train.py)."""
     import dataclasses
 
     from train.expert_iteration_config import ExpertIterationConfig, trainer_for
@@ -164,8 +166,10 @@ def recipe(
         False, help="Bid-values stages collect each next round beside the update (faster on 2+ cores; other runs)."
     ),
 ) -> None:
-    """A learned bot's whole training: the recipe's stages in order, each from an earlier one's network;
-    run it again after a kill to go on (train/recipe.py)."""
+    """A learned bot from nothing: a recipe's training stages in order; run it again after a kill to go on.
+
+    \f
+    Each stage starts from an earlier one's network (train/recipe.py)."""
     from pathlib import Path
 
     from train.recipe import Recipe, run_recipe
@@ -327,6 +331,23 @@ def demo(
 
     report = run_tournament(demo_config(boards=boards, seed=seed), None, progress=True)
     print_report(report)
+
+
+@app.command()
+def warmup() -> None:
+    """Compile every Numba kernel into the cache ahead of first use (what `make setup` runs; ~3 min once)."""
+    import time
+
+    from train.warmup import warm_up
+
+    typer.echo("compiling the engine, the heuristic and the search for every game into Numba's cache (once)...")
+    start = time.monotonic()
+    failed = [(part, text) for part, code, text in warm_up() if code]
+    for part, text in failed:
+        typer.echo(f"warmup part {part} failed:\n{text}", err=True)
+    if failed:
+        raise typer.Exit(1)
+    typer.echo(f"Numba kernels compiled or loaded in {time.monotonic() - start:.0f} s; later runs load them")
 
 
 @app.command()

@@ -1,15 +1,14 @@
-"""Compile the suite's Numba kernels into the cache in two processes at once, before the test workers start.
+"""Compile the suite's Numba kernels into the cache, in two processes at once: ``spades warmup``.
 
-Why: the kernels take ~285 s of CPU to compile on a fresh checkout (the Spades engine ~135 s, Hearts ~55,
-the heuristic ~19, the search rollouts ~70, the endgame solver ~25), and under ``pytest -n 2`` both workers
-would compile the same kernels at the same moment (neither finds the other's cache yet), so the two cores
-did the work once between them. Here process ``a`` compiles the Spades engine, the heuristic, the search's
-card-play model and the endgame solver while ``b`` compiles Hearts and its bots, then the Spades search's
-rollouts once ``a`` has cached the engine they play on: ~180 s of wall time instead of ~260, and every
-worker then loads the cache. ``tests/conftest.py`` runs it from the xdist controller
-(``SPADES_TEST_WARMUP=0`` turns it off); on a warm cache each process takes a few seconds.
+Numba compiles the engine, the bots and the search on first use and caches the result beside the installed code,
+so only the first process pays (~285 s of CPU on a fresh checkout: the Spades engine ~135 s, Hearts ~55, the
+heuristic ~19, the search rollouts ~70, the endgame solver ~25). ``make setup`` runs ``spades warmup`` so that the
+first ``spades demo`` loads the cache; ``make test`` runs it too (``tests/conftest.py``) so that its two workers do
+not compile the same kernels at once. Part ``a`` compiles the Spades engine, the heuristic, the search's card-play
+model and the endgame solver while ``b`` compiles Hearts and its bots, then the Spades search's rollouts once ``a``
+has cached the engine they play on: ~180 s of wall time instead of ~260. On a warm cache each part takes seconds.
 
-Run by hand: ``python tests/warm_compile.py a|b MARKER_DIR``.
+By hand: ``python -m train.warmup a|b MARKER_DIR`` runs one part.
 """
 
 from __future__ import annotations
@@ -77,6 +76,19 @@ def main(part: str, markers: Path) -> None:
         play("hearts", f"search:samples=4,threads={threads}", steps=30, num_envs=8)
     else:
         raise SystemExit(f"part: 'a' or 'b', not {part!r}")
+
+
+def warm_up() -> list[tuple[str, int, str]]:
+    """Both parts in parallel subprocesses; ``(part, return code, output tail)`` of each, in order."""
+    import subprocess
+    import tempfile
+
+    pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.STDOUT}
+    with tempfile.TemporaryDirectory() as markers:
+        parts = ("a", "b")
+        procs = [subprocess.Popen([sys.executable, "-m", "train.warmup", part, markers], **pipes) for part in parts]
+        outputs = [proc.communicate()[0].decode(errors="replace") for proc in procs]
+    return [(part, proc.returncode, text[-2000:]) for part, proc, text in zip(parts, procs, outputs, strict=True)]
 
 
 if __name__ == "__main__":
