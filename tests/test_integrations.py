@@ -15,6 +15,7 @@ import spades_env
 from spades_env.envs import SpadesGymEnv
 
 ROOT = Path(__file__).resolve().parent.parent
+RL_PAGE = ROOT / "docs" / "rl-libraries.md"  # the RL libraries' snippets (```py blocks)
 
 
 def test_maskable_ppo_trains_a_few_hundred_steps_on_the_masks():
@@ -50,8 +51,8 @@ def test_torchrl_rollouts_play_legal_actions():
 
 @pytest.mark.slow
 def test_the_readme_tianshou_snippet_runs():
-    """The README's Tianshou block as written, in a subprocess without numba's ~10 s compilation."""
-    blocks = [b for b in re.findall(r"```py\n(.*?)```", (ROOT / "README.md").read_text(), re.S) if "tianshou" in b]
+    """The RL-libraries page's Tianshou block as written, in a subprocess without numba's ~10 s compilation."""
+    blocks = [b for b in re.findall(r"```py\n(.*?)```", RL_PAGE.read_text(), re.S) if "tianshou" in b]
     assert len(blocks) == 1
     env = {**os.environ, "PYTHONPATH": str(ROOT), "NUMBA_DISABLE_JIT": "1"}
     run = subprocess.run(
@@ -64,7 +65,7 @@ def test_the_readme_tianshou_snippet_runs():
 
 def test_unmasked_sampled_actions_end_the_game_with_illegal_penalty():
     """What RLlib's environment pre-check does: actions sampled from the space, masks ignored.
-    With ``illegal="penalty"`` (the README's RLlib set-up) they end games instead of raising."""
+    With ``illegal="penalty"`` (the RLlib set-up of docs/rl-libraries.md) they end games instead of raising."""
     env = spades_env.env(rules="partnership", illegal="penalty")
     env.reset(seed=0)
     for agent in env.action_spaces:
@@ -88,10 +89,10 @@ def test_unmasked_sampled_actions_end_the_game_with_illegal_penalty():
 
 
 def test_the_readme_rllib_snippet_trains_with_action_masking():
-    """The README's RLlib block as written, in the RLlib venv `make setup` makes (RLlib pins gymnasium 1.2.2)."""
+    """The RL page's RLlib block as written, in the RLlib venv `make setup` makes (RLlib pins gymnasium 1.2.2)."""
     python = ROOT / ".venv-rllib" / "bin" / "python"
     assert python.exists(), f"{python} is missing: `make setup` makes the RLlib venv"
-    blocks = [b for b in re.findall(r"```py\n(.*?)```", (ROOT / "README.md").read_text(), re.S) if "ray.rllib" in b]
+    blocks = [b for b in re.findall(r"```py\n(.*?)```", RL_PAGE.read_text(), re.S) if "ray.rllib" in b]
     assert len(blocks) == 1
     env = {**os.environ, "PYTHONPATH": str(ROOT), "RAY_DISABLE_USAGE_STATS": "1", "RAY_AUTH_MODE": "disabled"}
     run = subprocess.run([str(python), "-c", blocks[0]], capture_output=True, text=True, env=env, cwd=ROOT, timeout=400)
