@@ -46,7 +46,7 @@ def _neural(
     )  # fmt: skip
 
 
-#: The committed learned partnership bot (see checkpoints/README.md); ``learned`` also holds the other presets'.
+#: The committed learned partnership bot (its model card: docs/models/); ``learned`` also holds the other presets'.
 LEARNED_CHECKPOINT = LEARNED_CHECKPOINTS["partnership"]
 
 

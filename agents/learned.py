@@ -1,6 +1,6 @@
 """The ``learned`` bot: the committed checkpoint trained for the table's rules, or a clear refusal.
 
-Each committed checkpoint (``checkpoints/README.md``) plays the rules it was trained on and those
+Each committed checkpoint (``docs/models/`` has its card) plays the rules it was trained on and those
 whose observations and actions mean the same (``agents.neural.observation_differences``). The
 ``learned`` bot holds them all and plays, at each table, the first that can: it binds to a
 table at ``check_supports(engine)`` (tournaments, the web app) or at the first ``act`` with a

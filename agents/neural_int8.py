@@ -12,7 +12,7 @@ bids) staying float32, so that ``play_outputs`` and every caller run unchanged, 
   layer's output.
 
 The rounding moves the outputs by about 1% of their spread, so a decision whose two best cards are that close may
-flip: the int8 bot is another bot (measured against the float one in ``checkpoints/README.md``), chosen with the
+flip: the int8 bot is another bot (measured against the float one in its model card, ``docs/models/``), chosen with the
 bot option ``precision=int8`` (``neural``, ``learned``); float32 stays the default and plays the trained network's
 actions bit for bit.
 """

@@ -7,7 +7,7 @@ not fit; the lookahead: sampling noise, and a model of the other seats as the he
 (``NETWORK_WEIGHT``; 0.7 did as well). In the bidding benchmark (heuristic card play, 2000 deals, seed 13, ``K`` =
 256) a bid-values network scored +20.8 over the heuristic's bids alone, the lookahead alone +20.6, their mean +21.5;
 the learned bot's bids +18.6 alone and +19.1 so (seed 21), and +0.4 +- 2.2 head to head in play
-(checkpoints/README.md). Bids are greedy on the mean, ``nil_margin`` applies to it; decisions the lookahead does not
+(docs/experiments/). Bids are greedy on the mean, ``nil_margin`` applies to it; decisions the lookahead does not
 value (one legal bid; the two-player bid before the draw) keep the network's values. It costs the lookahead's time:
 about 30 bid decisions a second at ``K`` = 256 on two cores.
 """

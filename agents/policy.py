@@ -19,7 +19,6 @@ from torch import nn
 from agents.card_features import PER_CARD, CardFeatures, card_feature_spec
 from spades_env.engine import SpadesEngine
 
-
 #: False while ``weights_loaded_next()`` is active: layers are built without initialising their weights.
 _INITIALISE: ContextVar[bool] = ContextVar("spades_policy_initialise", default=True)
 
@@ -39,10 +38,10 @@ def weights_loaded_next() -> Iterator[None]:
 def _layer(n_in: int, n_out: int, std: float = float(np.sqrt(2))) -> nn.Linear:
     """A linear layer with orthogonal weights and zero bias (CleanRL's ``layer_init``); uninitialised inside
     ``weights_loaded_next()``."""
-    if not _INITIALISE.get():
-        return torch.nn.utils.skip_init(nn.Linear, n_in, n_out)
     with warnings.catch_warnings():  # a game without bids (Hearts) has a bid head of 0 outputs: nothing to initialise
         warnings.filterwarnings("ignore", "Initializing zero-element tensors", UserWarning)
+        if not _INITIALISE.get():
+            return torch.nn.utils.skip_init(nn.Linear, n_in, n_out)
         layer = nn.Linear(n_in, n_out)
     nn.init.orthogonal_(layer.weight, std)
     nn.init.constant_(layer.bias, 0.0)
