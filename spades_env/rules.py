@@ -1,7 +1,7 @@
 """Rules of a game: one frozen, validated dataclass per game, plus the YAML presets.
 
 ``Rules`` is the Spades rule set (``games/spades/rules.py``: ``SpadesRules``, sections 1-6 of
-``shared/RULES.md``), so ``Rules()`` is partnership Spades and ``Rules(n_players=3,
+``docs/rules.md``), so ``Rules()`` is partnership Spades and ``Rules(n_players=3,
 partnership=False)`` cutthroat; ``HeartsRules`` (``games/hearts/rules.py``) is Hearts (section 7).
 Both derive from ``BaseRules`` (``rules_base.py``: the fields every game has: ``name``, ``game``,
 ``n_players``, ``partnership``, ``target_score``, ``max_hands``), and each has its own options with

@@ -1,4 +1,4 @@
-"""The variants of RULES.md sections 4 (two-player) and 6 (house rules), with worked examples."""
+"""The variants of docs/rules.md sections 4 (two-player) and 6 (house rules), with worked examples."""
 
 import numpy as np
 import pytest

@@ -17,7 +17,7 @@ A PettingZoo AEC environment for Spades (and Hearts) on the engine at B = 1 (see
 
 Seats play clockwise; in partnership games `player_0` + `player_2` (side 0) play against
 `player_1` + `player_3` (side 1). The rules are a preset name (`spades_env.list_presets()`),
-a `spades_env.Rules` object or a YAML path; see `shared/RULES.md` for the game.
+a `spades_env.Rules` object or a YAML path; see docs/rules.md for the game.
 
 ### Arguments
 

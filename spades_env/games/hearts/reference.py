@@ -1,6 +1,6 @@
 """A slow, readable reference engine for Hearts ("La reina de picas"): one match at a time [RULES 7].
 
-This module is written to be read as the rules (``shared/RULES.md`` section 7, with the
+This module is written to be read as the rules (``docs/rules.md`` section 7, with the
 trick play of section 1). It exists to cross-check the compiled engine, so it shares
 nothing with it nor with ``spades_env.engine``: it uses card ids (``spades_env.cards``),
 the rule options (``spades_env.rules.Rules``) and the shared trick play

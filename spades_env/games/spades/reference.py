@@ -1,6 +1,6 @@
 """A slow, readable reference engine for Spades: one match at a time, in plain Python [RULES 1-6].
 
-This module is written to be read as the rules (``shared/RULES.md`` sections 1 to 6). It
+This module is written to be read as the rules (``docs/rules.md`` sections 1 to 6). It
 exists to cross-check the compiled engine, so it shares nothing with it nor with
 ``spades_env.engine``: it uses card ids (``spades_env.cards``), the rule options
 (``spades_env.rules.Rules``), the shared trick play (``spades_env.core.reference_tricks``),

@@ -1,7 +1,7 @@
 """Scoring of a finished Spades hand and the end of a match, over a batch of games.
 
 Pure functions of arrays: no engine state, so that tests can drive them with the worked
-examples of RULES.md section 3 directly. The rules are written once, for one game, in
+examples of docs/rules.md section 3 directly. The rules are written once, for one game, in
 ``spades_env.games.spades.hand_score``; these functions run it in a compiled loop over the games.
 """
 
