@@ -28,6 +28,7 @@ import numpy as np
 
 from spades_env import cards
 from spades_env.core import packed, trick_play
+from spades_env.core.compile_notice import announce_compile
 from spades_env.core.state_arrays import HAND_ENDED, N_FIELDS, decision_arrays, state_arrays
 from spades_env.engine import dealing, inputs
 from spades_env.engine.actions import ActionLayout
@@ -150,6 +151,7 @@ class SpadesEngine(HandCycle):
         one array (``core.packed.pack_rules``)."""
         r = self.rules
         loops = GAME_LOOPS[r.game]
+        announce_compile(r.game, loops.step_packed)
         self._loops = loops
         self._params = loops.params(r, self.layout)
         self._rules = packed.pack_rules(self._params, self.trick_tables)
