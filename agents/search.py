@@ -93,7 +93,7 @@ class SearchAgent(Agent):
     """Sampling + heuristic rollouts in the batched engine; bids like the heuristic."""
 
     name = "search"
-    #: Named option sets, ``search:fast`` or ``search:strong[,key=value...]`` (chosen on selection seeds: the README).
+    #: Named option sets, ``search:fast`` or ``search:strong[,key=value...]`` (chosen on selection seeds: docs/bots.md).
     presets: dict[str, dict[str, int]] = {
         "fast": {"samples": 16, "oversample": 1},
         "strong": {"samples": 64, "oversample": 4},
