@@ -36,6 +36,7 @@ warmup:
 lint:
 	$(VENV)/bin/ruff check spades_env agents train tests bench
 	$(VENV)/bin/ruff format --check spades_env agents train tests bench
+	$(VENV)/bin/lint-imports
 
 bench:
 	$(PY) -m bench.run --seconds 3

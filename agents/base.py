@@ -7,7 +7,12 @@ import numpy as np
 from spades_env.engine import SpadesEngine
 from spades_env.envs.context import DecisionContext
 
-__all__ = ["Agent", "DecisionContext"]
+__all__ = ["Agent", "DecisionContext", "masked_logits"]
+
+
+def masked_logits(logits: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """(B, A) logits with illegal actions set to -inf."""
+    return np.where(masks, logits, -np.inf)
 
 
 class Agent:

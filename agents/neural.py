@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.base import Agent, DecisionContext
+from agents.base import Agent, DecisionContext, masked_logits
 from agents.checkpoint_io import CheckpointError, read_checkpoint
 from agents.neural_int8 import int8_copy, parse_precision
 from agents.options import check_card_player, parse_bool
@@ -70,11 +70,6 @@ def torch_device(device: str | torch.device) -> torch.device:
     return dev
 
 
-def masked_logits(logits: np.ndarray, masks: np.ndarray) -> np.ndarray:
-    """(B, A) logits with illegal actions set to -inf."""
-    return np.where(masks, logits, -np.inf)
-
-
 def lone_actions(masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """For (B, A) legal masks: (B,) int64 each row's first legal action (its only one where it has one) and the rows
     with more than one, which need a choice: a greedy player takes a lone legal action without asking its network."""
@@ -104,6 +99,17 @@ def parse_margin(text: str | float | None, bot: str, option: str = "margin") -> 
     if not np.isfinite(margin) or margin < 0:
         raise ValueError(f"bot {bot!r}: option {option!r} must be a number of points >= 0, got {text!r}")
     return margin
+
+
+def card_player_bot(play: str, seed: int | None) -> Agent:
+    """The bot that plays a network's cards for ``play=heuristic`` or ``play=search`` (its defaults), seeded."""
+    if play == "heuristic":
+        from agents.heuristic import HeuristicAgent
+
+        return HeuristicAgent(seed=seed)
+    from agents.search import SearchAgent  # the search's compiled modules only when asked for
+
+    return SearchAgent(seed=seed)
 
 
 class NeuralAgent(Agent):
@@ -151,9 +157,7 @@ class NeuralAgent(Agent):
         """Who plays the cards: ``network``, or the bot ``heuristic`` or ``search`` (its defaults) for every card."""
         self.card_player: Agent | None = None
         if play != "network":
-            from agents import make_agent
-
-            self.card_player = make_agent(play, seed=seed)
+            self.card_player = card_player_bot(play, seed)
         self.card_margin = float(card_margin)
         """With a card value head: the points a legal card's value must beat the card head's card by to be
         played instead (``margin_cards``)."""

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from agents.base import DecisionContext
+from agents.base import DecisionContext, masked_logits
 from agents.heuristic import HeuristicAgent
 from agents.search_bidding import MAX_LOOKAHEAD_SAMPLES, lookahead_bids
 from spades_env.engine import BID, BLIND
@@ -70,8 +70,6 @@ def network_bid_values(policy, observations: np.ndarray, device: torch.device, v
 def set_lookahead_bids(agent, observations, masks: np.ndarray, context: DecisionContext | None, actions) -> None:
     """Set the bids among ``actions`` (of a ``NeuralAgent`` with ``bid_samples``) to the best of the network's and the
     lookahead's mean values, less ``nil_margin`` on nil bids."""
-    from agents.neural import masked_logits
-
     if context is None:
         raise ValueError(f"bot {agent.name!r} with bid_samples={agent.bid_samples} needs the decision context")
     rows = np.flatnonzero(np.isin(context.state.phase[context.games], (BID, BLIND)))

@@ -7,8 +7,8 @@ import pytest
 
 from tests.test_cli import assert_usage_error, spades
 from train.bid_values_config import BidValuesConfig
-from train.expert_iteration_config import trainer_for
 from train.ppo_config import PPOConfig
+from train.trainers import trainer_for
 
 ROOT = Path(__file__).resolve().parent.parent
 SMOKE = ROOT / "configs" / "train" / "smoke.yaml"

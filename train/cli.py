@@ -90,22 +90,11 @@ def main(
 def presets() -> None:
     """List the rules presets shipped in spades_env/presets/."""
     from spades_env.rules import Rules, list_presets
+    from train.rules_text import describe_table
 
     for name in list_presets():
         rules = Rules.preset(name)
         typer.echo(f"{name:28s} {describe_table(rules)}")
-
-
-def describe_table(rules) -> str:
-    """One line on who plays: ``spades, partnership (2 teams of 2), to 500``."""
-    if rules.partnership:
-        seats = f"partnership ({rules.n_players // 2} teams of 2)"
-    elif rules.n_players == 2:
-        seats = "two players"
-    else:
-        seats = f"cutthroat, {rules.n_players} players"
-    end = "lowest score wins" if rules.game == "hearts" else "highest score wins"
-    return f"{rules.game}, {seats}, to {rules.target_score} ({end})"
 
 
 @app.command()
@@ -129,7 +118,8 @@ def train(
     The config's ``algorithm`` picks the trainer (train/ppo.py, train/expert_iteration.py, bid_values_train.py)."""
     import dataclasses
 
-    from train.expert_iteration_config import ExpertIterationConfig, trainer_for
+    from train.expert_iteration_config import ExpertIterationConfig
+    from train.trainers import trainer_for
 
     where = {} if actors is None else {"actors": actors}
     if resume is not None:

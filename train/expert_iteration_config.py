@@ -7,10 +7,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, ClassVar
 
-from spades_env.rules_yaml import parse_yaml
 from train.config_file import ConfigFile
 
 #: The ``opponents`` settings.
@@ -202,28 +200,3 @@ class ExpertIterationConfig(ConfigFile):
 def is_expert_iteration(data: dict[str, Any] | None) -> bool:
     """Whether a training config mapping (a YAML file's, a checkpoint's) is an expert-iteration one."""
     return isinstance(data, dict) and data.get("algorithm") == ALGORITHM
-
-
-def trainer_for(*, config: str | Path | None = None, checkpoint: str | Path | None = None):
-    """(config class, ``train`` function) of the trainer a training config YAML or a checkpoint's config names:
-    expert iteration for ``algorithm: expert_iteration``, the bid-values trainer for ``algorithm: bid_values``,
-    PPO otherwise (``spades train`` dispatches with it)."""
-    if checkpoint is not None:
-        from train.checkpoint import load_checkpoint
-
-        data = load_checkpoint(checkpoint).get("config")
-    else:
-        data = parse_yaml(Path(config).read_bytes(), str(config))
-    if is_expert_iteration(data):
-        from train.expert_iteration import train
-
-        return ExpertIterationConfig, train
-    if isinstance(data, dict) and data.get("algorithm") == "bid_values":
-        from train.bid_values_config import BidValuesConfig
-        from train.bid_values_train import train as train_bid_values
-
-        return BidValuesConfig, train_bid_values
-    from train.ppo import PPOConfig
-    from train.ppo import train as train_ppo
-
-    return PPOConfig, train_ppo

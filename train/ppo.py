@@ -46,7 +46,8 @@ from train.pairing import PairedGames
 from train.ppo_config import PPOConfig
 from train.ppo_core import TurnBuffer
 from train.ppo_eval import due_after, eval_gain, evaluate, evaluate_against_heuristic
-from train.ppo_rollout import HEURISTIC, SELF_PLAY, Opponents, collect_rollout
+from train.ppo_opponents import HEURISTIC, SELF_PLAY, Opponents
+from train.ppo_rollout import collect_rollout
 from train.ppo_stats import HandStats
 from train.ppo_update import ppo_update
 

@@ -49,7 +49,7 @@ class RayOptions:
     """Called on the worker with the shard before it runs (tests use it to kill a worker; None: nothing)."""
 
     def __post_init__(self) -> None:
-        from train.tournament import require_int
+        from train.tournament_chunks import require_int
 
         if self.workers is not None:
             require_int("--ray-workers", self.workers, 1)

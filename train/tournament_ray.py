@@ -20,7 +20,7 @@ from agents.base import Agent
 from spades_env.engine import SpadesEngine
 from spades_env.rules import Rules
 from train.ray_shards import RayOptions, run_shards
-from train.tournament import TournamentConfig, default_agent_factory, play_chunk
+from train.tournament_chunks import TournamentConfig, default_agent_factory, play_chunk
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from train.paired_stats import least_squares_ratings, ratio, ratio_diff_ci
 from train.tournament_log import TournamentLogWarning, unique_games
 
 if TYPE_CHECKING:
-    from train.tournament import TournamentConfig
+    from train.tournament_chunks import TournamentConfig
 
 STAT_KEYS = ("contracts", "sets", "bags", "nil_bids", "nil_made")
 #: How the report's figures are computed (its ``estimators`` field).

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from spades_env.engine.inputs import EngineInputError, EngineInputTypeError
+from spades_env.core.errors import EngineInputError, EngineInputTypeError
 
 if TYPE_CHECKING:
     from spades_env.engine.core import SpadesEngine

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from spades_env import cards
+from spades_env.core.errors import EngineInputError, EngineInputTypeError
 
 if TYPE_CHECKING:
     from spades_env.rules import Rules
@@ -23,14 +24,6 @@ I64 = np.int64
 #: Seeds are integers in 0 .. SEED_MAX (the 64-bit range of a game's key).
 SEED_MAX = 2**64 - 1
 _INTEGER_KINDS = "iu"
-
-
-class EngineInputError(ValueError):
-    """An argument of an engine call is out of what it allows; the message names it."""
-
-
-class EngineInputTypeError(EngineInputError, TypeError):
-    """An argument of an engine call is not the kind of value it takes (e.g. a float action)."""
 
 
 _KIND_NAMES = {"b": "bool", "f": "float", "c": "complex", "U": "string", "S": "bytes", "O": "object"}

@@ -29,7 +29,7 @@ def _one_line(text: str) -> str:
 
 def options() -> dict[str, Any]:
     """``GET /api/options``: the presets and the bots."""
-    from train.cli import describe_table
+    from train.rules_text import describe_table
 
     presets = []
     for name in list_presets():

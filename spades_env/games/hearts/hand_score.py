@@ -38,7 +38,7 @@ import numpy as np
 from numba import njit
 
 from spades_env import cards
-from spades_env.rules import Rules
+from spades_env.games.hearts.rules import HeartsRules
 
 #: The queen of spades and the jack of diamonds (card ids).
 QUEEN_OF_SPADES = cards.SPADES * cards.N_RANKS + 10
@@ -68,8 +68,8 @@ class HeartsTables(NamedTuple):
 
 
 @lru_cache(maxsize=16)
-def hearts_tables(rules: Rules) -> HeartsTables:
-    """The scoring tables of a Hearts rule set (built once per ``Rules``)."""
+def hearts_tables(rules: HeartsRules) -> HeartsTables:
+    """The scoring tables of a Hearts rule set (built once per ``HeartsRules``)."""
     assert all(rules.side_of_seat(s) == s % rules.n_sides for s in range(rules.n_players))
     return HeartsTables(
         n_sides=int(rules.n_sides),

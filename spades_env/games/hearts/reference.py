@@ -22,7 +22,8 @@ from collections.abc import Sequence
 from spades_env.cards import CLUBS, DIAMONDS, HEARTS, N_RANKS, SPADES, card_suit
 from spades_env.core import reference_tricks as tricks
 from spades_env.core.reference_tricks import DEAL, OVER, PLAY, TrickGame
-from spades_env.rules import BaseRules, Rules
+from spades_env.games.hearts.rules import HeartsRules
+from spades_env.rules_base import BaseRules
 
 __all__ = ["DEAL", "OVER", "PASS", "PLAY", "HeartsReferenceGame", "card_points", "seat_points"]
 
@@ -40,7 +41,7 @@ MOON_CARDS = frozenset({HEARTS * N_RANKS + r for r in range(N_RANKS)} | {QUEEN_O
 MOON_POINTS = 26
 
 
-def card_points(rules: Rules, card: int) -> int:
+def card_points(rules: HeartsRules, card: int) -> int:
     """A heart is 1 point, the queen of spades 13, the jack of diamonds -10 (option) [RULES 7]."""
     if card_suit(card) == HEARTS:
         return 1
@@ -51,7 +52,7 @@ def card_points(rules: Rules, card: int) -> int:
     return 0
 
 
-def seat_points(rules: Rules, taken: Sequence[set[int]]) -> list[int]:
+def seat_points(rules: HeartsRules, taken: Sequence[set[int]]) -> list[int]:
     """Each seat's points for a hand, from the cards it took, the moon included [RULES 7].
 
     Whoever takes every heart and the queen of spades shoots the moon: it scores 0 for them
@@ -82,7 +83,7 @@ class HeartsReferenceGame(TrickGame):
 
     def __init__(
         self,
-        rules: Rules,
+        rules: HeartsRules,
         hands: Sequence[Sequence[int]],
         dealer: int = 0,
         scores: Sequence[int] | None = None,

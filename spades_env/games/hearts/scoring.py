@@ -25,7 +25,7 @@ from spades_env.games.hearts.hand_score import (
     QUEEN_POINTS,
     hearts_tables,
 )
-from spades_env.rules import Rules
+from spades_env.games.hearts.rules import HeartsRules
 
 __all__ = [
     "FIRST_TRICK_FORBIDDEN",
@@ -49,7 +49,7 @@ __all__ = [
 FIRST_TRICK_FORBIDDEN = MOON_MASK
 
 
-def card_points(rules: Rules) -> np.ndarray:
+def card_points(rules: HeartsRules) -> np.ndarray:
     """(64,) int64: points of each card id (hearts 1, Q of spades 13, J of diamonds -10 if on)."""
     points = np.zeros(64, dtype=np.int64)
     points[cards.HEARTS * cards.N_RANKS : (cards.HEARTS + 1) * cards.N_RANKS] = 1
@@ -85,7 +85,7 @@ class HeartsScore:
     """(G, S) int64: points each side scores this hand (a team: the sum of its players)."""
 
 
-def score_hearts_hand(rules: Rules, taken: np.ndarray) -> HeartsScore:
+def score_hearts_hand(rules: HeartsRules, taken: np.ndarray) -> HeartsScore:
     """Score a Hearts hand from the cards each seat took: taken (G, N) uint64 [RULES 7]."""
     taken = np.ascontiguousarray(taken, dtype=np.uint64)
     g, n = taken.shape
@@ -99,7 +99,7 @@ def score_hearts_hand(rules: Rules, taken: np.ndarray) -> HeartsScore:
     return out
 
 
-def hearts_match_winner(rules: Rules, scores: np.ndarray, hands_played: np.ndarray) -> np.ndarray:
+def hearts_match_winner(rules: HeartsRules, scores: np.ndarray, hands_played: np.ndarray) -> np.ndarray:
     """Winning side of each match after a hand, or -1 while it goes on [RULES 7].
 
     The match ends when a side reaches ``target_score`` (or after ``max_hands`` hands);

@@ -39,7 +39,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from spades_env.rules import BIG_BID_THRESHOLD, Rules
+from spades_env.games.spades.rules import BIG_BID_THRESHOLD
+from spades_env.games.spades.rules import SpadesRules as Rules
 
 #: ``ScoreTables.set_penalty`` codes: -10 x contract, -10 per missing trick, nothing.
 SET_BID, SET_SHORT, SET_ZERO = 0, 1, 2

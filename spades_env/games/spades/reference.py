@@ -35,7 +35,8 @@ from spades_env.core import reference_tricks as tricks
 from spades_env.core.reference_tricks import DEAL, OVER, PLAY, TrickGame
 from spades_env.games.spades.reference_bidding import bid_range, is_weak, may_bid_blind_nil
 from spades_env.games.spades.reference_scoring import match_winner, pay_bags, side_points
-from spades_env.rules import BaseRules, Rules
+from spades_env.games.spades.rules import SpadesRules as Rules
+from spades_env.rules_base import BaseRules
 
 __all__ = ["BEMO", "BID", "BLIND", "DEAL", "DRAW", "EXCHANGE", "OVER", "PLAY", "REDEAL", "SpadesReferenceGame"]
 

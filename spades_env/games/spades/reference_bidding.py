@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from spades_env.cards import SPADES, card_rank, card_suit
-from spades_env.rules import Rules
+from spades_env.games.spades.rules import SpadesRules as Rules
 
 #: Jack, queen, king: a hand without them (and without spades) is weak [RULES 6].
 COURT_RANKS = (9, 10, 11)

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from spades_env.rules import BIG_BID_THRESHOLD, Rules
+from spades_env.games.spades.rules import BIG_BID_THRESHOLD
+from spades_env.games.spades.rules import SpadesRules as Rules
 
 #: Bemo declarations: tricks from the first that the side must take, and their points [RULES 6].
 BEMO_TRICKS = {1: (6, 60), 2: (9, 90)}

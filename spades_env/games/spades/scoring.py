@@ -13,7 +13,7 @@ import numpy as np
 
 from spades_env.games.spades import hand_score
 from spades_env.games.spades.hand_score import BEMO_TRICKS, BIG_CONTRACT_POINTS, score_tables
-from spades_env.rules import Rules
+from spades_env.games.spades.rules import SpadesRules as Rules
 
 __all__ = [
     "BEMO_TRICKS",

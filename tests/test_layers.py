@@ -1,0 +1,17 @@
+"""The import layering holds (``make lint`` runs the same check): train above agents above spades_env, inside
+spades_env envs above the engine and the games above core, and no import circle (the contracts are in
+pyproject.toml's ``[tool.importlinter]``)."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_import_contracts_are_kept():
+    lint_imports = Path(sys.executable).with_name("lint-imports")
+    assert lint_imports.exists(), f"lint-imports is missing beside {sys.executable}: pip install -e '.[dev]'"
+    done = subprocess.run([str(lint_imports), "--no-cache"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-1000:]
+    assert "3 kept, 0 broken" in done.stdout
