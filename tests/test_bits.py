@@ -1,4 +1,4 @@
-"""Bit tricks on uint64 card masks (``spades_env.engine.bits``) against plain Python."""
+"""Bit tricks on uint64 card masks (``spades_env.core.bits``) against plain Python."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spades_env.engine import bits
+from spades_env.core import bits
 
 masks = st.lists(st.integers(1, 2**64 - 1), min_size=1, max_size=30)
 

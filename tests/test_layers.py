@@ -1,5 +1,5 @@
 """The import layering holds (``make lint`` runs the same check): train above agents above spades_env, inside
-spades_env envs above the engine and the games above core, and no import circle (the contracts are in
+spades_env envs above the engine above the games above core, and no import circle (the contracts are in
 pyproject.toml's ``[tool.importlinter]``)."""
 
 import subprocess

@@ -5,7 +5,7 @@ import pytest
 from conftest import step_live_games
 
 from spades_env import SpadesEngine, cards
-from spades_env.engine import bits
+from spades_env.core import bits
 from spades_env.engine.state import BEMO, BID, BLIND, DRAW, EXCHANGE, LOWEST_CLUB_LEAD, OVER, PLAY
 from spades_env.games.spades.rules import HOUSE_VARIANTS
 from spades_env.games.spades.scoring import match_winner, score_hand

@@ -1,6 +1,6 @@
 """Card bitmasks of one game inside compiled code: count, pick the k-th card, one card's bit.
 
-The one-value versions of ``spades_env.engine.bits`` (which works on whole NumPy batches);
+The one-value versions of ``spades_env.core.bits`` (which works on whole NumPy batches);
 the same values, for Numba code that handles one game at a time.
 """
 

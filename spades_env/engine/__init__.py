@@ -1,6 +1,7 @@
 """The batched engine: ``SpadesEngine`` (reset, legal actions, step over B games of any rule set), its state
 arrays, action layout, argument checks, records and checker; it runs the compiled rules of ``spades_env.games``."""
 
+from spades_env.core import bits
 from spades_env.engine.actions import ActionLayout
 from spades_env.engine.core import FinishedHands, IllegalActionError, SpadesEngine, StepResult
 from spades_env.engine.inputs import EngineInputError, EngineInputTypeError
@@ -25,6 +26,7 @@ __all__ = [
     "IllegalActionError",
     "SpadesEngine",
     "StepResult",
+    "bits",
     "random_legal",
     "sample_legal",
 ]

@@ -209,7 +209,7 @@ def pile_array(piles: Any, n: int, pile_size: int) -> np.ndarray:
 
 def check_deal(masks: np.ndarray, deck: tuple[int, ...], hand_size: int) -> None:
     """Refuse masks that are not a deal of ``deck``: every hand ``hand_size`` distinct cards of it."""
-    from spades_env.engine import bits
+    from spades_env.core import bits
 
     deck_mask = np.uint64(cards.cards_to_mask(deck))
     counts = bits.popcount(masks)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from spades_env.engine import bits
+from spades_env.core import bits
 
 
 def sample_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:

@@ -18,23 +18,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-# Phases of a hand. Every phase is a decision of the player to move.
-BLIND = 0  #: decide blind nil or look at the hand
-BID = 1  #: bid 0 (nil) .. hand size
-PLAY = 2  #: play a card to the trick
-OVER = 3  #: the match is over; no player moves
-DRAW = 4  #: two-player: keep or discard the card shown from the pile [RULES 4]
-EXCHANGE = 5  #: two-player blind nil: give up a card for a random discard, or stop [RULES 4]
-BEMO = 6  #: before the first lead: a side declares no, little or big Bemo [RULES 6]
-PASS = 7  #: Hearts: choose a card to pass (three per player) [RULES 7]
-PHASE_NAMES = ("blind", "bid", "play", "over", "draw", "exchange", "bemo", "pass")
-#: The phases of Spades: the width of the Spades observation's phase block (its layout is frozen).
-N_SPADES_PHASES = 7
-# ``led_suit`` before the lead of a trick.
-FREE_LEAD = -1
-RESTRICTED_LEAD = -2
-LOWEST_CLUB_LEAD = -3  #: first trick under ``lowest_club_leads``: the lowest club must be led
+from spades_env.core.phases import FREE_LEAD, LOWEST_CLUB_LEAD, OVER, PLAY, RESTRICTED_LEAD
+from spades_env.games.hearts.phases import PASS
+from spades_env.games.spades.phases import BEMO, BID, BLIND, DRAW, EXCHANGE, N_SPADES_PHASES
 
+# Phases of a hand. Every phase is a decision of the player to move: the shared codes (``core.phases``) and each
+# game's own (its folder's ``phases.py``), by code.
+PHASE_NAMES = ("blind", "bid", "play", "over", "draw", "exchange", "bemo", "pass")
 N_PHASES = len(PHASE_NAMES)
 
 
@@ -181,3 +171,23 @@ class GameState:
         idx = np.asarray(games, dtype=np.int64)
         for f in dataclasses.fields(self):
             getattr(self, f.name)[idx] = getattr(other, f.name)
+
+
+#: The phase codes, gathered here for every caller (``from spades_env.engine import PLAY``).
+__all__ = [
+    "BEMO",
+    "BID",
+    "BLIND",
+    "DRAW",
+    "EXCHANGE",
+    "FREE_LEAD",
+    "LOWEST_CLUB_LEAD",
+    "N_PHASES",
+    "N_SPADES_PHASES",
+    "OVER",
+    "PASS",
+    "PHASE_NAMES",
+    "PLAY",
+    "RESTRICTED_LEAD",
+    "GameState",
+]

@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from spades_env.engine import bits
-from spades_env.engine.check import require, require_no_pile
-from spades_env.engine.state import OVER, PASS
-from spades_env.games.hearts.phases import PASS_CARDS
+from spades_env.core import bits
+from spades_env.core.checks import require, require_no_pile
+from spades_env.core.phases import OVER
+from spades_env.games.hearts.phases import PASS, PASS_CARDS
 from spades_env.games.hearts.scoring import cards_taken
 
 if TYPE_CHECKING:

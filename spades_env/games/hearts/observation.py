@@ -42,6 +42,8 @@ Version history:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from numba import njit
 
@@ -58,9 +60,13 @@ from spades_env.core.encode_bits import (
     relative,
     seat_at,
 )
-from spades_env.engine.core import SpadesEngine
-from spades_env.engine.state import OVER, PASS, PLAY, GameState
+from spades_env.core.phases import OVER, PLAY
+from spades_env.games.hearts.phases import PASS
 from spades_env.games.hearts.scoring import JACK_POINTS, MOON_POINTS
+
+if TYPE_CHECKING:
+    from spades_env.engine.core import SpadesEngine
+    from spades_env.engine.state import GameState
 
 HEARTS_VERSION = 1
 #: Phase block order: the engine phases a Hearts game goes through.

@@ -10,9 +10,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from spades_env import cards
-from spades_env.engine.state import OVER, PASS, PLAY
+from spades_env.core.phases import OVER, PLAY
 from spades_env.games.game_spec import GameSpec
 from spades_env.games.hearts import phases
+from spades_env.games.hearts.phases import PASS
 from spades_env.games.hearts.scoring import FIRST_TRICK_FORBIDDEN, card_points, hearts_match_winner
 
 if TYPE_CHECKING:

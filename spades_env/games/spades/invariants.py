@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from spades_env.engine import bits
-from spades_env.engine.check import card_mask, require, require_no_pile
-from spades_env.engine.state import BEMO, BID, BLIND, DRAW, PLAY
-from spades_env.games.spades.phases import MAX_EXCHANGE
+from spades_env.core import bits
+from spades_env.core.checks import card_mask, require, require_no_pile
+from spades_env.core.phases import PLAY
+from spades_env.games.spades.phases import BEMO, BID, BLIND, DRAW, MAX_EXCHANGE
 
 if TYPE_CHECKING:
     from spades_env.engine.core import SpadesEngine

@@ -21,7 +21,7 @@ from spades_env import cards
 from spades_env.core import packed
 from spades_env.core import state_arrays as sa
 from spades_env.core.card_bits import kth_card, popcount, write_bits
-from spades_env.engine.state import OVER, PLAY
+from spades_env.core.phases import OVER, PLAY
 from spades_env.games.spades import hand_score
 from spades_env.games.spades import phases as ph
 

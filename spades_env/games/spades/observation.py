@@ -65,6 +65,8 @@ Version history:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from numba import njit
 
@@ -81,8 +83,12 @@ from spades_env.core.encode_bits import (
     put_voids,
     seat_at,
 )
-from spades_env.engine.core import SpadesEngine
-from spades_env.engine.state import DRAW, N_SPADES_PHASES, OVER, PLAY, GameState
+from spades_env.core.phases import OVER, PLAY
+from spades_env.games.spades.phases import DRAW, N_SPADES_PHASES
+
+if TYPE_CHECKING:
+    from spades_env.engine.core import SpadesEngine
+    from spades_env.engine.state import GameState
 
 VERSION = 2
 

@@ -22,7 +22,16 @@ from numba import njit
 from spades_env import cards
 from spades_env.core import hashing
 from spades_env.core.card_bits import bit_of, kth_card, popcount, write_bits
-from spades_env.engine.state import BEMO, BID, BLIND, DRAW, EXCHANGE, LOWEST_CLUB_LEAD, PLAY
+from spades_env.core.phases import LOWEST_CLUB_LEAD, PLAY
+
+# The phase codes of Spades' own decisions (``core.phases`` has the shared PLAY and OVER).
+BLIND = 0  #: decide blind nil or look at the hand
+BID = 1  #: bid 0 (nil) .. hand size
+DRAW = 4  #: two-player: keep or discard the card shown from the pile [RULES 4]
+EXCHANGE = 5  #: two-player blind nil: give up a card for a random discard, or stop [RULES 4]
+BEMO = 6  #: before the first lead: a side declares no, little or big Bemo [RULES 6]
+#: The phases of Spades: the width of the Spades observation's phase block (its layout is frozen).
+N_SPADES_PHASES = 7
 
 # The parameters of a rule set: indices into ``p``.
 P_N_PLAYERS = 0

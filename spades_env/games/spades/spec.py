@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from spades_env import cards
-from spades_env.engine import bits
-from spades_env.engine.state import BEMO, BID, BLIND, DRAW, EXCHANGE, OVER, PLAY
+from spades_env.core import bits
+from spades_env.core.phases import OVER, PLAY
 from spades_env.games.game_spec import GameSpec
-from spades_env.games.spades.phases import WEAK_HAND_MASK
+from spades_env.games.spades.phases import BEMO, BID, BLIND, DRAW, EXCHANGE, WEAK_HAND_MASK
 
 if TYPE_CHECKING:
     from spades_env.engine.core import SpadesEngine
