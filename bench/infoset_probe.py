@@ -42,16 +42,18 @@ def main(argv: list[str] | None = None) -> list[dict]:
                 print(f"  {spec:<24} does not play {rules}")
                 continue
             start = time.perf_counter()
-            actions = values = redealt = 0
+            actions = redealt = 0
+            values = None  # stays None for a bot without action_values
             rng = np.random.default_rng(args.seed)
             for lo in range(0, state.batch_size, args.batch):
                 part = state.take(np.arange(lo, min(lo + args.batch, state.batch_size)))
                 result = probe(bot, engine, part, seats[lo : lo + args.batch], args.seed + lo, args.values, rng)
                 actions += int(result.actions.sum())
-                values += int(result.values.sum()) if result.values is not None else 0
+                if result.values is not None:
+                    values = (values or 0) + int(result.values.sum())
                 redealt += int(result.redealt.sum())
             wall = time.perf_counter() - start
-            shown = f", action_values changed {values}" if args.values else ""
+            shown = f", action_values changed {values}" if values is not None else ""
             print(f"  {spec:<24} actions changed {actions}{shown} (re-dealt {redealt}; {wall:.1f} s)")
             rows.append({"rules": rules, "bot": spec, "decisions": state.batch_size, "actions": actions,
                          "values": values, "redealt": redealt})  # fmt: skip

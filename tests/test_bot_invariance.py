@@ -122,7 +122,7 @@ def test_the_probe_script_counts_the_changed_decisions_per_bot_and_table(capsys)
 
     rows = main(["--decisions", "8", "--rules", "two-player", "--bot", "heuristic,search:fast", "--values"])
     assert [(r["bot"], r["decisions"], r["actions"], r["values"]) for r in rows] == [
-        ("heuristic", 8, 0, 0),
+        ("heuristic", 8, 0, None),
         ("search:fast", 8, 0, 0),
     ]
     assert "search:fast" in capsys.readouterr().out
