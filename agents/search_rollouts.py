@@ -1,7 +1,8 @@
 """The search bot's heuristic rollouts, compiled: one call plays every (decision, card, sample) triple.
 
 For each triple the compiled loop copies the decision's game into a one-game scratch state
-with the sampled hands (the cards already played stay in ``deal``), plays the candidate card,
+with the sampled hands (the cards already played stay in ``deal``; in two-player each seat's heuristic
+reads its draw discards from the sample too, never the state's), plays the candidate card,
 then lets the compiled heuristic (``agents.heuristic_spades_play`` / ``agents.heuristic_hearts_kernel``)
 choose every later card of every seat, each played by the core's card play
 (``core.trick_play.legal_cards`` and ``play_range``, what the games' compiled loops run),
