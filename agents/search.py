@@ -11,7 +11,9 @@ For every card-play decision with more than one legal card the agent
    ``agents.search_play_model``; in two-player the opponent's hand leans to the cards
    its draw keeps, ``agents.search_draw``);
 2. for every (decision, legal card, sample) triple copies the game with the
-   sampled hands, plays the card, and finishes the hand with the rollout policy
+   sampled hands (in two-player with the opponent's sampled draw discards: nothing the seat cannot see
+   comes from the real state, ``agents.search_sampling.layout_states``), plays the card, and
+   finishes the hand with the rollout policy
    (the heuristic by default: all triples of a batch in one compiled call,
    ``agents.search_rollouts``; another policy: all triples as one engine batch);
    (with ``endgame=K``, when at most K tricks are left, the exact endgame solver of
@@ -32,7 +34,7 @@ objective is the others' mean points minus the seat's own side's (points are
 penalties), the cards the seat passed stay with their receiver, and the rollouts
 play the Hearts heuristic. Every preset is supported:
 jokers are trumps, face-up cards stay with their holders, and in two-player the
-seat's own discards are out of play (see ``sample_hidden_hands``).
+seat's own discards are out of play (see ``sample_layouts``).
 """
 
 from __future__ import annotations
@@ -46,7 +48,12 @@ from agents.endgame import solve_positions
 from agents.heuristic import HeuristicAgent
 from agents.search_passing import pass_values
 from agents.search_rollouts import rollout_totals, side_margin
-from agents.search_sampling import SUIT, sample_hidden_hands  # noqa: F401 (SUIT: part of this module's names)
+from agents.search_sampling import (  # noqa: F401 (SUIT, sample_hidden_hands: part of this module's names)
+    SUIT,
+    layout_states,
+    sample_hidden_hands,
+    sample_layouts,
+)
 from spades_env.engine import BID, BLIND, PLAY, GameState, SpadesEngine
 from spades_env.engine.core import check_threads
 from spades_env.engine.state import PASS
@@ -318,15 +325,15 @@ class SearchAgent(Agent):
         engine, state, games, seats = ctx.engine, ctx.state, ctx.games, ctx.seats
         s, n = self.samples, engine.n_players
         if self.oversample > 1 and not engine.rules.hearts:
-            from agents.search_bidding import sample_play_hands  # it imports this module's sampler
+            from agents.search_bidding import sample_play_layouts  # it imports this module's sampler
 
             sharpness = self.play_sharpness
             if sharpness is None:
                 cutthroat = engine.n_players > 2 and not engine.rules.partnership
                 sharpness = 0.0 if cutthroat else AUTO_PLAY_SHARPNESS
-            hands = sample_play_hands(ctx, s, self.oversample, self.rng, self.bidder, sharpness)
+            hands, discards = sample_play_layouts(ctx, s, self.oversample, self.rng, self.bidder, sharpness)
         else:
-            hands = sample_hidden_hands(engine, state, games, seats, s, self.rng)
+            hands, discards = sample_layouts(engine, state, games, seats, s, self.rng)
         total = np.zeros(legal.shape)
         solved = np.zeros(len(games), bool)
         if self.endgame and not engine.rules.hearts:
@@ -336,20 +343,25 @@ class SearchAgent(Agent):
                 values = solve_positions(engine, state, np.repeat(games[rows], s), hands[rows].reshape(-1, n))
                 total[rows] = np.where(legal[rows], values.reshape(len(rows), s, -1).sum(axis=1), 0.0)
         if not solved.all():
-            self._rollout_totals(ctx, legal & ~solved[:, None], hands, total)
+            self._rollout_totals(ctx, legal & ~solved[:, None], hands, discards, total)
         return np.where(legal, total / s, -np.inf)
 
-    def _rollout_totals(self, ctx: DecisionContext, legal: np.ndarray, hands: np.ndarray, total: np.ndarray) -> None:
-        """Add each (decision, legal card)'s summed rollout values over the samples ``hands`` (D, S, N) to ``total``:
-        compiled (``agents.search_rollouts``) when the rollout policy is the heuristic and ``compiled_rollouts``
-        is set, else in the batched engine (``_engine_rollout_totals``); the two give the same values."""
+    def _rollout_totals(
+        self, ctx: DecisionContext, legal: np.ndarray, hands: np.ndarray, discards: np.ndarray, total: np.ndarray
+    ) -> None:
+        """Add each (decision, legal card)'s summed rollout values over the sampled layouts ``hands`` and
+        ``discards`` (D, S, N each: ``agents.search_sampling.sample_layouts``) to ``total``: compiled
+        (``agents.search_rollouts``) when the rollout policy is the heuristic and ``compiled_rollouts`` is set,
+        else in the batched engine (``_engine_rollout_totals``); the two give the same values."""
         if self.compiled_rollouts and isinstance(self.rollout, HeuristicAgent):
-            rollout_totals(ctx.engine, ctx.state, ctx.games, ctx.seats, legal, hands, total, self.rollout, self.threads)
+            rollout_totals(
+                ctx.engine, ctx.state, ctx.games, ctx.seats, legal, hands, total, self.rollout, self.threads, discards
+            )
         else:
-            self._engine_rollout_totals(ctx, legal, hands, total)
+            self._engine_rollout_totals(ctx, legal, hands, discards, total)
 
     def _engine_rollout_totals(
-        self, ctx: DecisionContext, legal: np.ndarray, hands: np.ndarray, total: np.ndarray
+        self, ctx: DecisionContext, legal: np.ndarray, hands: np.ndarray, discards: np.ndarray, total: np.ndarray
     ) -> None:
         """``_rollout_totals`` in the batched engine: one ``engine.step`` and one policy call per ply over all
         the (decision, card, sample) triples (any rollout policy)."""
@@ -367,10 +379,8 @@ class SearchAgent(Agent):
         order = np.concatenate([order, np.full(-m % _granularity(m), order[-1])])
         trip_dec, trip_card, trip_sample = trip_dec[order], trip_card[order], trip_sample[order]
 
-        roll = state.take(games[trip_dec])
-        played = roll.deal & ~roll.hands
-        roll.hands = hands[trip_dec, trip_sample]
-        roll.deal = roll.hands | played
+        layout = (trip_dec, trip_sample)
+        roll = layout_states(engine, state, games[trip_dec], seats[trip_dec], hands[layout], discards[layout])
         values = self._rollout(engine, roll, trip_card, seats[trip_dec], plays_left[trip_dec])
         trip_dec, trip_card, values = trip_dec[:m], trip_card[:m], values[:m]
         np.add.at(total, (trip_dec, trip_card), values)

@@ -4,14 +4,15 @@ For each bidding decision (BID phase: every legal bid, nil included; BLIND phase
 nil or look, where blind nil is open [RULES 2]) the bidder
 
 1. samples layouts of the cards the seat has not seen, consistent with what it saw: its
-   own hand, face-up cards, the two-player draw (``agents.search.sample_hidden_hands``);
-   at BLIND, where the seat has not looked, its own hand is sampled too;
+   own hand, face-up cards, the two-player draw (``agents.search_sampling.sample_layouts``: the opponent's
+   draw discards are sampled too); at BLIND, where the seat has not looked, its own hand is sampled too;
 2. weights each sample by how likely the bids already made are under the heuristic's
    bid function for the sampled hands (``HeuristicAgent.bid`` in the position where each
    earlier seat bid: weight ``exp(-BID_SHARPNESS * |heuristic bid - actual bid|)`` per
    seat, blind-nil bidders saw nothing and weigh 1), drawing ``oversample`` times more
    layouts than it keeps and resampling ``samples`` of them by weight;
-3. for every (decision, candidate, kept sample) copies the game with the sampled hands,
+3. for every (decision, candidate, kept sample) copies the game with the sampled layout, none of the
+   real state's hidden fields (``agents.search_sampling.layout_states``),
    takes the candidate action, and lets ``HeuristicAgent`` finish the bidding and play
    the hand out: every rollout of a group of decisions is one engine batch;
 4. keeps the candidate with the best mean of the side's bag-adjusted hand points minus
@@ -37,7 +38,7 @@ from agents.base import DecisionContext
 from agents.heuristic import HeuristicAgent
 from agents.search_play_model import play_log_likelihood
 from agents.search_rollouts import play_out_values, side_margin
-from agents.search_sampling import sample_hidden_hands
+from agents.search_sampling import layout_states, sample_layouts
 from spades_env import cards
 from spades_env.engine import BID, BLIND, PLAY, GameState, SpadesEngine, bits
 
@@ -125,18 +126,27 @@ def sample_bidding_hands(
     ctx: DecisionContext, samples: int, oversample: int, rng: np.random.Generator, heuristic: HeuristicAgent
 ) -> np.ndarray:
     """(D, samples, N) uint64 full hands per decision, drawn from what the seat saw and resampled by
-    the likelihood of the bids already made (see the module docstring)."""
+    the likelihood of the bids already made (see the module docstring): ``sample_bidding_layouts``' hands."""
+    return sample_bidding_layouts(ctx, samples, oversample, rng, heuristic)[0]
+
+
+def sample_bidding_layouts(
+    ctx: DecisionContext, samples: int, oversample: int, rng: np.random.Generator, heuristic: HeuristicAgent
+) -> tuple[np.ndarray, np.ndarray]:
+    """(hands, discards), each (D, samples, N) uint64: ``sample_bidding_hands``' layouts with each seat's two-player
+    draw discards (``agents.search_sampling.sample_layouts``; 0 where the seat has not looked, and in other games)."""
     engine, state, games, seats = ctx.engine, ctx.state, ctx.games, ctx.seats
     m = samples * oversample
     blind = state.phase[games] == BLIND
     hands = np.zeros((len(games), m, engine.n_players), dtype=np.uint64)
+    discards = np.zeros_like(hands)
     looked = np.flatnonzero(~blind)
     if len(looked):
-        hands[looked] = sample_hidden_hands(engine, state, games[looked], seats[looked], m, rng)
+        hands[looked], discards[looked] = sample_layouts(engine, state, games[looked], seats[looked], m, rng)
     unlooked = np.flatnonzero(blind)
     if len(unlooked):
         hands[unlooked] = _sample_unlooked(engine, state, games[unlooked], seats[unlooked], m, rng)
-    return _resample(hands, _bid_log_likelihood(ctx, hands, heuristic), samples, rng)
+    return _resample((hands, discards), _bid_log_likelihood(ctx, hands, heuristic), samples, rng)
 
 
 def sample_play_hands(
@@ -147,29 +157,45 @@ def sample_play_hands(
     heuristic: HeuristicAgent,
     play_sharpness: float = 0.0,
 ) -> np.ndarray:
-    """(D, samples, N) uint64 full hands for card-play decisions: ``oversample * samples`` layouts drawn
-    from what the seat saw (``sample_hidden_hands``), resampled by the likelihood of every seat's bid
-    under the heuristic's bid function for the hand it held when it bid (its sampled hand and the
-    cards it has played since), as ``sample_bidding_hands`` weighs the bids made before a bid; with
-    ``play_sharpness`` > 0 also by the card-play model (``agents.search_play_model``: ``play_sharpness``
-    per past play of another seat that the heuristic would have played otherwise)."""
+    """(D, samples, N) uint64 full hands for card-play decisions: ``sample_play_layouts``' hands."""
+    return sample_play_layouts(ctx, samples, oversample, rng, heuristic, play_sharpness)[0]
+
+
+def sample_play_layouts(
+    ctx: DecisionContext,
+    samples: int,
+    oversample: int,
+    rng: np.random.Generator,
+    heuristic: HeuristicAgent,
+    play_sharpness: float = 0.0,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(hands, discards), each (D, samples, N) uint64, for card-play decisions: ``oversample * samples`` layouts
+    drawn from what the seat saw (``agents.search_sampling.sample_layouts``: hands and two-player draw discards),
+    resampled by the likelihood of every seat's bid under the heuristic's bid function for the hand it held when
+    it bid (its sampled hand and the cards it has played since), as ``sample_bidding_hands`` weighs the bids made
+    before a bid; with ``play_sharpness`` > 0 also by the card-play model (``agents.search_play_model``:
+    ``play_sharpness`` per past play of another seat that the heuristic would have played otherwise, each seat
+    holding the layout's hand and draw discards)."""
     engine, state, games, seats = ctx.engine, ctx.state, ctx.games, ctx.seats
-    hands = sample_hidden_hands(engine, state, games, seats, samples * oversample, rng)
+    hands, discards = sample_layouts(engine, state, games, seats, samples * oversample, rng)
     logw = _bid_log_likelihood(ctx, hands, heuristic)
     if play_sharpness > 0:
-        logw += play_log_likelihood(engine, state, games, seats, hands, heuristic, play_sharpness)
-    return _resample(hands, logw, samples, rng)
+        logw += play_log_likelihood(engine, state, games, seats, hands, heuristic, play_sharpness, discards=discards)
+    return _resample((hands, discards), logw, samples, rng)
 
 
-def _resample(hands: np.ndarray, logw: np.ndarray, samples: int, rng: np.random.Generator) -> np.ndarray:
-    """``samples`` of the (D, M, N) layouts ``hands`` per decision, drawn by the weights ``exp(logw)`` (D, M)."""
+def _resample(
+    layouts: tuple[np.ndarray, ...], logw: np.ndarray, samples: int, rng: np.random.Generator
+) -> tuple[np.ndarray, ...]:
+    """``samples`` of the M layouts per decision, drawn by the weights ``exp(logw)`` (D, M): the same picks of each
+    array of ``layouts`` (each (D, M, N))."""
     d, m = logw.shape
     weights = np.exp(logw - logw.max(axis=1, keepdims=True))
     cum = np.cumsum(weights, axis=1)
     # Systematic resampling: one uniform offset per decision, samples evenly spaced points.
     points = (rng.random((d, 1)) + np.arange(samples)[None, :]) / samples * cum[:, -1:]
     pick = np.minimum((cum[:, None, :] < points[:, :, None]).sum(axis=2), m - 1)  # (D, samples)
-    return hands[np.arange(d)[:, None], pick]
+    return tuple(a[np.arange(d)[:, None], pick] for a in layouts)
 
 
 def _sample_unlooked(
@@ -201,10 +227,7 @@ def _bid_log_likelihood(ctx: DecisionContext, hands: np.ndarray, heuristic: Heur
     engine, state, games = ctx.engine, ctx.state, ctx.games
     d, m, n = hands.shape
     logw = np.zeros(d * m)
-    rows = np.repeat(games, m)
-    trial = state.take(rows)
-    trial.hands = hands.reshape(d * m, n)
-    trial.deal = trial.hands | (trial.deal & ~state.hands[rows])
+    trial = layout_states(engine, state, np.repeat(games, m), np.repeat(ctx.seats, m), hands.reshape(d * m, n))
     actual, blind, n_bids = trial.bids.copy(), trial.blind.copy(), trial.n_bids.copy()
     position = (np.arange(n)[None, :] - trial.dealer[:, None] - 1) % n  # (R, N) bidding order
     # ``trial`` becomes each bidding position in turn (only the fields a bid reads change).
@@ -241,15 +264,12 @@ def _candidate_values(
 ) -> np.ndarray:
     """(D, A) mean rollout value of each candidate over the decision's kept samples (-inf elsewhere)."""
     engine, state, games, seats = ctx.engine, ctx.state, ctx.games, ctx.seats
-    hands = sample_bidding_hands(ctx, samples, oversample, rng, heuristic)  # (D, K, N)
+    hands, discards = sample_bidding_layouts(ctx, samples, oversample, rng, heuristic)  # (D, K, N) each
     dec, action = np.nonzero(candidates)
     r_dec = np.repeat(dec, samples)
     r_action = np.repeat(action, samples)
     r_sample = np.tile(np.arange(samples), len(dec))
-    roll = state.take(games[r_dec])
-    played = roll.deal & ~roll.hands
-    roll.hands = hands[r_dec, r_sample]
-    roll.deal = roll.hands | played
+    roll = layout_states(engine, state, games[r_dec], seats[r_dec], hands[r_dec, r_sample], discards[r_dec, r_sample])
     values = rollout_values(engine, roll, r_action, seats[r_dec], heuristic, opponents_weight, threads=threads)
     total = np.zeros(candidates.shape)
     np.add.at(total, (r_dec, r_action), values)

@@ -28,6 +28,7 @@ import numpy as np
 from agents.base import DecisionContext
 from agents.heuristic import HeuristicAgent
 from agents.search_rollouts import play_out_values
+from agents.search_sampling import layout_states, sample_hidden_hands
 from spades_env.engine import PLAY, bits
 from spades_env.games.hearts.phases import PASS_CARDS
 
@@ -99,8 +100,6 @@ def pass_values(
     """(D, A) each passable card's value, the best mean rollout value of a candidate pass holding it
     (NaN: a passable card in no candidate; -inf: not passable). See the module docstring. ``threads``: of the
     compiled card play (None: the engine's)."""
-    from agents.search_sampling import sample_hidden_hands
-
     engine, state, games, seats = ctx.engine, ctx.state, ctx.games, ctx.seats
     d = len(games)
     candidates = pass_candidates(ctx, masks, top, heuristic)  # (D, C)
@@ -135,9 +134,8 @@ def _passed_and_played(
     engine, state = ctx.engine, ctx.state
     n = engine.n_players
     games, seats = ctx.games[r_dec], ctx.seats[r_dec]
-    roll = state.take(games)
-    roll.hands = np.ascontiguousarray(hands)
-    roll.deal = roll.hands.copy()
+    roll = layout_states(engine, state, games, seats, hands)
+    roll.deal = roll.hands.copy()  # before the pass: no card played yet
     roll.passed[:] = 0
     roll.to_move = (roll.dealer + 1) % n
     rows = np.arange(len(games))

@@ -66,11 +66,13 @@ def _start_of_play(s, g, hands, first_leader, first_led, x):
 
 @njit(cache=True)
 def play_mismatches(
-    games, seats, first_leaders, first_led, sampled, out, side_of_seat, partner, deck, config, tables, scratch, state
+    games, seats, first_leaders, first_led, sampled, discards, out, side_of_seat, partner, deck, config, tables,
+    scratch, state,
 ):  # fmt: skip
     """``out[d, j]`` += the past plays of the opponents of ``seats[d]`` that the heuristic, holding layout
-    ``sampled[d, j]`` (N,), would have played otherwise (replayed from the first lead of ``first_leaders[d]``,
-    ``led_suit`` ``first_led`` before it, through the finished tricks and the current one)."""
+    ``sampled[d, j]`` (N,) with the two-player draw discards ``discards[d, j]`` (N,), would have played otherwise
+    (replayed from the first lead of ``first_leaders[d]``, ``led_suit`` ``first_led`` before it, through the
+    finished tricks and the current one)."""
     s, t = sa.borrow(state), sa.borrow_tables(tables)
     x = _borrowed_scratch(scratch)
     row = x[ROW]
@@ -92,7 +94,7 @@ def play_mismatches(
                             choice = spades_play_choice(
                                 x[HANDS][0], x[DEAL][0], x[TRICK][0], x[N_IN][0], x[LED][0], x[N_TRICKS][0],
                                 x[WON][0], s.bids[g], s.blind[g], x[VOIDS][0], s.bags[g, side_of_seat[seat]],
-                                s.discards[g, seat], seat, row, side_of_seat, partner, deck, config,
+                                discards[d, j, seat], seat, row, side_of_seat, partner, deck, config,
                             )  # fmt: skip
                         if choice != card:
                             misses += 1
@@ -109,9 +111,12 @@ def play_log_likelihood(
     hands: np.ndarray,
     policy,
     sharpness: float = PLAY_SHARPNESS,
+    discards: np.ndarray | None = None,
 ) -> np.ndarray:
     """(D, M) ``-sharpness`` times ``play_mismatches`` of the layouts ``hands`` (D, M, N) of the D card-play
-    decisions (Spades, PLAY phase) of ``state``; ``policy``: the ``HeuristicAgent`` whose play is the model."""
+    decisions (Spades, PLAY phase) of ``state``; ``policy``: the ``HeuristicAgent`` whose play is the model;
+    ``discards`` (D, M, N): the layouts' two-player draw discards (``agents.search_sampling.sample_layouts``;
+    None: the state's own, for callers whose layouts are the real hands)."""
     rules = engine.rules
     n = engine.n_players
     d, m = hands.shape[:2]
@@ -121,10 +126,12 @@ def play_log_likelihood(
         first = np.argmax((state.deal[games] & club) != 0, axis=1)
     first_led = int(LOWEST_CLUB_LEAD) if rules.lowest_club_leads else int(engine._unbroken_lead)
     config, partner, deck = _heuristic_tables(engine, policy)
+    if discards is None:
+        discards = np.broadcast_to(state.discards[games][:, None, :], hands.shape)
     out = play_mismatches(
         np.ascontiguousarray(games, dtype=np.int64), np.ascontiguousarray(seats, dtype=np.int64),
         np.ascontiguousarray(first, dtype=np.int64), first_led, np.ascontiguousarray(hands, dtype=np.uint64),
-        np.zeros((d, m)),
+        np.ascontiguousarray(discards, dtype=np.uint64), np.zeros((d, m)),
         engine.side_of_seat, partner, deck, config, tuple(engine.trick_tables), _scratch_for(state),
         sa.state_arrays(state),
     )  # fmt: skip

@@ -1,7 +1,8 @@
 """The search bot's heuristic rollouts, compiled: one call plays every (decision, card, sample) triple.
 
 For each triple the compiled loop copies the decision's game into a one-game scratch state
-with the sampled hands (the cards already played stay in ``deal``), plays the candidate card,
+with the sampled hands (the cards already played stay in ``deal``; in two-player each seat's heuristic
+reads its draw discards from the sample too, never the state's), plays the candidate card,
 then lets the compiled heuristic (``agents.heuristic_spades_play`` / ``agents.heuristic_hearts_kernel``)
 choose every later card of every seat, each played by the core's card play
 (``core.trick_play.legal_cards`` and ``play_range``, what the games' compiled loops run),
@@ -180,17 +181,19 @@ def _spades_buffers(n_sides):
 
 
 @njit(cache=True)
-def _spades_play_out(s, g, x, done, t, row, side_of_seat, partner, deck, config, st, bag_cost, buf, mine, weight):
-    """Play the scratch game ``x`` (game ``g`` of ``s`` with its hands; ``done``: its hand is over) to the
-    hand's end with the heuristic, score it, and return side ``mine``'s bag-adjusted points minus
-    ``weight`` times the other sides' mean (``_margin``)."""
+def _spades_play_out(
+    s, g, x, discards, done, t, row, side_of_seat, partner, deck, config, st, bag_cost, buf, mine, weight
+):  # fmt: skip
+    """Play the scratch game ``x`` (game ``g`` of ``s`` with its hands, ``discards`` (N,) each seat's two-player
+    draw discards in the layout; ``done``: its hand is over) to the hand's end with the heuristic, score it, and
+    return side ``mine``'s bag-adjusted points minus ``weight`` times the other sides' mean (``_margin``)."""
     while not done:
         seat = x[TO_MOVE][0]
         choice = _legal_row(x, t, row)
         if choice < 0:  # a forced card is what any legal policy plays
             choice = spades_play_choice(
                 x[HANDS][0], x[DEAL][0], x[TRICK][0], x[N_IN][0], x[LED][0], x[N_TRICKS][0], x[WON][0],
-                s.bids[g], s.blind[g], x[VOIDS][0], s.bags[g, side_of_seat[seat]], s.discards[g, seat], seat,
+                s.bids[g], s.blind[g], x[VOIDS][0], s.bags[g, side_of_seat[seat]], discards[seat], seat,
                 row, side_of_seat, partner, deck, config,
             )  # fmt: skip
         done = _play(x, choice, t)
@@ -207,14 +210,16 @@ def _spades_play_out(s, g, x, done, t, row, side_of_seat, partner, deck, config,
 
 @njit(cache=True)
 def spades_rollouts(
-    games, seats, dec, card, sampled, totals, weight, side_of_seat, partner, deck, config, st, bag_cost, tables,
-    scratch, state,
+    games, seats, dec, card, sampled, discards, totals, weight, side_of_seat, partner, deck, config, st, bag_cost,
+    tables, scratch, state,
 ):  # fmt: skip
     """Add to ``totals[dec[i], card[i]]`` the value of each sample's rollout of candidate i (Spades).
 
     ``games``, ``seats`` (D,): the decisions; ``dec``, ``card`` (P,): the candidates (a card of -1: none,
     the game plays on from its position, and its value goes to ``totals[dec[i], -1]``); ``sampled``
-    (D, S, N) uint64: each decision's sampled hands; ``weight``: of the other sides' mean (``_margin``);
+    (D, S, N) uint64: each decision's sampled hands; ``discards`` (D, S, N) uint64: each sample's two-player draw
+    discards (the rollout heuristic of each seat reads its own; never the state's, which hold the hidden ones);
+    ``weight``: of the other sides' mean (``_margin``);
     ``side_of_seat``, ``partner``, ``deck``, ``config``: the heuristic's tables
     (``agents.heuristic.spades_config``); ``st``: the rule set's ``ScoreTables``; ``bag_cost``: points
     charged per bag; ``tables``: ``TrickTables`` fields in order; ``scratch``: ``_scratch``'s arrays (the
@@ -232,8 +237,9 @@ def spades_rollouts(
             _load(s, g, sampled[d, j], x)
             done = _play(x, card[i], t) if card[i] >= 0 else False
             totals[d, card[i]] += _spades_play_out(
-                s, g, x, done, t, row, side_of_seat, partner, deck, config, st, bag_cost, buf, mine, weight
-            )
+                s, g, x, discards[d, j], done, t, row, side_of_seat, partner, deck, config, st, bag_cost, buf, mine,
+                weight,
+            )  # fmt: skip
     return totals
 
 
@@ -290,8 +296,8 @@ def hearts_rollouts(games, seats, dec, card, sampled, totals, side_of_seat, part
 
 @njit(cache=True, parallel=True)
 def spades_rollouts_threads(
-    games, seats, dec, card, sampled, totals, weight, side_of_seat, partner, deck, config, st, bag_cost, tables,
-    n_chunks, n, n_tricks, state,
+    games, seats, dec, card, sampled, discards, totals, weight, side_of_seat, partner, deck, config, st, bag_cost,
+    tables, n_chunks, n, n_tricks, state,
 ):  # fmt: skip
     """``spades_rollouts`` over ``n_chunks`` chunks of the candidates in parallel (``prange``), each with a scratch
     game of its own (``_scratch(n, n_tricks)``): the same values to the bit (a candidate's samples add up in order
@@ -300,8 +306,8 @@ def spades_rollouts_threads(
     for c in prange(n_chunks):
         lo, hi = c * p // n_chunks, (c + 1) * p // n_chunks
         spades_rollouts(
-            games, seats, dec[lo:hi], card[lo:hi], sampled, totals, weight, side_of_seat, partner, deck, config, st,
-            bag_cost, tables, _scratch(n, n_tricks), state,
+            games, seats, dec[lo:hi], card[lo:hi], sampled, discards, totals, weight, side_of_seat, partner, deck,
+            config, st, bag_cost, tables, _scratch(n, n_tricks), state,
         )  # fmt: skip
     return totals
 
@@ -348,19 +354,25 @@ def rollout_totals(
     totals: np.ndarray,
     policy: HeuristicAgent,
     threads: int | None = None,
+    discards: np.ndarray | None = None,
 ) -> np.ndarray:
     """Add to ``totals`` (D, C) float64 the summed rollout values over the samples of each candidate card.
 
     ``games``, ``seats`` (D,): the decisions (in PLAY) of ``state``; ``candidates`` (D, C) bool: the
     cards to roll out; ``sampled`` (D, S, N) uint64: each decision's sampled hands; ``policy``: the
     heuristic whose options (``set_opponents``) the rollouts play with; ``threads``: how many threads play
-    the candidates (None: the engine's ``threads``; the same values on any number). Changes nothing in ``state``.
+    the candidates (None: the engine's ``threads``; the same values on any number); ``discards`` (D, S, N)
+    uint64: each sample's two-player draw discards (``agents.search_sampling.sample_layouts``; None: the
+    state's own, for callers whose "samples" are the real hands). Changes nothing in ``state``.
     """
     dec, card = (np.ascontiguousarray(a, dtype=np.int64) for a in np.nonzero(candidates))  # one compiled signature
     games = np.ascontiguousarray(games, dtype=np.int64)
     seats = np.ascontiguousarray(seats, dtype=np.int64)
     sampled = np.ascontiguousarray(sampled, dtype=np.uint64)
-    return _rollouts(engine, state, policy, games, seats, dec, card, sampled, totals, 1.0, threads)
+    if discards is None:
+        discards = np.broadcast_to(state.discards[games][:, None, :], sampled.shape)
+    discards = np.ascontiguousarray(discards, dtype=np.uint64)
+    return _rollouts(engine, state, policy, games, seats, dec, card, sampled, discards, totals, 1.0, threads)
 
 
 def play_out_values(
@@ -381,11 +393,13 @@ def play_out_values(
     b = roll.batch_size
     games = np.arange(b, dtype=np.int64)
     own_hands = np.ascontiguousarray(roll.hands[:, None, :])  # one "sample" per game: its own hands
+    own_discards = np.ascontiguousarray(roll.discards[:, None, :])
     seats = np.ascontiguousarray(seats, dtype=np.int64)
     no_card = np.full(b, -1, np.int64)
     totals = _rollouts(
-        engine, roll, policy, games, seats, games, no_card, own_hands, np.zeros((b, 1)), opponents_weight, threads
-    )
+        engine, roll, policy, games, seats, games, no_card, own_hands, own_discards, np.zeros((b, 1)),
+        opponents_weight, threads,
+    )  # fmt: skip
     return totals[:, 0]
 
 
@@ -393,10 +407,10 @@ def play_out_values(
 MIN_PER_CHUNK = 8
 
 
-def _rollouts(engine, state, policy, games, seats, dec, card, sampled, totals, weight, threads) -> np.ndarray:
-    """The compiled rollouts of the game (``spades_rollouts`` or ``hearts_rollouts``) of candidates ``dec``,
-    ``card`` into ``totals``, on one thread or, with ``threads`` > 1 (None: the engine's), their ``_threads``
-    twins over chunks of the candidates (four a thread, for balance): the same values."""
+def _rollouts(engine, state, policy, games, seats, dec, card, sampled, discards, totals, weight, threads) -> np.ndarray:
+    """The compiled rollouts of the game (``spades_rollouts`` or ``hearts_rollouts``; ``discards``: Spades only)
+    of candidates ``dec``, ``card`` into ``totals``, on one thread or, with ``threads`` > 1 (None: the engine's),
+    their ``_threads`` twins over chunks of the candidates (four a thread, for balance): the same values."""
     rules, arrays, tables = engine.rules, sa.state_arrays(state), tuple(engine.trick_tables)
     threads = engine.threads if threads is None else threads
     chunks = min(4 * threads, len(dec) // MIN_PER_CHUNK) if threads > 1 else 1
@@ -414,8 +428,8 @@ def _rollouts(engine, state, policy, games, seats, dec, card, sampled, totals, w
     config, partner, deck = _heuristic_tables(engine, policy)
     bag_cost = rules.bag_penalty / rules.bag_limit if rules.bags else 0.0
     st = spades_score.score_tables(rules)
-    args = (games, seats, dec, card, sampled, totals, float(weight), engine.side_of_seat, partner, deck, config, st)
-    return kernel(*args, bag_cost, tables, *tail)
+    args = (games, seats, dec, card, sampled, discards, totals, float(weight), engine.side_of_seat, partner, deck)
+    return kernel(*args, config, st, bag_cost, tables, *tail)
 
 
 def _scratch_shape(state: GameState) -> tuple[int, int]:

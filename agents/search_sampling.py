@@ -1,8 +1,10 @@
 """The search's sampler: layouts of the hidden cards consistent with everything a seat has seen.
 
-``sample_hidden_hands`` is what every part of the search draws its deals from (card play in
-``agents.search``, the lookahead bid in ``agents.search_bidding``, the Hearts pass in
-``agents.search_passing``).
+``sample_layouts`` (and ``sample_hidden_hands``, its hands alone) is what every part of the search draws its
+deals from (card play in ``agents.search``, the lookahead bid in ``agents.search_bidding``, the Hearts pass in
+``agents.search_passing``); ``layout_states`` turns sampled layouts into the games the rollouts play, with
+nothing of the real state that the deciding seat cannot see (other hands, the two-player opponent's discards,
+the pile's order, the match key, other seats' exchanges and passes).
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import numpy as np
 
 from agents.search_draw import keep_propensity
 from spades_env import cards
-from spades_env.engine import GameState, SpadesEngine, bits
+from spades_env.engine import GameState, SpadesEngine, bits, dealing
 from spades_env.engine.state import PASS
 
 #: Suit of each card id; the jokers (52, 53) count as spades.
@@ -21,7 +23,17 @@ SUIT = np.minimum(np.arange(cards.N_CARD_IDS) // cards.N_RANKS, cards.SPADES)
 def sample_hidden_hands(
     engine: SpadesEngine, state: GameState, games: np.ndarray, seats: np.ndarray, samples: int, rng: np.random.Generator
 ) -> np.ndarray:
-    """(D, samples, N) uint64: full hands per seat, the deciding seat's own and sampled others.
+    """(D, samples, N) uint64: full hands per seat, the deciding seat's own and sampled others
+    (``sample_layouts``' hands: the same draws)."""
+    return sample_layouts(engine, state, games, seats, samples, rng)[0]
+
+
+def sample_layouts(
+    engine: SpadesEngine, state: GameState, games: np.ndarray, seats: np.ndarray, samples: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """(hands, discards), each (D, samples, N) uint64: full hands per seat, the deciding seat's own and sampled
+    others, and each seat's two-player draw discards: the deciding seat's own, the opponent's the unseen cards
+    the sample leaves it out of its hand (0 in other games). Reads of ``state`` only what the seat may know.
 
     Each unseen card goes to a seat that has room and has not shown out of its
     suit; cards of suits with more void seats are placed first, and a seat is
@@ -37,7 +49,8 @@ def sample_hidden_hands(
     about 5 spades, an even split gave it 3). If an
     opponent bid blind nil it may have drawn some of the seat's discards in the
     exchange: the seat's discards then count as unseen too (an approximation: the
-    samples do not cap them at the 3 cards the opponent may have drawn).
+    samples do not cap them at the 3 cards the opponent may have drawn; the opponent's sampled discards
+    are then the discard pile's cards less the seat's own discards and exchanged cards).
     """
     d, n = len(games), engine.n_players
     rows = np.arange(d)
@@ -104,4 +117,49 @@ def sample_hidden_hands(
         seat = np.where(live, seat, 0)
         out[rr[live], seat[live]] |= bits.BIT[card[live]]
         room_r[rr[live], seat[live]] -= 1
-    return out[:, :n].reshape(d, samples, n)
+    hands = out[:, :n].reshape(d, samples, n)
+    discards = np.zeros_like(hands)
+    if engine.rules.two_player:  # the opponent's discards: what the sample leaves in the discard pile
+        mine = state.discards[games, seats]
+        discards[rows, :, seats] = mine[:, None]
+        pile = out[:, n].reshape(d, samples)
+        discards[rows, :, 1 - seats] = pile & ~(mine | state.exchanged_out[games, seats])[:, None]
+    return hands, discards
+
+
+#: Mixed into a rollout game's key (``layout_states``): a key from the sampled layout, never the real one.
+LAYOUT_KEY_SALT = np.uint64(0x5EA7C0DE)
+
+
+def layout_states(
+    engine: SpadesEngine,
+    state: GameState,
+    games: np.ndarray,
+    seats: np.ndarray,
+    hands: np.ndarray,
+    discards: np.ndarray | None = None,
+) -> GameState:
+    """R games for rollouts: game ``games[r]`` of ``state`` as seat ``seats[r]`` knows it, completed by a sampled
+    layout: ``hands`` (R, N) (the cards already played stay in the deal), ``discards`` (R, N) (two-player; None:
+    the seat's own and none for the others). Nothing hidden from the seat is copied from ``state``: the other
+    seats' discards, cards seen, exchanged and passed cards are the layout's (or none), the two-player pile is
+    the deck in card order (its content is public, its order is not), and the key is a function of the layout
+    and the hand number (a redeal in a rollout deals from it), never the real key."""
+    roll = state.take(games)
+    played = roll.deal & ~roll.hands
+    roll.hands = np.ascontiguousarray(hands, dtype=np.uint64)
+    roll.deal = roll.hands | played
+    others = np.arange(engine.n_players)[None, :] != seats[:, None]  # (R, N)
+    for name in ("discards", "seen", "exchanged_out", "exchanged_in", "passed"):
+        field = getattr(roll, name)
+        field[others] = 0
+    if discards is not None:
+        roll.discards = np.where(others, discards, roll.discards)
+    if engine.rules.two_player:
+        roll.seen |= np.where(others, roll.hands | roll.discards, np.uint64(0))
+        roll.pile = np.sort(roll.pile, axis=1)
+    mixed = roll.hand_number.astype(np.uint64) ^ LAYOUT_KEY_SALT
+    for k in range(engine.n_players):
+        mixed = dealing.splitmix64(mixed ^ roll.hands[:, k] ^ (roll.discards[:, k] << np.uint64(1)))
+    roll.key = mixed
+    return roll

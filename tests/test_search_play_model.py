@@ -62,9 +62,9 @@ def test_the_default_search_weighs_by_the_play_model_except_in_cutthroat(monkeyp
     calls = []
     real = search_bidding.play_log_likelihood
 
-    def counted(*args):
-        calls.append(args[-1])
-        return real(*args)
+    def counted(*args, **kwargs):
+        calls.append(args[6])  # the sharpness (the layouts' discards follow it)
+        return real(*args, **kwargs)
 
     monkeypatch.setattr(search_bidding, "play_log_likelihood", counted)
     masks = engine.legal_action_mask(state)

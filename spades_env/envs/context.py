@@ -22,7 +22,10 @@ class DecisionContext:
 
     Agents may read only what the deciding seat can see: public information in
     ``state`` (bids, tricks, the current trick, played cards, scores) and the
-    seat's own hand. Hidden hands must not be read (the search agent samples them).
+    seat's own hand and private history (its two-player discards and the card shown
+    to it, its Hearts passes). Hidden hands, the other seats' discards, exchanges and
+    passes, the two-player pile and the key must not be read (the search agent samples
+    what it needs; ``agents.infoset_probe`` checks a bot for reads of them).
     """
 
     engine: SpadesEngine
