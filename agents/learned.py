@@ -107,7 +107,7 @@ class LearnedAgent(Agent):
             self._agents[preset] = NeuralAgent.from_checkpoint(
                 path, greedy=self.greedy, device=self.device, seed=self.seed, play=self.play,
                 card_margin=self.card_margin, precision=self.precision, nil_margin=self.nil_margin,
-                bid_samples=0 if Rules.preset(preset).hearts else self.bid_samples,  # Hearts has no bids
+                bid_samples=self.bid_samples if Rules.preset(preset).has_bidding else 0,
             )  # fmt: skip
         return self._agents[preset]
 

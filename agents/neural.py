@@ -218,7 +218,7 @@ class NeuralAgent(Agent):
                     f"option {option!r} needs a network whose bids are values (a bid-values run's); {path} was "
                     f"trained by {config.get('algorithm', 'ppo')!r}"
                 )
-        if bid_samples and rules.hearts:
+        if bid_samples and not rules.has_bidding:
             raise ValueError(f"option 'bid_samples' is for games with bidding; {path} plays {rules.name!r} (Hearts)")
         try:
             with weights_loaded_next():  # every weight comes from the file

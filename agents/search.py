@@ -260,7 +260,7 @@ class SearchAgent(Agent):
         default = self.bidder.act(observations, masks, context)
         values = np.where(masks, np.nan, -np.inf)
         bidding = np.flatnonzero(np.isin(state.phase[context.games], (BID, BLIND)))
-        if self.bid_samples and len(bidding) and not engine.rules.hearts:
+        if self.bid_samples and len(bidding) and engine.rules.has_bidding:
             from agents.search_bidding import lookahead_bids  # it imports this module's sampler
 
             start = time.perf_counter()
@@ -274,7 +274,7 @@ class SearchAgent(Agent):
             self.bid_seconds += time.perf_counter() - start
             self.bid_decisions += len(bidding)
         passing = np.flatnonzero(state.phase[context.games] == PASS)
-        if self.pass_top and self.pass_samples and len(passing) and engine.rules.hearts:
+        if self.pass_top and self.pass_samples and len(passing) and engine.rules.has_passing:
             start = time.perf_counter()
             sub = context.take(passing)
             values[passing] = pass_values(
@@ -415,7 +415,7 @@ class SearchAgent(Agent):
                 g = f.games
                 new = ~recorded[g]
                 g = g[new]
-                if rules.hearts:  # points are penalties: fewer than the others is better
+                if rules.points_are_penalties:  # fewer than the others is better
                     values[g] = side_margin(-f.delta[new], side[g])
                 else:
                     adjusted = bag_adjusted_points(rules, f.delta[new], f.bags_added[new], f.bag_penalties[new])

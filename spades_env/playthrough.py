@@ -119,7 +119,7 @@ def render_match(rules: Rules | str, seed: int, policy_seed: int, max_hands: int
     if state.phase[0] == OVER:
         winner = int(state.winner[0])
         final = ", ".join(str(int(s)) for s in state.scores[0])
-        lowest = " (lowest score)" if rules.hearts else ""
+        lowest = " (lowest score)" if rules.points_are_penalties else ""
         lines.append(f"winner: {_side_name(rules, winner)}{lowest} after {hands} hands (scores {final})")
     else:
         lines.append(f"stopped after {hands} hands without a winner")

@@ -137,6 +137,29 @@ class BaseRules:
         """How a message names the field ``name`` of this game (``a Spades option``)."""
         return f"a {cls.GAME.capitalize()} option"
 
+    # ----------------------------------------------------------------- the game's facts
+    #: Points are penalties (Hearts): fewer is better, a reward is minus the points, reports sort upward.
+    POINTS_ARE_PENALTIES: ClassVar[bool] = False
+    #: The players bid a contract before the cards are played (Spades).
+    HAS_BIDDING: ClassVar[bool] = False
+    #: The players pass cards to each other before the play (Hearts).
+    HAS_PASSING: ClassVar[bool] = False
+
+    @property
+    def points_are_penalties(self) -> bool:
+        """Fewer points is better (the game's fact, ``POINTS_ARE_PENALTIES``): the one place callers ask it."""
+        return self.POINTS_ARE_PENALTIES
+
+    @property
+    def has_bidding(self) -> bool:
+        """The game has a bidding phase (``HAS_BIDDING``)."""
+        return self.HAS_BIDDING
+
+    @property
+    def has_passing(self) -> bool:
+        """The game has a passing phase (``HAS_PASSING``)."""
+        return self.HAS_PASSING
+
     # ----------------------------------------------------------------- derived
     @property
     def hearts(self) -> bool:

@@ -243,7 +243,7 @@ def train(
         config = dataclasses.replace(config, device=device)
     dev = torch_device(config.device)
     rules = resolve_rules(ckpt["rules"] if ckpt else config.rules)
-    if rules.hearts and config.trains_bids:
+    if not rules.has_bidding and config.trains_bids:
         raise ValueError(
             f"bid-values training at {rules.name!r} (Hearts, no bids) trains only card values: "
             f"train_layers must be 'card_values', got {config.train_layers!r}"

@@ -88,4 +88,4 @@ def eval_gain(diff: float, rules: Rules) -> float:
     """How much better than HeuristicAgent an evaluation's ``diff`` (network - heuristic, per hand) is: the diff
     itself, or minus it in Hearts, whose points are penalties (lower is better [RULES 7]). ``keep_best`` keeps
     the network of the highest gain."""
-    return -diff if rules.hearts else diff
+    return -diff if rules.points_are_penalties else diff

@@ -89,7 +89,7 @@ def adjusted_rewards(engine: Any, rewards: np.ndarray, finished: list) -> np.nda
     points (``engine.spec.adjusted_points``, as tournaments score) [RULES 3]; Hearts keeps its sign
     (the env's reward is minus the penalty points)."""
     out = np.array(rewards, np.float32)
-    sign = -1.0 if engine.hearts else 1.0
+    sign = -1.0 if engine.rules.points_are_penalties else 1.0
     for f in finished:
         adjusted = engine.spec.adjusted_points(engine.rules, f.delta, f.bags_added, f.bag_penalties)
         out[f.games] = (sign * adjusted[:, engine.side_of_seat]).astype(np.float32)

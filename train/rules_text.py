@@ -9,5 +9,5 @@ def describe_table(rules) -> str:
         seats = "two players"
     else:
         seats = f"cutthroat, {rules.n_players} players"
-    end = "lowest score wins" if rules.game == "hearts" else "highest score wins"
+    end = "lowest score wins" if rules.points_are_penalties else "highest score wins"
     return f"{rules.game}, {seats}, to {rules.target_score} ({end})"

@@ -38,7 +38,7 @@ def summarize(config: TournamentConfig, records: list[dict[str, Any]]) -> dict[s
     if repeated:
         warnings.warn(f"{repeated} repeated game records ignored", TournamentLogWarning, stacklevel=2)
     labels = config.labels
-    lower = resolve_rules(config.rules).hearts  # Hearts: fewer points is better
+    lower = resolve_rules(config.rules).points_are_penalties  # Hearts: fewer points is better
     sign = -1.0 if lower else 1.0
     recs = sorted(records, key=lambda r: (r["pair_index"], r["board"], r["seating"]))
     totals = {name: {k: 0.0 for k in ("hands", "points", "raw", "games", "wins", *STAT_KEYS)} for name in labels}

@@ -267,7 +267,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.action_spaces = {a: gymnasium.spaces.Discrete(n_actions) for a in self.possible_agents}
         self._side = self.engine.side_of_seat.tolist()
         # Hearts points are penalties: the reward is minus the points taken.
-        self._scale = (0.01 if reward == "scaled" else 1.0) * (-1.0 if self.rules.hearts else 1.0)
+        self._scale = (0.01 if reward == "scaled" else 1.0) * (-1.0 if self.rules.points_are_penalties else 1.0)
         self._zero_mask = np.zeros(n_actions, np.int8)
         self._n_actions = n_actions
         self._obs_size = self.encoder.size

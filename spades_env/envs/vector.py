@@ -127,8 +127,8 @@ class VectorSpades(gymnasium.vector.VectorEnv):
         self._mask_rows = self._rows * n_actions
         self._n_card_ids = self.engine.layout.n_card_ids
         self._seat_side = self.engine.side_of_seat
-        # Hearts points are penalties: the reward is minus the points taken.
-        self._scale = np.float32((0.01 if reward == "scaled" else 1.0) * (-1.0 if self.rules.hearts else 1.0))
+        sign = -1.0 if self.rules.points_are_penalties else 1.0  # Hearts: the reward is minus the points taken
+        self._scale = np.float32((0.01 if reward == "scaled" else 1.0) * sign)
         self.state = None
         self.finished: list = []
 

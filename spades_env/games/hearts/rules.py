@@ -17,6 +17,8 @@ class HeartsRules(BaseRules):
     option: one given (``blind_nil``, ``bags``, a house variant, ...) is refused naming it."""
 
     GAME: ClassVar[str] = "hearts"
+    POINTS_ARE_PENALTIES: ClassVar[bool] = True
+    HAS_PASSING: ClassVar[bool] = True
     PLAYERS: ClassVar[tuple[int, int]] = (4, 4)
     LEGACY_NEUTRAL: ClassVar[dict[str, Any]] = {"moon_subtracts": False, "jack_of_diamonds": False}
     """What an old Spades rule set held in the Hearts fields."""

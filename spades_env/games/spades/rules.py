@@ -51,6 +51,7 @@ class SpadesRules(BaseRules):
     """
 
     GAME: ClassVar[str] = "spades"
+    HAS_BIDDING: ClassVar[bool] = True
     PLAYERS: ClassVar[tuple[int, int]] = (2, 6)
     LEGACY_NEUTRAL: ClassVar[dict[str, Any]] = {
         "lose_score": None,
