@@ -1,7 +1,9 @@
 """The FastAPI app of ``spades serve``: the JSON API of ``train/web/API.md`` and the static page at ``/``.
 
-Every error is ``{"detail": "<one line>"}``: 400 for a bad request (the game is left
-as it was), 404 for an unknown game id, 422 for a body of the wrong shape.
+Every error is ``{"detail": "<one line>"}``: 400 for a bad request (the game is left as it was; malformed
+JSON included), 404 for an unknown game id, 413 for a body over its cap, 503 when the server is full or
+busy, 500 (``internal error <id>``, the traceback in the server's log) for a fault of the server. The docs
+are under ``/api/`` (``/api/docs``, ``/api/redoc``, ``/api/openapi.json``).
 """
 
 from __future__ import annotations
@@ -13,18 +15,18 @@ from fastapi import Body, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException
 
 from spades_env.rules import Rules, list_presets
-from train.web.sessions import BOTS, DEFAULT_BOT, GameNotFound, GameStore
+from train.web.bots import BOTS, DEFAULT_BOT, canonical_spec
+from train.web.guard import BodyLimit, Busy, HostCheck, Pools, error_response, internal_error
+from train.web.sessions import GameNotFound
+from train.web.store import GameStore, StoreFull
 
 STATIC = Path(__file__).resolve().parent / "static"
 PLACEHOLDER = """<!doctype html><html><head><meta charset="utf-8"><title>spades_env</title></head>
 <body><h1>spades_env web table</h1><p>The page is not installed (train/web/static/index.html is missing);
 the API is at <code>/api/options</code>.</p></body></html>"""
-
-
-def _one_line(text: str) -> str:
-    return " ".join(str(text).split()) or "bad request"
 
 
 def options() -> dict[str, Any]:
@@ -46,95 +48,149 @@ def options() -> dict[str, Any]:
     return {"presets": presets, "bots": list(BOTS), "default_bot": DEFAULT_BOT}
 
 
-def create_app(store: GameStore | None = None) -> FastAPI:
-    """The app; ``store`` holds its games (a new, empty one by default; ``app.state.store``)."""
-    from train.web.hints import hint
-    from train.web.replay import replay_request
-
-    app = FastAPI(title="spades_env web table", docs_url="/api/docs", openapi_url="/api/openapi.json")
-    app.state.store = store = store if store is not None else GameStore()
-    presets_cache = options()
+def _errors(app: FastAPI) -> None:
+    """The exception handlers: every error one line of JSON."""
 
     @app.exception_handler(ValueError)
     async def bad_request(_request: Request, err: ValueError) -> JSONResponse:
-        return JSONResponse({"detail": _one_line(str(err))}, status_code=400)
+        return error_response(400, err)
 
     @app.exception_handler(GameNotFound)
     async def not_found(_request: Request, err: GameNotFound) -> JSONResponse:
-        return JSONResponse({"detail": _one_line(str(err))}, status_code=404)
+        return error_response(404, err.args[0] if err.args else "no such game")
+
+    @app.exception_handler(StoreFull)
+    @app.exception_handler(Busy)
+    async def unavailable(_request: Request, err: Exception) -> JSONResponse:
+        return error_response(503, err)
+
+    @app.exception_handler(HTTPException)
+    async def http_error(_request: Request, err: HTTPException) -> JSONResponse:
+        return error_response(err.status_code, err.detail)
 
     @app.exception_handler(RequestValidationError)
     async def bad_shape(_request: Request, err: RequestValidationError) -> JSONResponse:
         problems = []
         for e in err.errors()[:3]:
             where = ".".join(str(x) for x in e.get("loc", ()) if x != "body") or "body"
-            problems.append(f"{where}: {e.get('msg', 'invalid')}")
-        return JSONResponse({"detail": _one_line("; ".join(problems))}, status_code=422)
+            problems.append(f"{where}: {e.get('msg', 'invalid')}"[:120])
+        return error_response(400, "; ".join(problems))
 
-    def body_dict(body: Any) -> dict[str, Any]:
-        if not isinstance(body, dict):
-            raise ValueError(f"the request body must be a JSON object, got {type(body).__name__}")
-        return body
+    @app.exception_handler(Exception)
+    async def fault(_request: Request, err: Exception) -> JSONResponse:
+        return internal_error(err)
+
+
+def _body_dict(body: Any) -> dict[str, Any]:
+    if not isinstance(body, dict):
+        raise ValueError(f"the request body must be a JSON object, got {type(body).__name__}")
+    return body
+
+
+def create_app(
+    store: GameStore | None = None,
+    *,
+    replay_dir: str | Path | None = None,
+    allowed_hosts: tuple[str, ...] | None = None,
+    pools: Pools | None = None,
+) -> FastAPI:
+    """The app; ``store`` holds its games (a new one in memory by default; ``app.state.store``);
+    ``replay_dir``: the folder ``{"path": ...}`` replays read (None: no file is read); ``allowed_hosts``:
+    the only ``Host`` headers answered (None: any)."""
+    from train.web.hints import hint
+    from train.web.replay import replay_request
+
+    app = FastAPI(
+        title="spades_env web table", docs_url="/api/docs", redoc_url="/api/redoc", openapi_url="/api/openapi.json"
+    )
+    app.state.store = store = store if store is not None else GameStore()
+    app.state.pools = pools = pools if pools is not None else Pools()
+    folder = Path(replay_dir) if replay_dir is not None else None
+    if folder is not None and not folder.is_dir():
+        raise ValueError(f"--replay-dir {str(folder)!r} is not a folder")
+    presets_cache = options()
+    _errors(app)
+    app.add_middleware(BodyLimit)
+    if allowed_hosts:
+        app.add_middleware(HostCheck, allowed=allowed_hosts)
+
+    async def on_game(game_id: str, work, *, heavy: bool | None = None):
+        """Run ``work(game)`` under the game's lock in the pool its bots need; then store its decisions."""
+
+        def run():
+            store.expire()
+            with store.use(game_id) as game, game.lock:
+                try:
+                    return work(game)
+                finally:
+                    store.save(game)
+
+        if heavy is None:
+            heavy = store.is_heavy(game_id)
+        return await pools.run(heavy, run)
 
     @app.get("/api/options")
     def get_options() -> dict[str, Any]:
         return presets_cache
 
     @app.post("/api/games")
-    def create_game(body: Annotated[Any, Body()]) -> dict[str, Any]:
-        body = body_dict(body)
+    async def create_game(body: Annotated[Any, Body()] = None) -> dict[str, Any]:
+        body = _body_dict(body)
         known = {"rules", "bots", "seat", "seed", "target_score"}
         unknown = sorted(set(body) - known)
         if unknown:
-            raise ValueError(f"unknown field(s) {unknown}; fields: {sorted(known)}")
-        game = store.create(
-            body.get("rules", "partnership"),
-            body.get("bots", DEFAULT_BOT),
-            body.get("seat", 0),
-            body.get("seed"),
-            body.get("target_score"),
-        )
-        with game.lock:
-            return game.view()
+            raise ValueError(f"unknown field(s) {str(unknown)[:60]}; fields: {sorted(known)}")
+        bots = body.get("bots", DEFAULT_BOT)
+        specs = [bots] if isinstance(bots, str) else bots if isinstance(bots, list) else []
+        heavy = any(isinstance(s, str) and s.partition(":")[0].strip() in ("search", "learned") for s in specs)
+
+        def create():
+            store.expire()
+            game = store.create(
+                body.get("rules", "partnership"), bots, body.get("seat", 0), body.get("seed"), body.get("target_score")
+            )
+            with game.lock:
+                return game.view()
+
+        return await pools.run(heavy, create)
 
     @app.get("/api/games/{game_id}")
-    def get_game(game_id: str) -> dict[str, Any]:
-        game = store.get(game_id)
-        with game.lock:
-            return game.view()
+    async def get_game(game_id: str) -> dict[str, Any]:
+        return await on_game(game_id, lambda game: game.view(), heavy=False)
 
     @app.post("/api/games/{game_id}/action")
-    def post_action(game_id: str, body: Annotated[Any, Body()]) -> dict[str, Any]:
-        game = store.get(game_id)
-        body = body_dict(body)
+    async def post_action(game_id: str, body: Annotated[Any, Body()] = None) -> dict[str, Any]:
+        body = _body_dict(body)
         if "action" not in body:
             raise ValueError('the body must be {"action": <action id>}')
-        with game.lock:
+
+        def act(game):
             game.act(body["action"])
             return game.view()
 
+        return await on_game(game_id, act)
+
     @app.post("/api/games/{game_id}/next")
-    def post_next(game_id: str) -> dict[str, Any]:
-        game = store.get(game_id)
-        with game.lock:
+    async def post_next(game_id: str) -> dict[str, Any]:
+        def deal(game):
             game.next_hand()
             return game.view()
 
+        return await on_game(game_id, deal)
+
     @app.get("/api/games/{game_id}/hint")
-    def get_hint(game_id: str, bot: Annotated[str, Query()] = DEFAULT_BOT) -> dict[str, Any]:
-        game = store.get(game_id)
-        with game.lock:
-            return hint(game, bot)
+    async def get_hint(game_id: str, bot: Annotated[str, Query()] = DEFAULT_BOT) -> dict[str, Any]:
+        name, _ = canonical_spec(bot, "hint bot")
+        return await on_game(game_id, lambda game: hint(game, bot), heavy=name in ("search", "learned"))
 
     @app.get("/api/games/{game_id}/record")
-    def get_record(game_id: str) -> dict[str, Any]:
-        game = store.get(game_id)
-        with game.lock:
-            return {"hands": list(game.records)}
+    async def get_record(game_id: str) -> dict[str, Any]:
+        return await on_game(game_id, lambda game: {"hands": game.client_records()}, heavy=False)
 
     @app.post("/api/replay")
-    def post_replay(body: Annotated[Any, Body()]) -> dict[str, Any]:
-        return replay_request(body_dict(body))
+    async def post_replay(body: Annotated[Any, Body()] = None) -> dict[str, Any]:
+        body = _body_dict(body)
+        return await pools.heavy(lambda: replay_request(body, folder))
 
     @app.get("/", include_in_schema=False)
     def index():
