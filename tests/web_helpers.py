@@ -157,4 +157,4 @@ def play_hands(
     return game_id, view
 
 
-__all__ = ["OVER", "PLAY", "allowed_cards", "check_no_leak", "client", "game_of", "np", "play_hands"]
+__all__ = ["OVER", "TestClient", "PLAY", "allowed_cards", "check_no_leak", "client", "game_of", "np", "play_hands"]

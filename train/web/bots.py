@@ -55,7 +55,7 @@ def canonical_spec(spec: Any, what: str = "bot") -> tuple[str, tuple[tuple[str, 
     name, options = parse_spec(spec)
     for option, value in options.items():
         bound = OPTION_BOUNDS.get(name, {}).get(option)
-        if bound is not None and isinstance(value, int | float) and value > bound:
+        if bound is not None and _number(value) > bound:
             raise ValueError(f"{what}: {name} option {option!r} is at most {bound} on this server, got {value}")
         choices = OPTION_CHOICES.get(name, {}).get(option)
         if choices is not None and str(value).strip() not in choices:
@@ -63,6 +63,20 @@ def canonical_spec(spec: Any, what: str = "bot") -> tuple[str, tuple[tuple[str, 
                 f"{what}: {name} option {option!r} must be one of {list(choices)} here, got {shown(value)}"
             )
     return name, tuple(sorted(options.items()))
+
+
+def _number(value: Any) -> float | int:
+    """An option's value as a number (a text option like ``learned``'s ``bid_samples`` too; else 0)."""
+    if isinstance(value, bool):
+        return 0
+    if isinstance(value, int | float):
+        return value
+    for cast in (int, float):
+        try:
+            return cast(str(value).strip() or 0)
+        except ValueError:
+            continue
+    return 0  # not a number: the bot refuses it itself
 
 
 def check_bot_spec(spec: Any, what: str = "bot") -> str:
