@@ -92,6 +92,18 @@ def test_malformed_json_is_400(c):
     assert "JSON object" in _detail(c.post("/api/replay", content=b"[1]", headers={"content-type": "application/json"}))
 
 
+HEADER = '{"type": "header", "config": {"bots": ["random", "heuristic"]}}'
+
+
+def test_json_nested_too_deeply_or_not_finite_is_400(c):
+    headers = {"content-type": "application/json"}
+    for body in ({"jsonl": "[" * 100_000}, {"jsonl": HEADER + "\n" + "[" * 100_000}):
+        assert "too deeply" in _detail(c.post("/api/replay", json=body))
+    assert _detail(c.post("/api/games", content=b'{"bots": ' + b"[" * 5000 + b"]" * 5000 + b"}", headers=headers))
+    assert "seed" in _detail(c.post("/api/games", content=b'{"seed": NaN}', headers=headers))
+    assert "target_score" in _detail(c.post("/api/games", content=b'{"target_score": Infinity}', headers=headers))
+
+
 def test_bodies_over_the_cap_are_413(c):
     big = {"rules": "partnership", "bots": "x" * 70_000}
     assert "larger than" in _detail(c.post("/api/games", json=big), 413)

@@ -349,7 +349,7 @@ def serve(
         import uvicorn
 
         from train.web.app import create_app
-        from train.web.guard import LOOPBACK_HOSTS
+        from train.web.guard import LOOPBACK_HOSTS, SWITCH_INTERVAL
         from train.web.store import GameStore
     except ModuleNotFoundError as err:
         raise ValueError(f"spades serve needs the web extra ({err.name} is missing): pip install -e '.[web]'") from None
@@ -357,6 +357,7 @@ def serve(
     application = create_app(
         GameStore(db), replay_dir=replay_dir or None, allowed_hosts=(*LOOPBACK_HOSTS, host) if loopback else None
     )
+    sys.setswitchinterval(SWITCH_INTERVAL)  # light requests get the GIL back soon while replays compute
     typer.echo(f"serving the web table at http://{host}:{port}/ (Ctrl+C to stop)")
     uvicorn.run(application, host=host, port=port)
 

@@ -8,12 +8,13 @@ are under ``/api/`` (``/api/docs``, ``/api/redoc``, ``/api/openapi.json``).
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import Body, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 
@@ -54,6 +55,10 @@ def _errors(app: FastAPI) -> None:
     @app.exception_handler(ValueError)
     async def bad_request(_request: Request, err: ValueError) -> JSONResponse:
         return error_response(400, err)
+
+    @app.exception_handler(RecursionError)
+    async def too_deep(_request: Request, _err: RecursionError) -> JSONResponse:
+        return error_response(400, "the request nests JSON too deeply to be read")
 
     @app.exception_handler(GameNotFound)
     async def not_found(_request: Request, err: GameNotFound) -> JSONResponse:
@@ -129,9 +134,12 @@ def create_app(
             heavy = store.is_heavy(game_id)
         return await pools.run(heavy, run)
 
+    options_json = json.dumps(presets_cache).encode()
+
     @app.get("/api/options")
-    def get_options() -> dict[str, Any]:
-        return presets_cache
+    async def get_options() -> Response:
+        """Answered on the event loop from bytes made once: no thread to wait for while heavy work runs."""
+        return Response(options_json, media_type="application/json")
 
     @app.post("/api/games")
     async def create_game(body: Annotated[Any, Body()] = None) -> dict[str, Any]:

@@ -12,6 +12,7 @@ The store (``train.web.store``) keeps them in SQLite and the games in use in mem
 
 from __future__ import annotations
 
+import functools
 import secrets
 import threading
 from typing import Any
@@ -43,12 +44,18 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+@functools.lru_cache(maxsize=64)
+def _preset(name: str) -> Rules:
+    """A preset's rules, read once (rules are frozen: every game may share them)."""
+    return Rules.preset(name)
+
+
 def preset_rules(name: Any, target_score: Any = None) -> Rules:
     """The rules of a preset by name, with an optional ``target_score``; ValueError naming what is allowed."""
     presets = list_presets()
     if not isinstance(name, str) or name not in presets:
         raise ValueError(f"rules must be a preset name, got {shown(name)}; presets: {', '.join(presets)}")
-    rules = Rules.preset(name)
+    rules = _preset(name)
     if target_score is not None:
         if not _is_int(target_score) or not 1 <= target_score <= MAX_RULES_INT:
             raise ValueError(f"target_score must be an integer in 1..{MAX_RULES_INT}, got {shown(target_score)}")
