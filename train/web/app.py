@@ -86,6 +86,12 @@ def _errors(app: FastAPI) -> None:
         return internal_error(err)
 
 
+def json_response(data: Any) -> Response:
+    """``data`` as JSON bytes, made in the worker thread that computed it (a replay's frames are megabytes: the
+    event loop, which answers every light request, only sends them)."""
+    return Response(json.dumps(data, separators=(",", ":")).encode(), media_type="application/json")
+
+
 def _body_dict(body: Any) -> dict[str, Any]:
     if not isinstance(body, dict):
         raise ValueError(f"the request body must be a JSON object, got {type(body).__name__}")
@@ -126,7 +132,7 @@ def create_app(
             store.expire()
             with store.use(game_id) as game, game.lock:
                 try:
-                    return work(game)
+                    return json_response(work(game))
                 finally:
                     store.save(game)
 
@@ -158,7 +164,7 @@ def create_app(
                 body.get("rules", "partnership"), bots, body.get("seat", 0), body.get("seed"), body.get("target_score")
             )
             with game.lock:
-                return game.view()
+                return json_response(game.view())
 
         return await pools.run(heavy, create)
 
@@ -198,7 +204,7 @@ def create_app(
     @app.post("/api/replay")
     async def post_replay(body: Annotated[Any, Body()] = None) -> dict[str, Any]:
         body = _body_dict(body)
-        return await pools.heavy(lambda: replay_request(body, folder))
+        return await pools.heavy(lambda: json_response(replay_request(body, folder)))
 
     @app.get("/", include_in_schema=False)
     def index():
