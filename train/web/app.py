@@ -19,7 +19,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 
 from spades_env.rules import Rules, list_presets
-from train.web.bots import BOTS, DEFAULT_BOT, canonical_spec
+from train.web.bots import BOTS, DEFAULT_BOT, canonical_spec, is_heavy
 from train.web.guard import BodyLimit, Busy, HostCheck, Pools, error_response, internal_error
 from train.web.sessions import GameNotFound
 from train.web.store import GameStore, StoreFull
@@ -108,7 +108,6 @@ def create_app(
     """The app; ``store`` holds its games (a new one in memory by default; ``app.state.store``);
     ``replay_dir``: the folder ``{"path": ...}`` replays read (None: no file is read); ``allowed_hosts``:
     the only ``Host`` headers answered (None: any)."""
-    from train.web.hints import hint
     from train.web.replay import replay_request
 
     app = FastAPI(
@@ -119,15 +118,39 @@ def create_app(
     folder = Path(replay_dir) if replay_dir is not None else None
     if folder is not None and not folder.is_dir():
         raise ValueError(f"--replay-dir {str(folder)!r} is not a folder")
-    presets_cache = options()
     _errors(app)
     app.add_middleware(BodyLimit)
     if allowed_hosts:
         app.add_middleware(HostCheck, allowed=allowed_hosts)
+    options_json = json.dumps(options()).encode()
+
+    @app.get("/api/options")
+    async def get_options() -> Response:
+        """Answered on the event loop from bytes made once: no thread to wait for while heavy work runs."""
+        return Response(options_json, media_type="application/json")
+
+    _game_routes(app, store, pools)
+
+    @app.post("/api/replay")
+    async def post_replay(body: Annotated[Any, Body()] = None) -> dict[str, Any]:
+        body = _body_dict(body)
+        return await pools.heavy(lambda: json_response(replay_request(body, folder)))
+
+    @app.get("/", include_in_schema=False)
+    def index():
+        page = STATIC / "index.html"
+        return FileResponse(page) if page.is_file() else HTMLResponse(PLACEHOLDER)
+
+    if STATIC.is_dir():  # the page's files (package data); without them only the placeholder at /
+        app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    return app
+
+
+def _game_routes(app: FastAPI, store: GameStore, pools: Pools) -> None:
+    """``/api/games...``: each request on one game under its lock, in the pool its bots need, then stored."""
+    from train.web.hints import hint
 
     async def on_game(game_id: str, work, *, heavy: bool | None = None):
-        """Run ``work(game)`` under the game's lock in the pool its bots need; then store its decisions."""
-
         def run():
             store.expire()
             with store.use(game_id) as game, game.lock:
@@ -136,16 +159,7 @@ def create_app(
                 finally:
                     store.save(game)
 
-        if heavy is None:
-            heavy = store.is_heavy(game_id)
-        return await pools.run(heavy, run)
-
-    options_json = json.dumps(presets_cache).encode()
-
-    @app.get("/api/options")
-    async def get_options() -> Response:
-        """Answered on the event loop from bytes made once: no thread to wait for while heavy work runs."""
-        return Response(options_json, media_type="application/json")
+        return await pools.run(store.is_heavy(game_id) if heavy is None else heavy, run)
 
     @app.post("/api/games")
     async def create_game(body: Annotated[Any, Body()] = None) -> dict[str, Any]:
@@ -156,7 +170,6 @@ def create_app(
             raise ValueError(f"unknown field(s) {str(unknown)[:60]}; fields: {sorted(known)}")
         bots = body.get("bots", DEFAULT_BOT)
         specs = [bots] if isinstance(bots, str) else bots if isinstance(bots, list) else []
-        heavy = any(isinstance(s, str) and s.partition(":")[0].strip() in ("search", "learned") for s in specs)
 
         def create():
             store.expire()
@@ -166,7 +179,7 @@ def create_app(
             with game.lock:
                 return json_response(game.view())
 
-        return await pools.run(heavy, create)
+        return await pools.run(is_heavy([s for s in specs if isinstance(s, str)]), create)
 
     @app.get("/api/games/{game_id}")
     async def get_game(game_id: str) -> dict[str, Any]:
@@ -194,23 +207,9 @@ def create_app(
 
     @app.get("/api/games/{game_id}/hint")
     async def get_hint(game_id: str, bot: Annotated[str, Query()] = DEFAULT_BOT) -> dict[str, Any]:
-        name, _ = canonical_spec(bot, "hint bot")
-        return await on_game(game_id, lambda game: hint(game, bot), heavy=name in ("search", "learned"))
+        canonical_spec(bot, "hint bot")
+        return await on_game(game_id, lambda game: hint(game, bot), heavy=is_heavy([bot]))
 
     @app.get("/api/games/{game_id}/record")
     async def get_record(game_id: str) -> dict[str, Any]:
         return await on_game(game_id, lambda game: {"hands": game.client_records()}, heavy=False)
-
-    @app.post("/api/replay")
-    async def post_replay(body: Annotated[Any, Body()] = None) -> dict[str, Any]:
-        body = _body_dict(body)
-        return await pools.heavy(lambda: json_response(replay_request(body, folder)))
-
-    @app.get("/", include_in_schema=False)
-    def index():
-        page = STATIC / "index.html"
-        return FileResponse(page) if page.is_file() else HTMLResponse(PLACEHOLDER)
-
-    if STATIC.is_dir():  # the page's files (package data); without them only the placeholder at /
-        app.mount("/static", StaticFiles(directory=STATIC), name="static")
-    return app

@@ -125,9 +125,12 @@ class GameStore:
                 if game is not None:
                     self.users[game_id] = self.users.get(game_id, 0) + 1
                     return game
-            game = self._rebuild(game_id)
+            try:
+                game = self._rebuild(game_id)
+            finally:
+                with self.lock:
+                    self._loading.pop(game_id, None)
             with self.lock:
-                self._loading.pop(game_id, None)
                 self.games[game_id] = game
                 self.users[game_id] = self.users.get(game_id, 0) + 1
         self.storage.touch(game_id)
@@ -136,8 +139,6 @@ class GameStore:
     def _rebuild(self, game_id: str) -> Game:
         stored = self.storage.load(game_id)
         if stored is None:
-            with self.lock:
-                self._loading.pop(game_id, None)
             raise GameNotFound(
                 f"no game with id {shown(game_id)} (never created, or deleted after "
                 f"{self.idle_seconds / 3600:g} hours unused)"
