@@ -6,6 +6,7 @@ Small budgets (the file runs in well under a minute on two cores); ``WEB_FUZZ_EX
 from __future__ import annotations
 
 import os
+import tempfile
 
 import pytest
 
@@ -17,7 +18,8 @@ from tests.web_helpers import client, game_of, play_hands  # noqa: E402
 from train.web.app import create_app  # noqa: E402
 
 EXAMPLES = int(os.environ.get("WEB_FUZZ_EXAMPLES", "25"))
-APP = create_app()
+REPLAYS = tempfile.mkdtemp(prefix="web-fuzz-replays-")  # path replays are on: their checks are fuzzed too
+APP = create_app(replay_dir=REPLAYS)
 schema = schemathesis.openapi.from_asgi("/api/openapi.json", APP)
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), database=None)
 
@@ -93,3 +95,12 @@ def test_any_log_header_is_a_report_or_a_one_line_400(c, header):
 
     text = json.dumps({"type": "header", "config": header}) + "\n" + json.dumps({"type": "game"})
     check_answer(c.post("/api/replay", json={"jsonl": text}))
+
+
+@FUZZ
+@given(path=st.text(max_size=300) | st.text(alphabet="./a~\\x", max_size=40).map(lambda p: p + ".json"))
+def test_any_replay_path_is_a_replay_or_a_one_line_400(path):
+    check_answer(FUZZ_CLIENT.post("/api/replay", json={"path": path}))
+
+
+FUZZ_CLIENT = client(replay_dir=REPLAYS)

@@ -79,6 +79,12 @@ def test_path_replays_stay_inside_the_replay_folder(tmp_path):
     assert answers["../private/x.json"] == answers["../private/none.json"].replace("none", "x")
     assert "leads out" in answers["link.json"] and "leads out" in answers["dir/x.json"]
     assert "no such file in the replay folder" in _detail(c.post("/api/replay", json={"path": "none.json"}))
+    for odd in ("a" * 5000 + ".json", "x/" * 120 + "a.json", "a\x00b.json", "é.json", "a.JSON"):
+        _detail(c.post("/api/replay", json={"path": odd}))  # 400, not 500
+    (inside / "unreadable.json").write_text("[]")
+    (inside / "unreadable.json").chmod(0)
+    if os.geteuid() != 0:  # root reads it anyway
+        assert "cannot be read" in _detail(c.post("/api/replay", json={"path": "unreadable.json"}))
 
 
 def test_replay_files_are_capped(tmp_path, monkeypatch):

@@ -39,6 +39,8 @@ MAX_FILE_BYTES = 8 * 2**20
 MAX_REPLAY_HANDS = 200
 #: Most game lines of a tournament log read.
 MAX_LOG_GAMES = 20_000
+#: The longest ``path`` read.
+MAX_PATH_CHARS = 255
 REPLAY_SUFFIXES = (".json", ".jsonl")
 KEYLESS = "these rules draw from the key; replay the record with its key, given once the match is over"
 TOURNAMENT_NOTE = (
@@ -231,25 +233,33 @@ def replay_file(folder: Path | None, path: Any) -> Path:
         raise ValueError(
             "path: this server reads no replay file (start it with --replay-dir DIR to replay files there)"
         )
-    if not isinstance(path, str) or not path.strip() or "\0" in path:
-        raise ValueError(f"path must be a file name inside the replay folder, got {shown(path)}")
+    if not isinstance(path, str) or not path.strip() or "\0" in path or len(path) > MAX_PATH_CHARS:
+        raise ValueError(
+            f"path must name a file inside the replay folder in at most {MAX_PATH_CHARS} characters, got {shown(path)}"
+        )
     name = Path(path)
     if name.is_absolute() or ".." in name.parts:
         raise ValueError(f"path must be relative to the replay folder, without '..', got {shown(path)}")
     if name.suffix not in REPLAY_SUFFIXES:
         raise ValueError(f"path {shown(path)}: only .json (records) and .jsonl (tournament logs) files are read")
-    base = folder.resolve()
-    file = (base / name).resolve()
-    if not file.is_relative_to(base):
-        raise ValueError(f"path {shown(path)} leads out of the replay folder")
-    if not file.is_file():
-        raise ValueError(f"path {shown(path)}: no such file in the replay folder")
+    try:
+        base = folder.resolve()
+        file = (base / name).resolve()
+        if not file.is_relative_to(base):
+            raise ValueError(f"path {shown(path)} leads out of the replay folder")
+        if not file.is_file():
+            raise ValueError(f"path {shown(path)}: no such file in the replay folder")
+    except OSError as err:
+        raise ValueError(f"path {shown(path)}: cannot be read ({err.strerror or 'error'})") from None
     return file
 
 
 def read_capped(file: Path) -> str:
     """The text of a regular file of at most ``MAX_FILE_BYTES`` (opened without following a last link)."""
-    fd = os.open(file, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    try:
+        fd = os.open(file, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError as err:
+        raise ValueError(f"path: the file cannot be read ({err.strerror or 'error'})") from None
     with os.fdopen(fd, "rb") as handle:
         info = os.fstat(handle.fileno())
         if not stat.S_ISREG(info.st_mode):
