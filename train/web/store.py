@@ -28,6 +28,8 @@ MAX_GAMES = 10_000
 MAX_HOT_GAMES = 1000
 #: A game unused this long is deleted (seconds).
 IDLE_SECONDS = 7 * 24 * 3600
+#: A game's last use is written to the database at most this often (seconds), besides each decision.
+TOUCH_SECONDS = 60
 #: The longest game id looked up (ids are 12 characters).
 MAX_ID_CHARS = 32
 
@@ -79,6 +81,10 @@ class GameStore:
     def use(self, game_id: str) -> Iterator[Game]:
         """The game of ``game_id`` (rebuilt if it is not in memory), kept in memory while in use."""
         game = self._get(game_id)
+        now = time.time()
+        if now - getattr(game, "touched", 0.0) > TOUCH_SECONDS:  # a game only looked at is in use too
+            game.touched = now
+            self.storage.touch(game.id)
         try:
             yield game
         finally:
@@ -133,7 +139,6 @@ class GameStore:
             with self.lock:
                 self.games[game_id] = game
                 self.users[game_id] = self.users.get(game_id, 0) + 1
-        self.storage.touch(game_id)
         return game
 
     def _rebuild(self, game_id: str) -> Game:
