@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from spades_env import cards
-from spades_env.rules_check import GAMES, RulesError, check_bool, check_int
+from spades_env.rules_check import GAMES, RulesError, check_bool, check_int, shown
 from spades_env.rules_yaml import load_mapping, preset_bytes, preset_name
 
 #: Twos removed so the deck divides evenly, by player count [RULES 5].
@@ -28,7 +28,7 @@ RULES_CLASSES: dict[str, type[BaseRules]] = {}
 def _rules_class_of(game: Any) -> type[BaseRules]:
     """The rules class of ``game`` (importing the game's rules module); RulesError for another value."""
     if game not in GAMES:
-        raise RulesError(f"rules field 'game' must be one of {list(GAMES)}, got {game!r}")
+        raise RulesError(f"rules field 'game' must be one of {list(GAMES)}, got {shown(game)}")
     if game not in RULES_CLASSES:
         import importlib
 
@@ -50,7 +50,7 @@ def refuse_fields(names, source: str, cls: type[BaseRules]) -> None:
                     f"{cls.GAME!r} (it is for game {game!r}; leave it out)"
                 )
     if unknown:
-        raise RulesError(f"{source}: unknown rules field(s) {unknown}; known fields: {sorted(known)}")
+        raise RulesError(f"{source}: unknown rules field(s) {shown(unknown)}; known fields: {sorted(known)}")
 
 
 def _without_legacy_fields(data: dict[str, Any], target: type[BaseRules]) -> dict[str, Any]:
@@ -121,13 +121,15 @@ class BaseRules:
     def validate(self) -> None:
         """Raise ``RulesError`` naming the field if a field has a bad value (the game adds its checks)."""
         if not isinstance(self.name, str):
-            raise RulesError(f"rules field 'name' must be a string, got {self.name!r}")
+            raise RulesError(f"rules field 'name' must be a string, got {shown(self.name)}")
         if self.game not in GAMES:
-            raise RulesError(f"rules field 'game' must be one of {list(GAMES)}, got {self.game!r}")
+            raise RulesError(f"rules field 'game' must be one of {list(GAMES)}, got {shown(self.game)}")
         check_bool(self, "partnership")
         lo, hi = self.PLAYERS
         if lo == hi and self.n_players != lo:
-            raise RulesError(f"rules field 'n_players' must be {lo} for game {self.GAME!r}, got {self.n_players!r}")
+            raise RulesError(
+                f"rules field 'n_players' must be {lo} for game {self.GAME!r}, got {shown(self.n_players)}"
+            )
         check_int(self, "n_players", lo, hi)
         check_int(self, "target_score", 1)
         check_int(self, "max_hands", 1, optional=True)

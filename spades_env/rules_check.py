@@ -16,23 +16,38 @@ class RulesError(ValueError):
 
 #: The games, by ``Rules.game`` (``spades_env.games.GAMES`` holds their parts).
 GAMES = ("spades", "hearts")
+#: The largest magnitude of any integer rules field (scores, bonuses, bag limits, hands): far beyond any real
+#: match, and far within the engine's int64 scores, so no rule set the engine would fail on is accepted.
+MAX_RULES_INT = 10**6
+#: How much of a bad value an error message shows.
+SHOWN_CHARS = 40
+
+
+def shown(value: Any) -> str:
+    """A bad value for a one-line error: its repr cut to ``SHOWN_CHARS`` (a huge integer by its size)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 128:
+        return f"an integer of {value.bit_length()} bits"
+    text = repr(value)
+    return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 3] + "..."
 
 
 def check_int(rules: Any, name: str, lo: int | None = None, hi: int | None = None, optional: bool = False) -> None:
-    """``rules.<name>`` is an integer in ``lo..hi`` (or None with ``optional``)."""
+    """``rules.<name>`` is an integer in ``lo..hi`` (or None with ``optional``); either bound is at most
+    ``MAX_RULES_INT`` in magnitude (None: that bound)."""
     value = getattr(rules, name)
     if value is None and optional:
         return
+    lo = -MAX_RULES_INT if lo is None else max(lo, -MAX_RULES_INT)
+    hi = MAX_RULES_INT if hi is None else min(hi, MAX_RULES_INT)
     ok = isinstance(value, int) and not isinstance(value, bool)
-    ok = ok and (lo is None or value >= lo) and (hi is None or value <= hi)
+    ok = ok and lo <= value <= hi
     if not ok:
-        bounds = f"{lo if lo is not None else '-inf'}..{hi if hi is not None else 'inf'}"
         extra = " or null" if optional else ""
-        raise RulesError(f"rules field {name!r} must be an integer in {bounds}{extra}, got {value!r}")
+        raise RulesError(f"rules field {name!r} must be an integer in {lo}..{hi}{extra}, got {shown(value)}")
 
 
 def check_bool(rules: Any, name: str) -> None:
     """``rules.<name>`` is True or False."""
     value = getattr(rules, name)
     if not isinstance(value, bool):
-        raise RulesError(f"rules field {name!r} must be true or false, got {value!r}")
+        raise RulesError(f"rules field {name!r} must be true or false, got {shown(value)}")

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from spades_env.rules_check import RulesError
+from spades_env.rules_check import RulesError, shown
 
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
@@ -33,7 +33,7 @@ def list_presets() -> list[str]:
 def preset_name(name: str) -> str:
     """The preset a name means (``"partnership"`` or ``"partnership.yaml"``); else a RulesError."""
     if not isinstance(name, str):
-        raise RulesError(f"a rules preset name must be a string, got {name!r}")
+        raise RulesError(f"a rules preset name must be a string, got {shown(name)}")
     names = list_presets()
     stem = name[: -len(PRESET_SUFFIX)] if name.endswith(PRESET_SUFFIX) else name
     if stem in names:

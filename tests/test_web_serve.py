@@ -56,3 +56,34 @@ def test_the_web_extra_and_the_static_files_are_packaged():
     assert 'train = ["web/static/*", "web/API.md"]' in pyproject
     makefile = (ROOT / "Makefile").read_text()
     assert "serve:\n\t$(VENV)/bin/spades serve\n" in makefile and ",web" in makefile
+
+
+def test_serve_keeps_games_in_the_db_reads_replays_from_the_folder_and_checks_the_host(monkeypatch, tmp_path):
+    import uvicorn
+    from fastapi.testclient import TestClient
+
+    calls = []
+    monkeypatch.setattr(uvicorn, "run", lambda application, host, port: calls.append(application))
+    db, folder = tmp_path / "games.sqlite", tmp_path / "replays"
+    folder.mkdir()
+    (folder / "none.json").write_text("[]")
+    args = ["serve", "--db", str(db), "--replay-dir", str(folder)]
+    assert CliRunner().invoke(app, args).exit_code == 0
+    c = TestClient(calls[-1], base_url="http://127.0.0.1:8000")
+    game_id = c.post("/api/games", json={"seed": 1}).json()["id"]
+    assert db.is_file() and calls[-1].state.store.storage.settings(game_id)["seed"] == 1
+    assert "non-empty list" in c.post("/api/replay", json={"path": "none.json"}).json()["detail"]
+    assert TestClient(calls[-1], base_url="http://evil.example").get("/api/options").status_code == 400
+    assert CliRunner().invoke(app, ["serve", "--host", "0.0.0.0"]).exit_code == 0
+    assert TestClient(calls[-1], base_url="http://any.example").get("/api/options").status_code == 200
+
+
+def test_serve_refuses_a_db_path_that_is_another_file(monkeypatch, tmp_path):
+    import uvicorn
+
+    monkeypatch.setattr(uvicorn, "run", lambda *a, **k: (_ for _ in ()).throw(AssertionError("must not start")))
+    notes = tmp_path / "notes.txt"
+    notes.write_text("mine")
+    result = CliRunner().invoke(app, ["serve", "--db", str(notes)])
+    assert result.exit_code != 0 and "not an SQLite database" in str(result.exception)
+    assert notes.read_text() == "mine"

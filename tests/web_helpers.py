@@ -22,8 +22,9 @@ CARD_NAMES = {cards.card_name(c) for c in range(cards.N_CARD_IDS)}
 TOKEN = re.compile(r"[A-Za-z0-9]+")
 
 
-def client() -> TestClient:
-    return TestClient(create_app())
+def client(**options) -> TestClient:
+    """A test client of a new app (``create_app`` options); a fault of the server is a 500, not an exception."""
+    return TestClient(create_app(**options), raise_server_exceptions=False)
 
 
 def game_of(c: TestClient, game_id: str):
@@ -156,4 +157,4 @@ def play_hands(
     return game_id, view
 
 
-__all__ = ["OVER", "PLAY", "allowed_cards", "check_no_leak", "client", "game_of", "np", "play_hands"]
+__all__ = ["OVER", "TestClient", "PLAY", "allowed_cards", "check_no_leak", "client", "game_of", "np", "play_hands"]

@@ -344,6 +344,14 @@ def warmup() -> None:
 def serve(
     host: str = typer.Option("127.0.0.1", help="Address to listen on (0.0.0.0: every interface)."),
     port: int = typer.Option(8000, help="TCP port to listen on."),
+    db: str = typer.Option(
+        ":memory:",
+        help="SQLite file keeping every game (settings and decisions), so a restart resumes them; "
+        "':memory:' keeps them until the server stops. A file of anything else is refused, never overwritten.",
+    ),
+    replay_dir: str = typer.Option(
+        "", help="Folder whose .json/.jsonl files a client may replay by name ({'path': ...}); empty: none."
+    ),
 ) -> None:
     """The web table (train/web): play against the bots and replay records in a browser, at http://HOST:PORT/."""
     if not 1 <= port <= 65535:
@@ -352,10 +360,17 @@ def serve(
         import uvicorn
 
         from train.web.app import create_app
+        from train.web.guard import LOOPBACK_HOSTS, SWITCH_INTERVAL
+        from train.web.store import GameStore
     except ModuleNotFoundError as err:
         raise ValueError(f"spades serve needs the web extra ({err.name} is missing): pip install -e '.[web]'") from None
+    loopback = host in LOOPBACK_HOSTS or host.startswith("127.")
+    application = create_app(
+        GameStore(db), replay_dir=replay_dir or None, allowed_hosts=(*LOOPBACK_HOSTS, host) if loopback else None
+    )
+    sys.setswitchinterval(SWITCH_INTERVAL)  # light requests get the GIL back soon while replays compute
     typer.echo(f"serving the web table at http://{host}:{port}/ (Ctrl+C to stop)")
-    uvicorn.run(create_app(), host=host, port=port)
+    uvicorn.run(application, host=host, port=port)
 
 
 if __name__ == "__main__":

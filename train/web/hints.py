@@ -13,7 +13,7 @@ import numpy as np
 
 from agents.search import SearchAgent
 from spades_env.engine import PLAY
-from train.web.sessions import Game, _seed, build_bot
+from train.web.sessions import Game
 from train.web.views import action_entry
 
 
@@ -21,10 +21,7 @@ def hint(game: Game, spec: str) -> dict[str, Any]:
     """``{"action", "label", "values"}`` of bot ``spec`` at the human's decision; ValueError if there is none."""
     if game.awaiting != "you":
         raise ValueError(f"no decision of yours to hint at (awaiting: {game.awaiting})")
-    agent = game.hint_bots.get(spec)
-    if agent is None:
-        agent = build_bot(spec, game.engine, _seed(game.seed, 1000 + game.seat), "hint bot")
-        game.hint_bots[spec] = agent
+    agent = game.hint_bot(spec)
     mask, ctx = game.context()
     phase = game.table.phase
     n_cards = game.engine.layout.n_card_ids

@@ -6,11 +6,17 @@ after every decision, every hand face up. A tournament JSONL log holds each game
 results (points, contracts, bags...); played with ``spades tournament --records`` it holds
 every hand's record too, and its games replay frame by frame like records (without, they
 come with no frames). The log's report is ``train.tournament_report.summarize``.
+
+Nothing in an upload makes the server read a file: the rules of a record are inline (a mapping), those of
+a log's header a preset name; a ``path`` is read only under the folder the server was started with
+(``spades serve --replay-dir``), resolved and confined to it. Errors show at most a short prefix of a value.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import stat
 import warnings
 from pathlib import Path
 from typing import Any
@@ -19,20 +25,50 @@ import numpy as np
 
 from spades_env import cards
 from spades_env.engine import SpadesEngine, records
-from spades_env.rules import Rules
+from spades_env.rules import Rules, list_presets
+from spades_env.rules_check import shown
 from train.tournament import TournamentConfig
 from train.tournament_log import TournamentLogWarning, parse_game
 from train.tournament_report import summarize
 from train.web.table import Table
 from train.web.views import finished_breakdown, frame
 
-#: Largest replay file read from a server-side path.
-MAX_FILE_BYTES = 64 * 2**20
+#: Largest replay file read from the replay folder.
+MAX_FILE_BYTES = 8 * 2**20
+#: Most hand records one replay plays again (each is one frame per decision, about 100 KiB of JSON).
+MAX_REPLAY_HANDS = 200
+#: Most game lines of a tournament log read.
+MAX_LOG_GAMES = 20_000
+#: The longest ``path`` read.
+MAX_PATH_CHARS = 255
 REPLAY_SUFFIXES = (".json", ".jsonl")
+KEYLESS = "these rules draw from the key; replay the record with its key, given once the match is over"
 TOURNAMENT_NOTE = (
     "a tournament log holds each game's results, not its cards, unless it was played with --records: "
     "the games without records have no frames to step through"
 )
+
+
+def verify_record(record: dict[str, Any]) -> None:
+    """``records.verify``; a record without its ``key`` (the web table gives none while the match goes on)
+    is played again with key 0 and must agree in every other field: it replays where the key decides nothing
+    the record lists (the two-player exchange draws, a face-up deal's cards are drawn from the key)."""
+    if "key" in record:
+        records.verify(record)
+        return
+    try:
+        again = records.replay(record)
+    except ValueError as err:
+        raise records.RecordError(f"{err} (replayed without the record's key: {KEYLESS})") from None
+    again.pop("key")
+    unknown = sorted(set(record) - set(again))
+    if unknown:
+        raise records.RecordError(f"record field(s) {shown(unknown)} are not fields of a hand record")
+    for name, value in again.items():
+        if name not in record:
+            raise records.RecordError(f"record field {name!r} is missing")
+        if json.dumps(record[name], sort_keys=True) != json.dumps(value, sort_keys=True):
+            raise records.RecordError(f"record field {name!r} differs on replay without the record's key: {KEYLESS}")
 
 
 def _start(engine: SpadesEngine, record: dict[str, Any]) -> Table:
@@ -48,7 +84,8 @@ def _start(engine: SpadesEngine, record: dict[str, Any]) -> Table:
         start["piles"] = [[cards.parse_card(c) for c in record["pile"]]]
     else:
         start["deals"] = [[[cards.parse_card(c) for c in hand] for hand in record["hands"]]]
-    engine.start_matches(state, np.array([0]), np.array([record["key"]], dtype=np.uint64), **start)
+    key = np.array([record.get("key", 0)], dtype=np.uint64)
+    engine.start_matches(state, np.array([0]), key, **start)
     return Table(engine, state)
 
 
@@ -56,8 +93,10 @@ def record_game(record: Any, title: str) -> dict[str, Any]:
     """``{"title", "frames", "result"}`` of one hand record; ``records.RecordError`` (a ValueError) if invalid."""
     if not isinstance(record, dict):
         raise ValueError(f"{title}: a hand record is a JSON object, got {type(record).__name__}")
+    if not isinstance(record.get("rules"), dict):
+        raise ValueError(f"{title}: record field 'rules' must be the rules inline (a mapping of rules fields)")
     try:
-        records.verify(record)
+        verify_record(record)
     except ValueError as err:
         raise ValueError(f"{title}: {err}") from None
     engine = SpadesEngine(Rules.from_dict(record["rules"]))
@@ -80,14 +119,18 @@ def record_game(record: Any, title: str) -> dict[str, Any]:
 def _title(record: Any, k: int) -> str:
     rules = record.get("rules", {}) if isinstance(record, dict) else {}
     name = rules.get("name", "?") if isinstance(rules, dict) else "?"
+    name = name[:40] if isinstance(name, str) else "?"
     number = record.get("hand_number", k) if isinstance(record, dict) else k
-    return f"hand {number + 1 if isinstance(number, int) else k + 1} ({name})"
+    ok = isinstance(number, int) and not isinstance(number, bool) and 0 <= number < 10**6
+    return f"hand {number + 1 if ok else k + 1} ({name})"
 
 
 def replay_hands(hands: Any) -> dict[str, Any]:
     """The replay of a list of hand records."""
     if not isinstance(hands, list) or not hands:
         raise ValueError("hands must be a non-empty list of hand records")
+    if len(hands) > MAX_REPLAY_HANDS:
+        raise ValueError(f"hands: at most {MAX_REPLAY_HANDS} hand records are replayed at once, got {len(hands)}")
     games = [record_game(r, _title(r, k)) for k, r in enumerate(hands)]
     return {"kind": "record", "games": games, "report": None, "note": None}
 
@@ -97,19 +140,15 @@ def replay_tournament(text: str) -> dict[str, Any]:
     lines = [line for line in text.splitlines() if line.strip()]
     if not lines:
         raise ValueError("jsonl is empty: give a tournament log (a header line, then one line per game)")
+    if len(lines) > MAX_LOG_GAMES + 1:
+        raise ValueError(f"jsonl: at most {MAX_LOG_GAMES} game lines are read, got {len(lines) - 1}")
     try:
         header = json.loads(lines[0])
     except json.JSONDecodeError:
         raise ValueError("jsonl line 1 is not JSON: a tournament log starts with its header line") from None
     if not isinstance(header, dict) or header.get("type") != "header":
         return _hand_lines(lines)
-    config_dict = header.get("config")
-    if not isinstance(config_dict, dict):
-        raise ValueError("jsonl line 1: the tournament header has no 'config' mapping")
-    try:
-        config = TournamentConfig(**{**config_dict, "bots": tuple(config_dict.get("bots", ()))})
-    except TypeError as err:
-        raise ValueError(f"jsonl line 1: not a tournament config ({err})") from None
+    config = _log_config(header.get("config"))
     games, skipped = [], []
     for number, line in enumerate(lines[1:], start=2):
         rec = parse_game(line, config)
@@ -120,11 +159,32 @@ def replay_tournament(text: str) -> dict[str, Any]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TournamentLogWarning)
         report = summarize(config, games)
+    if sum(len(r.get("records") or []) for r in games) > MAX_REPLAY_HANDS:
+        raise ValueError(f"jsonl: at most {MAX_REPLAY_HANDS} hand records are replayed at once")
     out = [tournament_game(r) for r in games]
     note = None if all(g["frames"] for g in out) else TOURNAMENT_NOTE
     if skipped:
         note = (note + "; " if note else "") + f"skipped line(s) {skipped[:10]}: not game records"
     return {"kind": "tournament", "games": out, "report": report, "note": note}
+
+
+def _log_config(config: Any) -> TournamentConfig:
+    """The config of a log's header: its rules a preset name (a file it names is not read), its bots a list."""
+    if not isinstance(config, dict):
+        raise ValueError("jsonl line 1: the tournament header has no 'config' mapping")
+    presets = list_presets()
+    if config.get("rules", "partnership") not in presets:
+        raise ValueError(
+            f"jsonl line 1: config.rules must be a preset name ({', '.join(presets)}), got "
+            f"{shown(config.get('rules'))} (a rules file named in a log is not read)"
+        )
+    bots = config.get("bots")
+    if not isinstance(bots, list) or not all(isinstance(b, str) and len(b) <= 200 for b in bots):
+        raise ValueError(f"jsonl line 1: config.bots must be a list of bot specs, got {shown(bots)}")
+    try:
+        return TournamentConfig(**{**config, "bots": tuple(bots)})
+    except TypeError as err:
+        raise ValueError(f"jsonl line 1: not a tournament config ({shown(str(err))})") from None
 
 
 def tournament_game(rec: dict[str, Any]) -> dict[str, Any]:
@@ -166,32 +226,76 @@ def replay_json(data: Any) -> dict[str, Any]:
     raise ValueError(f"a replay is a hand record, a list of them or a tournament log, got {type(data).__name__}")
 
 
-def replay_path(path: Any) -> dict[str, Any]:
-    """The replay of a server-side ``.json`` (records) or ``.jsonl`` (tournament log or records) file."""
-    if not isinstance(path, str) or not path.strip():
-        raise ValueError(f"path must be the path of a .json or .jsonl file on the server, got {path!r}")
-    file = Path(path).expanduser()
-    if file.suffix not in REPLAY_SUFFIXES:
-        raise ValueError(f"path {path!r}: only .json (records) and .jsonl (tournament logs) files are read")
-    if not file.is_file():
-        raise ValueError(f"path {path!r}: no such file")
-    if file.stat().st_size > MAX_FILE_BYTES:
-        raise ValueError(f"path {path!r}: larger than {MAX_FILE_BYTES >> 20} MiB")
-    text = file.read_text(encoding="utf-8")
+def replay_file(folder: Path | None, path: Any) -> Path:
+    """The file ``path`` names inside ``folder`` (relative to it, no ``..``, no link out of it), a regular
+    ``.json``/``.jsonl`` file; ValueError naming the field (and never whether a file exists outside)."""
+    if folder is None:
+        raise ValueError(
+            "path: this server reads no replay file (start it with --replay-dir DIR to replay files there)"
+        )
+    if not isinstance(path, str) or not path.strip() or "\0" in path or len(path) > MAX_PATH_CHARS:
+        raise ValueError(
+            f"path must name a file inside the replay folder in at most {MAX_PATH_CHARS} characters, got {shown(path)}"
+        )
+    name = Path(path)
+    if name.is_absolute() or ".." in name.parts:
+        raise ValueError(f"path must be relative to the replay folder, without '..', got {shown(path)}")
+    if name.suffix not in REPLAY_SUFFIXES:
+        raise ValueError(f"path {shown(path)}: only .json (records) and .jsonl (tournament logs) files are read")
+    try:
+        base = folder.resolve()
+        file = (base / name).resolve()
+        if not file.is_relative_to(base):
+            raise ValueError(f"path {shown(path)} leads out of the replay folder")
+        if not file.is_file():
+            raise ValueError(f"path {shown(path)}: no such file in the replay folder")
+    except OSError as err:
+        raise ValueError(f"path {shown(path)}: cannot be read ({err.strerror or 'error'})") from None
+    return file
+
+
+def read_capped(file: Path) -> str:
+    """The text of a regular file of at most ``MAX_FILE_BYTES`` (opened without following a last link)."""
+    try:
+        fd = os.open(file, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError as err:
+        raise ValueError(f"path: the file cannot be read ({err.strerror or 'error'})") from None
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError("path: not a regular file")
+        if info.st_size > MAX_FILE_BYTES:
+            raise ValueError(f"path: the file is larger than {MAX_FILE_BYTES >> 20} MiB")
+        raw = handle.read(MAX_FILE_BYTES + 1)
+    if len(raw) > MAX_FILE_BYTES:
+        raise ValueError(f"path: the file is larger than {MAX_FILE_BYTES >> 20} MiB")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError("path: the file is not UTF-8 text") from None
+
+
+def replay_path(folder: Path | None, path: Any) -> dict[str, Any]:
+    """The replay of a ``.json`` (records) or ``.jsonl`` (tournament log or records) file in ``folder``."""
+    file = replay_file(folder, path)
+    text = read_capped(file)
     if file.suffix == ".jsonl":
         return replay_tournament(text)
     try:
         data = json.loads(text)
     except json.JSONDecodeError as err:
-        raise ValueError(f"path {path!r}: not JSON ({err.msg}, line {err.lineno})") from None
+        raise ValueError(f"path {shown(path)}: not JSON ({err.msg}, line {err.lineno})") from None
     return replay_json(data)
 
 
-def replay_request(body: Any) -> dict[str, Any]:
-    """``POST /api/replay``: exactly one of ``record``, ``hands``, ``jsonl`` or ``path``."""
+def replay_request(body: Any, folder: Path | None = None) -> dict[str, Any]:
+    """``POST /api/replay``: exactly one of ``record``, ``hands``, ``jsonl`` or ``path`` (a file in ``folder``)."""
     keys = ("record", "hands", "jsonl", "path")
     if not isinstance(body, dict):
         raise ValueError(f"the replay body is a JSON object with one of {list(keys)}")
+    unknown = sorted(set(body) - set(keys))
+    if unknown:
+        raise ValueError(f"unknown replay field(s) {shown(unknown)}; fields: {list(keys)} (exactly one)")
     given = [k for k in keys if body.get(k) is not None]
     if len(given) != 1:
         raise ValueError(f"give exactly one of {list(keys)}, got {given or 'none'}")
@@ -207,4 +311,4 @@ def replay_request(body: Any) -> dict[str, Any]:
         if not isinstance(value, str):
             raise ValueError(f"jsonl must be the text of a tournament log, got {type(value).__name__}")
         return replay_tournament(value)
-    return replay_path(value)
+    return replay_path(folder, value)

@@ -4,105 +4,103 @@ A game plays one match at B = 1 (``train.web.table``). After every decision the 
 play on until the human must decide; when a hand ends the game waits for ``next``
 (``awaiting == "next_hand"``) and keeps the hand's record; the match goes on to its end.
 Every human action is checked against the legal ones before the engine sees it, so a
-bad one changes nothing.
+bad one changes nothing. A game is its settings and its decisions (``log``): every bot is
+re-seeded from the game's seed, its seat and the decision's number before it decides, so
+``Game.restore`` rebuilds a game from them exactly, and it goes on as it would have.
+The store (``train.web.store``) keeps them in SQLite and the games in use in memory.
 """
 
 from __future__ import annotations
 
-import copy
+import functools
 import secrets
 import threading
-from collections import OrderedDict
 from typing import Any
 
 import numpy as np
 
-from agents import Agent, DecisionContext, make_agent, parse_spec
+from agents import Agent, DecisionContext
 from spades_env.engine import OVER, FinishedHands, SpadesEngine, records
 from spades_env.rules import Rules, list_presets
+from spades_env.rules_check import MAX_RULES_INT, shown
 from train.tournament_play import Observer
+from train.web.bots import BOTS, DEFAULT_BOT, build_bot, check_bot_spec, is_heavy
+from train.web.storage import NEXT
 from train.web.table import Table
 from train.web.views import action_entry, event_entry, player_view
 
-#: The bots a seat may hold (``agents.AGENTS`` names; ``neural`` needs a path, so it is not offered).
-BOTS = ("random", "heuristic", "search", "learned")
-DEFAULT_BOT = "heuristic"
-#: Games kept in memory; the oldest is dropped beyond this.
-MAX_GAMES = 1000
+__all__ = ["BOTS", "DEFAULT_BOT", "Game", "GameNotFound", "check_bot_spec", "game_settings", "preset_rules"]
+
 MAX_SEED = 2**64 - 1
+#: Hint bots a game keeps (least recently asked dropped).
+MAX_HINT_BOTS = 4
 
 
 class GameNotFound(LookupError):
-    """No game has this id (never created, or dropped)."""
+    """No game has this id (never created, or expired)."""
 
 
 def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+@functools.lru_cache(maxsize=64)
+def _preset(name: str) -> Rules:
+    """A preset's rules, read once (rules are frozen: every game may share them)."""
+    return Rules.preset(name)
+
+
 def preset_rules(name: Any, target_score: Any = None) -> Rules:
     """The rules of a preset by name, with an optional ``target_score``; ValueError naming what is allowed."""
     presets = list_presets()
     if not isinstance(name, str) or name not in presets:
-        raise ValueError(f"rules must be a preset name, got {name!r}; presets: {', '.join(presets)}")
-    rules = Rules.preset(name)
+        raise ValueError(f"rules must be a preset name, got {shown(name)}; presets: {', '.join(presets)}")
+    rules = _preset(name)
     if target_score is not None:
-        if not _is_int(target_score) or target_score < 1:
-            raise ValueError(f"target_score must be a positive integer, got {target_score!r}")
+        if not _is_int(target_score) or not 1 <= target_score <= MAX_RULES_INT:
+            raise ValueError(f"target_score must be an integer in 1..{MAX_RULES_INT}, got {shown(target_score)}")
         rules = rules.replace(target_score=target_score)
     return rules
 
 
-def check_bot_spec(spec: Any, what: str = "bot") -> str:
-    """A bot spec (``heuristic``, ``search:samples=8``) whose name is one of ``BOTS``; ValueError otherwise."""
-    if not isinstance(spec, str):
-        raise ValueError(f"{what} must be a bot name ({', '.join(BOTS)}), got {spec!r}")
-    name = spec.partition(":")[0].strip()
-    if name not in BOTS:
-        raise ValueError(f"{what} {spec!r} is not a bot; bots: {', '.join(BOTS)}")
-    parse_spec(spec)  # the options
-    return spec
-
-
-#: Bots whose building is slow (a checkpoint to load): built once per spec, then copied and re-seeded.
-SLOW_TO_BUILD = ("learned",)
-_templates: dict[str, Agent] = {}
-_templates_lock = threading.Lock()
-
-
-def _make(spec: str, seed: int) -> Agent:
-    if spec.partition(":")[0].strip() not in SLOW_TO_BUILD:
-        return make_agent(spec, seed=seed)
-    with _templates_lock:
-        if spec not in _templates:
-            _templates[spec] = make_agent(spec, seed=0)
-        agent = copy.deepcopy(_templates[spec])
-    agent.reset(seed)
-    return agent
-
-
-def build_bot(spec: str, engine: SpadesEngine, seed: int, what: str = "bot") -> Agent:
-    """A bot that can play the engine's rules, or ValueError saying why not."""
-    check_bot_spec(spec, what)
-    agent = _make(spec, seed)
-    try:
-        agent.check_supports(engine)
-    except ValueError as err:
-        raise ValueError(f"{what} {spec!r}: {err}") from None
-    return agent
+def game_settings(rules: Any, bots: Any, seat: Any = 0, seed: Any = None, target_score: Any = None) -> dict[str, Any]:
+    """The checked settings of a new game (``seed`` None: a random one); ValueError naming a bad field."""
+    table_rules = preset_rules(rules, target_score)
+    n = table_rules.n_players
+    if not _is_int(seat) or not 0 <= seat < n:
+        raise ValueError(f"seat must be an integer in 0..{n - 1} ({table_rules.name} has {n} seats), got {shown(seat)}")
+    if isinstance(bots, str) or bots is None:
+        bots = [DEFAULT_BOT if bots is None else bots] * (n - 1)
+    if not isinstance(bots, list) or len(bots) != n - 1:
+        raise ValueError(
+            f"bots must be one bot name or a list of {n - 1} (one per other seat, in seat order), got {shown(bots)}"
+        )
+    for k, spec in enumerate(bots):
+        check_bot_spec(spec, f"bots[{k}]")
+    if seed is None:
+        seed = secrets.randbits(63)
+    elif not _is_int(seed) or not 0 <= seed <= MAX_SEED:
+        raise ValueError(f"seed must be null or an integer in 0..2**64 - 1, got {shown(seed)}")
+    return {"rules": rules, "target_score": target_score, "bots": list(bots), "seat": seat, "seed": seed}
 
 
 class Game:
     """One match: the table, the human's seat, a bot in every other seat, the finished hands' records."""
 
-    def __init__(self, game_id: str, rules: Rules, bots: list[str], seat: int, seed: int) -> None:
+    def __init__(self, game_id: str, settings: dict[str, Any], log: list[int] | None = None) -> None:
+        """A game of checked ``settings`` (``game_settings``); with ``log``, rebuilt from its decisions."""
         self.id = game_id
+        self.settings = settings
+        rules = preset_rules(settings["rules"], settings["target_score"])
+        seat, seed = settings["seat"], settings["seed"]
         self.engine = SpadesEngine(rules)
         self.seat = seat
         self.seed = seed
         n = self.engine.n_players
-        self.bot_specs: list[str | None] = list(bots)
+        self.bot_specs: list[str | None] = list(settings["bots"])
         self.bot_specs.insert(seat, None)
+        self.heavy = is_heavy(self.bot_specs)
+        """Its bots compute for long (a search, a network): its requests run in the heavy pool."""
         self.bots: list[Agent | None] = [
             None if spec is None else build_bot(spec, self.engine, _seed(seed, k), f"bot of seat {k}")
             for k, spec in enumerate(self.bot_specs)
@@ -117,7 +115,22 @@ class Game:
         """The hand just ended, until ``next`` (or for good when the match is over)."""
         self.hint_bots: dict[str, Agent] = {}
         self.decisions = 0
-        self._advance()
+        self.log: list[int] = []
+        """Every decision's action id in order, ``NEXT`` where the next hand was dealt (``storage``)."""
+        if log is None:
+            self._advance()
+        else:
+            self._restore(log)
+
+    def _restore(self, log: list[int]) -> None:
+        """Apply the logged decisions as they were taken (the events as the human last saw them)."""
+        for entry in log:
+            if entry == NEXT:
+                self._deal_next()
+                continue
+            if self.finished is None and self.table.to_move == self.seat:
+                self.events = []
+            self._apply(entry)
 
     # ------------------------------------------------------------ state
     @property
@@ -149,6 +162,13 @@ class Game:
         out.update(player_view(self.table, self.seat, self.finished))
         return out
 
+    def client_records(self) -> list[dict[str, Any]]:
+        """The finished hands' records as a client may have them: without the match ``key`` while the match
+        goes on (the key deals every later hand: with it every hidden card would follow), whole once it is over."""
+        if self.over:
+            return list(self.records)
+        return [{k: v for k, v in record.items() if k != "key"} for record in self.records]
+
     # ------------------------------------------------------------ moves
     def act(self, action: Any) -> None:
         """The human's decision; ValueError (nothing changes) unless it is the human's turn and legal."""
@@ -162,7 +182,7 @@ class Game:
         if not _is_int(action) or action not in legal:
             phase = self.table.phase
             named = ", ".join(f"{e['id']} ({e['label']})" for e in (action_entry(self.engine, phase, a) for a in legal))
-            raise ValueError(f"illegal action {action!r}; legal actions: {named}")
+            raise ValueError(f"illegal action {shown(action)}; legal actions: {named}")
         self.events = []
         self._apply(int(action))
         self._advance()
@@ -173,14 +193,19 @@ class Game:
             raise ValueError("the match is over: there is no next hand")
         if self.finished is None:
             raise ValueError("the hand is not over yet: there is no next hand to deal")
+        self._deal_next()
+        self._advance()
+
+    def _deal_next(self) -> None:
         self.finished = None
         self.events = []
         self.table.new_hand()
-        self._advance()
+        self.log.append(NEXT)
 
     def _apply(self, action: int) -> None:
         step = self.table.step(action)
         self.decisions += 1
+        self.log.append(int(action))
         self.events.append(event_entry(self.engine, step, self.seat))
         if step.finished is not None:
             self.finished = step.finished
@@ -189,7 +214,10 @@ class Game:
     def _advance(self) -> None:
         """Bots play until the human must decide, a hand ends or the match is over."""
         while not self.over and self.finished is None and self.table.to_move != self.seat:
-            self._apply(self.bot_action(self.bots[self.table.to_move]))
+            seat = self.table.to_move
+            agent = self.bots[seat]
+            agent.reset(_seed(self.seed, seat, self.decisions))  # a function of the game and the decision
+            self._apply(self.bot_action(agent))
 
     def context(self) -> tuple[np.ndarray, DecisionContext]:
         """The legal mask (1, A) and the decision context of the seat to move."""
@@ -204,48 +232,19 @@ class Game:
             raise RuntimeError(f"bot {agent.name!r} chose the illegal action {action}")
         return action
 
+    def hint_bot(self, spec: str) -> Agent:
+        """The hint bot of ``spec``, re-seeded from this decision (the same hint every time it is asked)."""
+        agent = self.hint_bots.pop(spec, None)
+        seed = _seed(self.seed, 1000 + self.seat, self.decisions)
+        if agent is None:
+            agent = build_bot(spec, self.engine, seed, "hint bot")
+        agent.reset(seed)
+        self.hint_bots[spec] = agent
+        while len(self.hint_bots) > MAX_HINT_BOTS:
+            del self.hint_bots[next(iter(self.hint_bots))]
+        return agent
 
-def _seed(seed: int, seat: int) -> int:
-    """A bot's seed from the game's seed and its seat."""
-    return int(np.random.SeedSequence([seed, seat]).generate_state(1)[0])
 
-
-class GameStore:
-    """The games of a server, by id; thread-safe (one lock for the index, one per game)."""
-
-    def __init__(self, max_games: int = MAX_GAMES) -> None:
-        self.games: OrderedDict[str, Game] = OrderedDict()
-        self.max_games = max_games
-        self.lock = threading.Lock()
-
-    def create(self, rules: Any, bots: Any, seat: Any = 0, seed: Any = None, target_score: Any = None) -> Game:
-        """A new game (the bots have played up to the human's first decision); ValueError on bad input."""
-        table_rules = preset_rules(rules, target_score)
-        n = table_rules.n_players
-        if not _is_int(seat) or not 0 <= seat < n:
-            raise ValueError(f"seat must be an integer in 0..{n - 1} ({table_rules.name} has {n} seats), got {seat!r}")
-        if isinstance(bots, str) or bots is None:
-            bots = [DEFAULT_BOT if bots is None else bots] * (n - 1)
-        if not isinstance(bots, list) or len(bots) != n - 1:
-            raise ValueError(
-                f"bots must be one bot name or a list of {n - 1} (one per other seat, in seat order), got {bots!r}"
-            )
-        for k, spec in enumerate(bots):
-            check_bot_spec(spec, f"bots[{k}]")
-        if seed is None:
-            seed = secrets.randbits(63)
-        elif not _is_int(seed) or not 0 <= seed <= MAX_SEED:
-            raise ValueError(f"seed must be null or an integer in 0..2**64 - 1, got {seed!r}")
-        game = Game(secrets.token_urlsafe(9), table_rules, bots, seat, seed)
-        with self.lock:
-            self.games[game.id] = game
-            while len(self.games) > self.max_games:
-                self.games.popitem(last=False)
-        return game
-
-    def get(self, game_id: str) -> Game:
-        with self.lock:
-            game = self.games.get(game_id)
-        if game is None:
-            raise GameNotFound(f"no game with id {game_id!r} (games live in the server's memory until it stops)")
-        return game
+def _seed(seed: int, seat: int, decision: int = 0) -> int:
+    """A bot's seed from the game's seed, its seat and the number of the decision."""
+    return int(np.random.SeedSequence([seed, seat, decision]).generate_state(1)[0])

@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 
 from spades_env import cards
 from spades_env.rules_base import BaseRules, rules_class
-from spades_env.rules_check import RulesError, check_bool, check_int
+from spades_env.rules_check import RulesError, check_bool, check_int, shown
 
 #: Cutthroat big-bid thresholds by player count [RULES 5].
 BIG_BID_THRESHOLD = {3: 10, 4: 8, 5: 7, 6: 6}
@@ -192,7 +192,7 @@ def _validate_spades(rules: SpadesRules) -> None:
         if isinstance(rules.lose_score, str):
             raise RulesError(
                 f"rules field 'lose_score' must be an integer below 'target_score', {NEGATIVE_TARGET!r} "
-                f"or null, got {rules.lose_score!r}"
+                f"or null, got {shown(rules.lose_score)}"
             )
         check_int(rules, "lose_score", None, rules.target_score - 1)
     check_int(rules, "blind_nil_requires_behind_by", 1, optional=True)
@@ -200,7 +200,9 @@ def _validate_spades(rules: SpadesRules) -> None:
     if rules.min_team_bid and not rules.partnership:
         raise RulesError("rules field 'min_team_bid' needs 'partnership': true (cutthroat has no teams)")
     if rules.set_penalty not in SET_PENALTIES:
-        raise RulesError(f"rules field 'set_penalty' must be one of {list(SET_PENALTIES)}, got {rules.set_penalty!r}")
+        raise RulesError(
+            f"rules field 'set_penalty' must be one of {list(SET_PENALTIES)}, got {shown(rules.set_penalty)}"
+        )
     check_int(rules, "bag_limit", 1)
     check_int(rules, "bag_penalty", 0)
     check_int(rules, "nil_bonus", 0)

@@ -36,7 +36,7 @@ export function initReplay() {
   $("replay-path-form").addEventListener("submit", (event) => {
     event.preventDefault();
     const path = $("replay-path").value.trim();
-    if (!path) showError("path: give the server-side path of a JSON record or a JSONL tournament log");
+    if (!path) showError("path: give a JSON record or JSONL tournament log in the server's replay folder, relative to it");
     else open({ path }, path);
   });
   $("replay-game").addEventListener("change", () => {
