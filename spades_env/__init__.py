@@ -6,14 +6,18 @@ from spades_env.engine import EngineInputError, GameState, IllegalActionError, S
 from spades_env.envs import VectorSpades, env, raw_env
 from spades_env.envs.gym_env import ENV_ID
 from spades_env.observation import ObservationEncoder
-from spades_env.rules import HeartsRules, Rules, RulesError, list_presets
+from spades_env.rules import HeartsRules, Rules, RulesError, list_presets, preset
 
 __version__ = "0.1.0"
+
+#: The engine runs every game (its historical name is ``SpadesEngine``).
+Engine = SpadesEngine
 
 if ENV_ID not in gymnasium.registry:
     gymnasium.register(id=ENV_ID, entry_point="spades_env.envs.gym_env:SpadesGymEnv")
 
 __all__ = [
+    "Engine",
     "EngineInputError",
     "GameState",
     "IllegalActionError",
@@ -25,6 +29,7 @@ __all__ = [
     "VectorSpades",
     "env",
     "list_presets",
+    "preset",
     "raw_env",
     "sample_legal",
 ]

@@ -36,6 +36,7 @@ __all__ = [
     "RulesError",
     "SpadesRules",
     "list_presets",
+    "preset",
     "resolve_rules",
 ]
 
@@ -44,11 +45,19 @@ __all__ = [
 Rules = SpadesRules
 
 
+def preset(name: str) -> BaseRules:
+    """The rules of the preset ``name`` (``"partnership"``, ``"hearts"``, ...; ``spades presets`` lists them), of
+    whichever game it plays: a ``SpadesRules`` or a ``HeartsRules``. ``Rules.preset`` is the same function under
+    the Spades class's name."""
+    return BaseRules.preset(name)
+
+
 def resolve_rules(rules: BaseRules | str | Path | dict | None) -> BaseRules:
     """Accept a rules object (of any game), a preset name, a YAML path or a mapping.
 
-    A name that is an existing file is read as a rules file; a bare ``<preset>.yaml`` that
-    is no file is the preset; any other ``.yaml``/``.yml`` path must exist.
+    A preset's name is the preset (never a file of that name in the working directory); any other name that is an
+    existing file is read as a rules file; a bare ``<preset>.yaml`` that is no file is the preset; any other
+    ``.yaml``/``.yml`` path must exist.
     """
     if rules is None:
         return Rules.preset("partnership")
@@ -60,6 +69,8 @@ def resolve_rules(rules: BaseRules | str | Path | dict | None) -> BaseRules:
         raise RulesError(
             f"rules must be a Rules object, a preset name, a YAML path or a mapping, got {type(rules).__name__}"
         )
+    if str(rules) in list_presets():
+        return preset(str(rules))
     path = Path(rules)
     if path.is_file():
         return Rules.from_yaml(path)
