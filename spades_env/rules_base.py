@@ -146,6 +146,8 @@ class BaseRules:
     HAS_BIDDING: ClassVar[bool] = False
     #: The players pass cards to each other before the play (Hearts).
     HAS_PASSING: ClassVar[bool] = False
+    #: The PettingZoo env's name for this game (``metadata["name"]``).
+    ENV_NAME: ClassVar[str] = "spades_v0"
 
     @property
     def points_are_penalties(self) -> bool:

@@ -11,7 +11,7 @@ import pytest
 from spades_env import cards
 from spades_env.engine import SpadesEngine, dealing
 from spades_env.rules import Rules
-from tests.web_helpers import client, game_of, play_hands
+from tests.web_helpers import client, game_of, json_detail, play_hands
 from train.web import replay
 
 SECRET = "my_secret_key_5f3a"
@@ -27,20 +27,12 @@ def _record(c) -> dict:
     return dict(game_of(c, game_id).records[0])
 
 
-def _detail(r, status: int = 400) -> str:
-    assert r.status_code == status, r.text
-    assert r.headers["content-type"].startswith("application/json")
-    detail = r.json()["detail"]
-    assert isinstance(detail, str) and "\n" not in detail
-    return detail
-
-
 # ------------------------------------------------------------------ no file on a client's word
 def test_a_log_header_naming_a_rules_file_is_refused_without_reading_it(c, tmp_path):
     secret = tmp_path / "secret.yaml"
     secret.write_text(f"{SECRET}: 1\n")
     header = {"type": "header", "config": {"bots": ["random", "heuristic"], "rules": str(secret)}}
-    detail = _detail(c.post("/api/replay", json={"jsonl": json.dumps(header) + "\n"}))
+    detail = json_detail(c.post("/api/replay", json={"jsonl": json.dumps(header) + "\n"}))
     assert "config.rules must be a preset name" in detail and SECRET not in detail
 
 
@@ -48,19 +40,19 @@ def test_a_record_whose_rules_name_a_file_is_refused(c, tmp_path):
     secret = tmp_path / "secret.yaml"
     secret.write_text(f"{SECRET}: 1\n")
     rec = {**_record(c), "rules": str(secret)}
-    detail = _detail(c.post("/api/replay", json={"record": rec}))
+    detail = json_detail(c.post("/api/replay", json={"record": rec}))
     assert "'rules' must be the rules inline" in detail and SECRET not in detail
 
 
 def test_a_log_header_with_bots_as_one_string_is_refused(c):
     header = {"type": "header", "config": {"bots": "hr", "rules": "partnership"}}
-    assert "config.bots must be a list" in _detail(c.post("/api/replay", json={"jsonl": json.dumps(header)}))
+    assert "config.bots must be a list" in json_detail(c.post("/api/replay", json={"jsonl": json.dumps(header)}))
 
 
 def test_path_replays_are_off_without_a_replay_folder(c, tmp_path):
     (tmp_path / "a.json").write_text("[]")
     for path in (str(tmp_path / "a.json"), str(tmp_path / "nope.json"), "/etc/passwd"):
-        assert "--replay-dir" in _detail(c.post("/api/replay", json={"path": path}))
+        assert "--replay-dir" in json_detail(c.post("/api/replay", json={"path": path}))
 
 
 def test_path_replays_stay_inside_the_replay_folder(tmp_path):
@@ -73,25 +65,25 @@ def test_path_replays_stay_inside_the_replay_folder(tmp_path):
     c = client(replay_dir=inside)
     answers = {}
     for path in ("../private/x.json", "../private/none.json", str(outside / "x.json"), "link.json", "dir/x.json"):
-        answers[path] = detail = _detail(c.post("/api/replay", json={"path": path}))
+        answers[path] = detail = json_detail(c.post("/api/replay", json={"path": path}))
         assert SECRET not in detail
     # the same answer whether a file outside exists or not
     assert answers["../private/x.json"] == answers["../private/none.json"].replace("none", "x")
     assert "leads out" in answers["link.json"] and "leads out" in answers["dir/x.json"]
-    assert "no such file in the replay folder" in _detail(c.post("/api/replay", json={"path": "none.json"}))
+    assert "no such file in the replay folder" in json_detail(c.post("/api/replay", json={"path": "none.json"}))
     for odd in ("a" * 5000 + ".json", "x/" * 120 + "a.json", "a\x00b.json", "é.json", "a.JSON"):
-        _detail(c.post("/api/replay", json={"path": odd}))  # 400, not 500
+        json_detail(c.post("/api/replay", json={"path": odd}))  # 400, not 500
     (inside / "unreadable.json").write_text("[]")
     (inside / "unreadable.json").chmod(0)
     if os.geteuid() != 0:  # root reads it anyway
-        assert "cannot be read" in _detail(c.post("/api/replay", json={"path": "unreadable.json"}))
+        assert "cannot be read" in json_detail(c.post("/api/replay", json={"path": "unreadable.json"}))
 
 
 def test_replay_files_are_capped(tmp_path, monkeypatch):
     monkeypatch.setattr(replay, "MAX_FILE_BYTES", 100)
     (tmp_path / "big.json").write_text(" " * 101 + "[]")
     c = client(replay_dir=tmp_path)
-    assert "larger than" in _detail(c.post("/api/replay", json={"path": "big.json"}))
+    assert "larger than" in json_detail(c.post("/api/replay", json={"path": "big.json"}))
 
 
 def test_errors_show_only_a_short_prefix_of_a_value(c):
@@ -160,4 +152,4 @@ def test_a_record_without_its_key_replays_where_the_key_decides_nothing(c):
     r = c.post("/api/replay", json={"record": rec})
     assert r.status_code == 200, r.text
     rec["scores"] = [s + 10 for s in rec["scores"]]
-    assert "'scores'" in _detail(c.post("/api/replay", json={"record": rec}))
+    assert "'scores'" in json_detail(c.post("/api/replay", json={"record": rec}))

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from tests.web_helpers import client, game_of
+from tests.web_helpers import client, game_of, json_detail
 from train.web import bots, replay
 from train.web.guard import Pools
 
@@ -17,14 +17,6 @@ from train.web.guard import Pools
 @pytest.fixture(scope="module")
 def c():
     return client()
-
-
-def _detail(r, status: int = 400) -> str:
-    assert r.status_code == status, r.text
-    assert r.headers["content-type"].startswith("application/json")
-    detail = r.json()["detail"]
-    assert isinstance(detail, str) and "\n" not in detail
-    return detail
 
 
 @pytest.mark.parametrize(
@@ -44,12 +36,12 @@ def test_bot_options_are_bounded_in_games_and_hints(c, spec, words):
         c.post("/api/games", json={"bots": spec}),
         c.get(f"/api/games/{c.post('/api/games', json={'seed': 1}).json()['id']}/hint", params={"bot": spec}),
     ):
-        detail = _detail(r)
+        detail = json_detail(r)
         assert all(w in detail for w in words), detail
 
 
 def test_integers_beyond_the_rules_bounds_are_400(c):
-    assert "target_score" in _detail(c.post("/api/games", json={"target_score": 2**64}))
+    assert "target_score" in json_detail(c.post("/api/games", json={"target_score": 2**64}))
     game_id = c.post("/api/games", json={"bots": "random", "seed": 2}).json()["id"]
     game = game_of(c, game_id)
     from tests.web_helpers import play_hands
@@ -58,7 +50,7 @@ def test_integers_beyond_the_rules_bounds_are_400(c):
     rec = dict(game_of(c, gid).records[0])
     for field, value in (("target_score", 2**63), ("bag_limit", 2**64), ("nil_bonus", -(2**70))):
         bad = {**rec, "rules": {**rec["rules"], field: value}}
-        assert field in _detail(c.post("/api/replay", json={"record": bad}))
+        assert field in json_detail(c.post("/api/replay", json={"record": bad}))
     assert game.over is False
 
 
@@ -80,16 +72,18 @@ def test_a_fault_of_the_server_is_a_json_500_with_an_id_and_the_traceback_is_log
     game = game_of(c, game_id)
     monkeypatch.setattr(type(game), "view", lambda self: 1 / 0)
     with caplog.at_level(logging.ERROR, logger="train.web"):
-        detail = _detail(c.get(f"/api/games/{game_id}"), 500)
+        detail = json_detail(c.get(f"/api/games/{game_id}"), 500)
     assert detail.startswith("internal error ")
     error_id = detail.split()[-1]
     assert any(error_id in r.getMessage() and r.exc_info for r in caplog.records)
 
 
 def test_malformed_json_is_400(c):
-    detail = _detail(c.post("/api/games", content=b"{not json", headers={"content-type": "application/json"}))
+    detail = json_detail(c.post("/api/games", content=b"{not json", headers={"content-type": "application/json"}))
     assert "JSON" in detail
-    assert "JSON object" in _detail(c.post("/api/replay", content=b"[1]", headers={"content-type": "application/json"}))
+    assert "JSON object" in json_detail(
+        c.post("/api/replay", content=b"[1]", headers={"content-type": "application/json"})
+    )
 
 
 HEADER = '{"type": "header", "config": {"bots": ["random", "heuristic"]}}'
@@ -98,27 +92,27 @@ HEADER = '{"type": "header", "config": {"bots": ["random", "heuristic"]}}'
 def test_json_nested_too_deeply_or_not_finite_is_400(c):
     headers = {"content-type": "application/json"}
     for body in ({"jsonl": "[" * 100_000}, {"jsonl": HEADER + "\n" + "[" * 100_000}):
-        assert "too deeply" in _detail(c.post("/api/replay", json=body))
-    assert _detail(c.post("/api/games", content=b'{"bots": ' + b"[" * 5000 + b"]" * 5000 + b"}", headers=headers))
-    assert "seed" in _detail(c.post("/api/games", content=b'{"seed": NaN}', headers=headers))
-    assert "target_score" in _detail(c.post("/api/games", content=b'{"target_score": Infinity}', headers=headers))
+        assert "too deeply" in json_detail(c.post("/api/replay", json=body))
+    assert json_detail(c.post("/api/games", content=b'{"bots": ' + b"[" * 5000 + b"]" * 5000 + b"}", headers=headers))
+    assert "seed" in json_detail(c.post("/api/games", content=b'{"seed": NaN}', headers=headers))
+    assert "target_score" in json_detail(c.post("/api/games", content=b'{"target_score": Infinity}', headers=headers))
 
 
 def test_bodies_over_the_cap_are_413(c):
     big = {"rules": "partnership", "bots": "x" * 70_000}
-    assert "larger than" in _detail(c.post("/api/games", json=big), 413)
+    assert "larger than" in json_detail(c.post("/api/games", json=big), 413)
 
     def chunks():  # no content-length: counted as it streams
         for _ in range(20):
             yield b" " * 4096
 
-    assert "larger than" in _detail(c.post("/api/games", content=chunks()), 413)
-    assert _detail(c.post("/api/replay", json={"jsonl": "x" * (9 * 2**20)}), 413)
+    assert "larger than" in json_detail(c.post("/api/games", content=chunks()), 413)
+    assert json_detail(c.post("/api/replay", json={"jsonl": "x" * (9 * 2**20)}), 413)
 
 
 def test_unknown_paths_and_methods_are_json(c):
-    assert _detail(c.get("/api/nothing"), 404)
-    assert _detail(c.delete("/api/options"), 405)
+    assert json_detail(c.get("/api/nothing"), 404)
+    assert json_detail(c.delete("/api/options"), 405)
 
 
 # ------------------------------------------------------------------ hosts and docs
@@ -126,7 +120,7 @@ def test_a_loopback_server_answers_only_its_own_host_names():
     c = client(allowed_hosts=("127.0.0.1", "localhost"))
     assert c.get("/api/options", headers={"host": "127.0.0.1:8000"}).status_code == 200
     assert c.get("/api/options", headers={"host": "localhost"}).status_code == 200
-    assert "Host" in _detail(c.get("/api/options", headers={"host": "evil.example:8000"}))
+    assert "Host" in json_detail(c.get("/api/options", headers={"host": "evil.example:8000"}))
 
 
 def test_the_api_docs_are_under_api(c):
@@ -157,7 +151,7 @@ def test_heavy_requests_queue_apart_and_light_ones_stay_fast(monkeypatch):
     assert started.wait(10)
     time.sleep(0.2)
     busy = c.post("/api/replay", json={"hands": []})
-    assert "busy" in _detail(busy, 503)
+    assert "busy" in json_detail(busy, 503)
     t0 = time.perf_counter()
     assert c.get("/api/options").status_code == 200
     assert time.perf_counter() - t0 < 1.0

@@ -27,6 +27,15 @@ def client(**options) -> TestClient:
     return TestClient(create_app(**options), raise_server_exceptions=False)
 
 
+def json_detail(r, status: int = 400) -> str:
+    """The one-line ``detail`` of a JSON error response of ``status``."""
+    assert r.status_code == status, r.text
+    assert r.headers["content-type"].startswith("application/json")
+    detail = r.json()["detail"]
+    assert isinstance(detail, str) and "\n" not in detail
+    return detail
+
+
 def game_of(c: TestClient, game_id: str):
     """The server's own Game object behind an id (to check views against the engine state)."""
     return c.app.state.store.get(game_id)

@@ -7,6 +7,8 @@ their names. Codes are distinct across games: a state's ``phase`` is one of them
 
 PLAY = 2  #: play a card to the trick
 OVER = 3  #: the match is over; no player moves
+#: The shared codes' names (each game adds its own: ``games/*/phases.py``).
+SHARED_PHASE_NAMES = {PLAY: "play", OVER: "over"}
 
 FREE_LEAD = -1
 RESTRICTED_LEAD = -2

@@ -18,13 +18,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from spades_env.core.phases import FREE_LEAD, LOWEST_CLUB_LEAD, OVER, PLAY, RESTRICTED_LEAD
-from spades_env.games.hearts.phases import PASS
-from spades_env.games.spades.phases import BEMO, BID, BLIND, DRAW, EXCHANGE, N_SPADES_PHASES
+from spades_env.core.phases import FREE_LEAD, LOWEST_CLUB_LEAD, OVER, PLAY, RESTRICTED_LEAD, SHARED_PHASE_NAMES
+from spades_env.games.hearts.phases import HEARTS_PHASE_NAMES, PASS
+from spades_env.games.spades.phases import BEMO, BID, BLIND, DRAW, EXCHANGE, N_SPADES_PHASES, SPADES_PHASE_NAMES
 
 # Phases of a hand. Every phase is a decision of the player to move: the shared codes (``core.phases``) and each
 # game's own (its folder's ``phases.py``), by code.
-PHASE_NAMES = ("blind", "bid", "play", "over", "draw", "exchange", "bemo", "pass")
+_NAMES = {**SHARED_PHASE_NAMES, **SPADES_PHASE_NAMES, **HEARTS_PHASE_NAMES}
+PHASE_NAMES = tuple(_NAMES[code] for code in range(len(_NAMES)))
 N_PHASES = len(PHASE_NAMES)
 
 

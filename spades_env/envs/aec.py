@@ -246,8 +246,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             )
         self.illegal_reward = float(illegal_reward)
         self.render_mode = render_mode
-        if self.rules.hearts:
-            self.metadata = {**type(self).metadata, "name": "hearts_v0"}
+        self.metadata = {**type(self).metadata, "name": self.rules.ENV_NAME}
         n = self.engine.n_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agent_name_mapping = {name: i for i, name in enumerate(self.possible_agents)}

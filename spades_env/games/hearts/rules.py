@@ -19,6 +19,7 @@ class HeartsRules(BaseRules):
     GAME: ClassVar[str] = "hearts"
     POINTS_ARE_PENALTIES: ClassVar[bool] = True
     HAS_PASSING: ClassVar[bool] = True
+    ENV_NAME: ClassVar[str] = "hearts_v0"
     PLAYERS: ClassVar[tuple[int, int]] = (4, 4)
     LEGACY_NEUTRAL: ClassVar[dict[str, Any]] = {"moon_subtracts": False, "jack_of_diamonds": False}
     """What an old Spades rule set held in the Hearts fields."""
