@@ -18,13 +18,20 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from spades_env import games
 from spades_env.core.phases import FREE_LEAD, LOWEST_CLUB_LEAD, OVER, PLAY, RESTRICTED_LEAD, SHARED_PHASE_NAMES
-from spades_env.games.hearts.phases import HEARTS_PHASE_NAMES, PASS
-from spades_env.games.spades.phases import BEMO, BID, BLIND, DRAW, EXCHANGE, N_SPADES_PHASES, SPADES_PHASE_NAMES
 
 # Phases of a hand. Every phase is a decision of the player to move: the shared codes (``core.phases``) and each
 # game's own (its folder's ``phases.py``), by code.
-_NAMES = {**SHARED_PHASE_NAMES, **SPADES_PHASE_NAMES, **HEARTS_PHASE_NAMES}
+# Each game's codes are read through the registry (the engine imports no game by name); the Spades and Hearts codes
+# stay importable from here for every caller (``from spades_env.engine import BID, PASS``).
+_SPADES, _HEARTS = games.part("spades", "phases"), games.part("hearts", "phases")
+BLIND, BID, DRAW, EXCHANGE, BEMO = _SPADES.BLIND, _SPADES.BID, _SPADES.DRAW, _SPADES.EXCHANGE, _SPADES.BEMO
+N_SPADES_PHASES = _SPADES.N_SPADES_PHASES
+PASS = _HEARTS.PASS
+_NAMES = dict(SHARED_PHASE_NAMES)
+for _game in games.GAMES:
+    _NAMES.update(games.part(_game, "phases").PHASE_NAMES)
 PHASE_NAMES = tuple(_NAMES[code] for code in range(len(_NAMES)))
 N_PHASES = len(PHASE_NAMES)
 

@@ -36,6 +36,8 @@ class Game(NamedTuple):
     """The readable one-game reference engine class."""
     spec: str
     """The game's ``GameSpec`` (``spec.SPEC``): what the engine asks the game."""
+    phases: str
+    """Its phase codes (beyond the shared ``core.phases``) and their names (``PHASE_NAMES``: code -> name)."""
     render: str
     """Its text: ``render_state`` (a game in progress) and ``render_finished_hand`` (a playthrough's hand)."""
 
@@ -48,6 +50,7 @@ def _game(name: str, encoder: str, reference: str) -> Game:
         encoder=f"{root}.observation:{encoder}",
         reference=f"{root}.reference:{reference}",
         spec=f"{root}.spec:SPEC",
+        phases=f"{root}.phases",
         render=f"{root}.render",
     )
 

@@ -19,7 +19,7 @@ from spades_env.core.phases import LOWEST_CLUB_LEAD, PLAY
 
 PASS = 7  #: Hearts: choose a card to pass (three per player) [RULES 7]; its code is distinct from Spades' phases
 #: The names of Hearts' own phase codes.
-HEARTS_PHASE_NAMES = {PASS: "pass"}
+PHASE_NAMES = {PASS: "pass"}
 
 # The parameters of a rule set: indices into ``p``.
 P_N_PLAYERS = 0

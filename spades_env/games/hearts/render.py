@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from spades_env import cards
 from spades_env.core.phases import OVER, SHARED_PHASE_NAMES
 from spades_env.core.text import finished_trick_lines, side_name, trick_lines
-from spades_env.games.hearts.phases import HEARTS_PHASE_NAMES
+from spades_env.games.hearts.phases import PHASE_NAMES
 from spades_env.games.hearts.scoring import cards_taken, score_hearts_hand
 from spades_env.games.hearts.spec import PASS_NAMES
 
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from spades_env.engine.results import FinishedHands
     from spades_env.engine.state import GameState
 
-_PHASE_NAMES = {**SHARED_PHASE_NAMES, **HEARTS_PHASE_NAMES}
+_PHASE_NAMES = {**SHARED_PHASE_NAMES, **PHASE_NAMES}
 
 
 def phase_name(phase: int) -> str:

@@ -33,7 +33,7 @@ BEMO = 6  #: before the first lead: a side declares no, little or big Bemo [RULE
 #: The phases of Spades: the width of the Spades observation's phase block (its layout is frozen).
 N_SPADES_PHASES = 7
 #: The names of Spades' own phase codes.
-SPADES_PHASE_NAMES = {BLIND: "blind", BID: "bid", DRAW: "draw", EXCHANGE: "exchange", BEMO: "bemo"}
+PHASE_NAMES = {BLIND: "blind", BID: "bid", DRAW: "draw", EXCHANGE: "exchange", BEMO: "bemo"}
 
 # The parameters of a rule set: indices into ``p``.
 P_N_PLAYERS = 0

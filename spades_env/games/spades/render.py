@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from spades_env import cards
 from spades_env.core.phases import LOWEST_CLUB_LEAD, OVER, SHARED_PHASE_NAMES
 from spades_env.core.text import finished_trick_lines, side_name, trick_lines
-from spades_env.games.spades.phases import DRAW, SPADES_PHASE_NAMES
+from spades_env.games.spades.phases import DRAW, PHASE_NAMES
 
 if TYPE_CHECKING:
     from spades_env.engine.core import SpadesEngine
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from spades_env.engine.state import GameState
 
 BEMO_NAMES = ("no Bemo", "little Bemo", "big Bemo")
-_PHASE_NAMES = {**SHARED_PHASE_NAMES, **SPADES_PHASE_NAMES}
+_PHASE_NAMES = {**SHARED_PHASE_NAMES, **PHASE_NAMES}
 
 
 def phase_name(phase: int) -> str:
