@@ -13,7 +13,7 @@ For every card-play decision with more than one legal card the ``guided`` bot
    points minus the others' (Hearts: the others' mean points minus its own), as ``search`` scores;
    ``depth=-1`` (the default) lets the network play to the hand's end;
 4. plays the candidate of the best mean value (ties, and every decision it does not value, keep the network's
-   own action).
+   own action; with ``play_margin`` > 0 the network's card is kept unless another beats it by more than that).
 
 Bids, the Hearts pass and a lone legal card are the network's (``learned``). The network's card value head is
 not used to cut the rollouts: it was learned on targets centred on each decision's mean
