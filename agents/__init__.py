@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from agents.base import Agent, DecisionContext
+from agents.guided import GuidedAgent
 from agents.heuristic import HeuristicAgent
 from agents.learned import LEARNED_CHECKPOINTS
 from agents.options import parse_options
@@ -78,6 +79,7 @@ AGENTS: dict[str, Callable[..., Agent]] = {
     "search": SearchAgent,
     "neural": _neural,
     "learned": _learned,
+    "guided": GuidedAgent,
 }
 
 

@@ -27,6 +27,8 @@ SEED = 12
 #: Every path of the search at a small size: the play and bid weighting, the lookahead bid, the Hearts
 #: lookahead pass and the endgame solver.
 DEEP_SEARCH = "search:samples=4,oversample=2,bid_samples=2,pass_samples=2,endgame=2"
+#: The guided search at a small size: the network's prior, a few plies of its play, then the heuristic.
+GUIDED = "guided:samples=2,top=2,depth=2"
 _DECISIONS: dict[str, tuple] = {}
 
 
@@ -91,10 +93,12 @@ def test_the_redeal_keeps_what_the_seat_sees_and_moves_what_it_cannot(preset):
 
 
 @pytest.mark.parametrize("preset", TABLES)
-@pytest.mark.parametrize("spec", ["random", "heuristic", "search:fast", DEEP_SEARCH, "engine-rollouts", "learned"])
+@pytest.mark.parametrize(
+    "spec", ["random", "heuristic", "search:fast", DEEP_SEARCH, "engine-rollouts", "learned", GUIDED]
+)
 def test_a_bot_decides_alike_on_every_deal_its_seat_cannot_tell_apart(preset, spec):
     engine, state, seats = _decisions(preset)
-    if spec == "learned":
+    if spec in ("learned", GUIDED):
         from agents.learned import available_checkpoints
 
         if preset not in available_checkpoints():

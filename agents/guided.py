@@ -1,0 +1,170 @@
+"""Search guided by the network: the search's sampled layouts, the learned network's candidates and rollouts.
+
+For every card-play decision with more than one legal card the ``guided`` bot
+
+1. samples ``samples`` layouts of the hidden cards exactly as ``search`` does (``SearchAgent.card_values``: the
+   sampler of ``agents.search_sampling`` and, with ``oversample`` > 1, the bid and play weighting of
+   ``agents.search_bidding``), from what the seat may know only (``layout_states`` builds the rollout games);
+2. keeps the ``top`` legal cards of the learned network's card prior (its card head's logits at the seat's own
+   observation), always with the card the network would play itself;
+3. values each (layout, candidate) by playing the candidate, then ``depth`` plies of the network's own play (the
+   ``learned`` bot's network for the table, greedy, all rollouts of a ply in one network call and one
+   ``engine.step``), then the compiled heuristic's play in the engine to the hand's end: the side's bag-adjusted
+   points minus the others' (Hearts: the others' mean points minus its own), as ``search`` scores;
+   ``depth=-1`` (the default) lets the network play to the hand's end;
+4. plays the candidate of the best mean value (ties, and every decision it does not value, keep the network's
+   own action; with ``play_margin`` > 0 the network's card is kept unless another beats it by more than that).
+
+Bids, the Hearts pass and a lone legal card are the network's (``learned``). The network's card value head is
+not used to cut the rollouts: it was learned on targets centred on each decision's mean
+(``train.bid_values.centred_value_loss``), so it ranks the cards of one decision but has no level that two
+positions could be compared by.
+
+A table without a learned network (``agents.learned.LEARNED_CHECKPOINTS``) is refused in one line.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from agents.base import Agent, DecisionContext
+from agents.heuristic import HeuristicAgent
+from agents.learned import LearnedAgent
+from agents.search import SearchAgent
+from spades_env.engine import PLAY, GameState, SpadesEngine
+
+
+class NetworkRollout(Agent):
+    """The guided search's rollout policy: the learned network for the first ``depth`` plies of each rollout (every
+    ply with ``depth`` -1), then the heuristic. ``ply`` counts the calls since the rollout batch began."""
+
+    name = "network-rollout"
+    uses_observations = True
+
+    def __init__(self, network: LearnedAgent, depth: int) -> None:
+        super().__init__(None)
+        self.network = network
+        self.depth = int(depth)
+        self.heuristic = HeuristicAgent()
+        self.ply = 0
+        self._encoders: dict[int, object] = {}
+
+    def act(self, observations, masks: np.ndarray, context: DecisionContext | None = None) -> np.ndarray:
+        self.ply += 1
+        if 0 <= self.depth < self.ply:
+            return self.heuristic.act(None, masks, context)
+        if observations is None:
+            observations = self.encoder(context.engine).encode(context.state, context.games, context.seats)
+        return self.network.act(observations, masks, context)
+
+    def encoder(self, engine: SpadesEngine):
+        """The observation encoder of ``engine`` (made once per engine)."""
+        if id(engine) not in self._encoders:
+            from spades_env.observation import encoder_for
+
+            self._encoders = {id(engine): encoder_for(engine)}
+        return self._encoders[id(engine)]
+
+
+class GuidedAgent(SearchAgent):
+    """The search with the learned network inside: its prior picks the candidates, its play rolls them out."""
+
+    name = "guided"
+    uses_observations = True
+    presets: dict[str, dict[str, int]] = {}
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        samples: int = 16,
+        top: int = 3,
+        depth: int = -1,
+        oversample: int = 4,
+        play_sharpness: float | str = "auto",
+        play_margin: float = 0.0,
+        precision: str = "",
+        max_rollouts: int = 16384,
+    ) -> None:
+        if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 1:
+            raise ValueError(f"guided bot option 'top' must be a positive integer, got {top!r}")
+        if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < -1:
+            raise ValueError(f"guided bot option 'depth' must be an integer from -1 (the whole hand) up, got {depth!r}")
+        self.network = LearnedAgent(seed=seed, precision=precision)
+        """The ``learned`` bot: its network for the table bids, passes, gives the prior and plays the rollouts."""
+        super().__init__(
+            seed,
+            samples=samples,
+            rollout_policy=NetworkRollout(self.network, depth),
+            max_rollouts=max_rollouts,
+            oversample=oversample,
+            play_margin=play_margin,
+            play_sharpness=play_sharpness,
+        )
+        self.compiled_rollouts = False  # the rollouts play the network: in the batched engine
+        self.top = int(top)
+        """Candidates kept per decision: the ``top`` legal cards of the network's card prior, and its own card."""
+        self.depth = int(depth)
+        """Plies the network plays after the candidate before the heuristic finishes the hand (-1: all)."""
+
+    def unsupported_reason(self, engine: SpadesEngine) -> str | None:
+        """Why the guided search cannot play ``engine``'s rules (no learned network for them), or None."""
+        reason = self.network.unsupported_reason(engine)
+        if reason is None:
+            return None
+        return f"bot 'guided' needs a learned network for the rules {engine.rules.name!r} and has none: {reason}"
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self.network.reset(seed)
+
+    def _values_and_default(
+        self, observations, masks: np.ndarray, context: DecisionContext | None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``action_values`` (card play: the guided rollouts' mean values of the candidates; NaN for the legal
+        actions it does not value, -inf for the illegal ones) and the network's own action of each decision."""
+        if context is None:
+            raise ValueError("GuidedAgent needs a DecisionContext (engine, state, games, seats)")
+        masks = np.asarray(masks, dtype=bool)
+        engine, state = context.engine, context.state
+        if observations is None:
+            observations = self.rollout.encoder(engine).encode(state, context.games, context.seats)
+        observations = np.asarray(observations, dtype=np.float32)
+        default = self.network.act(observations, masks, context)  # binds the network to the table
+        values = np.where(masks, np.nan, -np.inf)
+        n_cards = engine.layout.n_card_ids
+        play = state.phase[context.games] == PLAY
+        todo = np.flatnonzero(play & (masks[:, :n_cards].sum(axis=1) > 1))
+        if len(todo):
+            start = time.perf_counter()
+            legal = masks[todo, :n_cards]
+            kept = self.candidates(observations[todo], legal, default[todo])
+            card_values = self._card_values_grouped(context.take(todo), kept)
+            values[todo, :n_cards] = np.where(legal & ~kept, np.nan, card_values)
+            self.search_seconds += time.perf_counter() - start
+            self.decisions += len(todo)
+        return values, default
+
+    def candidates(self, observations: np.ndarray, legal: np.ndarray, own: np.ndarray) -> np.ndarray:
+        """(D, C) bool the cards to search: the ``top`` legal cards of the network's card logits at the seat's
+        ``observations`` (D, obs) float32, and each decision's ``own`` (D,) card."""
+        import torch
+
+        policy = self.network.bound.policy
+        with torch.no_grad():
+            obs = torch.as_tensor(observations, device=self.network.bound.device)
+            logits = policy.play_outputs(obs, bids=False)[0][:, : legal.shape[1]].float().cpu().numpy()
+        logits = np.where(legal, logits, -np.inf)
+        order = np.argsort(-logits, axis=1, kind="stable")[:, : self.top]
+        kept = np.zeros_like(legal)
+        np.put_along_axis(kept, order, True, axis=1)
+        kept[np.arange(len(own)), own] = True
+        return kept & legal
+
+    def _rollout(
+        self, engine: SpadesEngine, roll: GameState, first: np.ndarray, seats: np.ndarray, plays_left: np.ndarray
+    ) -> np.ndarray:
+        """``SearchAgent._rollout`` with the rollout policy's ply count started afresh (``NetworkRollout``)."""
+        self.rollout.ply = 0
+        return super()._rollout(engine, roll, first, seats, plays_left)

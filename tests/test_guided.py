@@ -1,0 +1,111 @@
+"""The guided search (``agents.guided``): seeded, honest values, refused where no learned network plays."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents import SearchAgent, make_agent
+from agents.infoset_probe import sample_decisions
+from agents.learned import available_checkpoints
+from agents.search_rollouts import side_margin
+from spades_env.engine import PLAY, SpadesEngine
+from spades_env.envs.context import DecisionContext
+from spades_env.games.spades.scoring import bag_adjusted_points
+from spades_env.observation import encoder_for
+
+pytestmark = pytest.mark.skipif("partnership" not in available_checkpoints(), reason="no learned checkpoint")
+
+SMALL = "guided:samples=2,top=2,depth=2"
+_DECISIONS: dict[str, tuple] = {}
+
+
+def _card_decisions(preset: str = "partnership", n: int = 4):
+    """The table's engine and a context of ``n`` card decisions with several legal cards (drawn once)."""
+    if preset not in _DECISIONS:
+        engine = SpadesEngine(preset)
+        state, seats = sample_decisions(engine, 24, seed=3)
+        masks = engine.legal_action_mask(state)
+        rows = np.flatnonzero((state.phase == PLAY) & (masks[:, : engine.layout.n_card_ids].sum(axis=1) > 1))
+        _DECISIONS[preset] = (engine, state, rows, seats[rows], masks[rows])
+    engine, state, rows, seats, masks = _DECISIONS[preset]
+    return engine, DecisionContext(engine, state, rows[:n], seats[:n]), masks[:n]
+
+
+def _observations(ctx: DecisionContext) -> np.ndarray:
+    return encoder_for(ctx.engine).encode(ctx.state, ctx.games, ctx.seats)
+
+
+def test_the_same_seed_gives_the_same_actions_and_values():
+    engine, ctx, masks = _card_decisions()
+    runs = []
+    for _ in range(2):
+        bot = make_agent(SMALL, seed=11)
+        bot.check_supports(engine)
+        runs.append((bot.act(_observations(ctx), masks, ctx), bot.action_values(_observations(ctx), masks, ctx)))
+    assert np.array_equal(runs[0][0], runs[1][0])
+    assert np.array_equal(runs[0][1], runs[1][1], equal_nan=True)
+
+
+@pytest.mark.parametrize("preset", ["two-player", "cutthroat-3"])
+def test_a_table_without_a_learned_network_is_refused_in_one_line(preset):
+    engine = SpadesEngine(preset)
+    reason = make_agent(SMALL, seed=0).unsupported_reason(engine)
+    assert reason is not None and "\n" not in reason
+    assert reason.startswith("bot 'guided' needs a learned network for the rules")
+    with pytest.raises(ValueError, match="bot 'guided' needs a learned network"):
+        make_agent(SMALL, seed=0).check_supports(engine)
+
+
+def test_values_are_finite_for_legal_cards_nan_for_pruned_and_minus_inf_for_illegal():
+    engine, ctx, masks = _card_decisions()
+    c = engine.layout.n_card_ids
+    wide = make_agent("guided:samples=2,top=13,depth=2", seed=1)
+    values = wide.action_values(_observations(ctx), masks, ctx)
+    assert np.isfinite(values[masks]).all() and np.isneginf(values[~masks]).all()
+    narrow = make_agent("guided:samples=2,top=1,depth=2", seed=1)
+    values = narrow.action_values(_observations(ctx), masks, ctx)
+    own = narrow.network.act(_observations(ctx), masks, ctx)
+    assert np.isfinite(values[np.arange(len(own)), own]).all()  # the network's own card is always a candidate
+    assert (np.isfinite(values[:, :c]).sum(axis=1) <= 2).all()  # its top card and its own
+    assert np.isnan(values[masks & ~np.isfinite(values)]).all() and np.isneginf(values[~masks]).all()
+
+
+def test_depth_zero_values_equal_the_searchs_heuristic_rollouts():
+    """With the network playing no ply, the guided rollouts are the search's (the compiled heuristic) bit for bit."""
+    engine, ctx, masks = _card_decisions()
+    guided = make_agent("guided:samples=4,top=13,depth=0,oversample=2", seed=7)
+    search = SearchAgent(seed=7, samples=4, oversample=2)
+    got = guided.action_values(_observations(ctx), masks, ctx)[:, : engine.layout.n_card_ids]
+    want = search.action_values(None, masks, ctx)[:, : engine.layout.n_card_ids]
+    assert np.array_equal(got, want, equal_nan=True)
+
+
+def test_on_the_real_deal_the_networks_card_is_worth_the_hands_result_under_the_network(monkeypatch):
+    """One layout equal to the real deal, the network to the hand's end: the value of its own card is the
+    side's bag-adjusted margin when every seat plays the network from the decision on."""
+    engine, ctx, masks = _card_decisions(n=3)
+    bot = make_agent("guided:samples=1,top=2,depth=-1,oversample=1", seed=0)
+
+    def real_deal(engine, state, games, seats, samples, rng):  # the real hands: the test may look
+        hands = state.hands[games][:, None, :]
+        return hands, np.zeros_like(hands)
+
+    monkeypatch.setattr("agents.search.sample_layouts", real_deal)
+    values = bot.action_values(_observations(ctx), masks, ctx)
+    own = bot.network.act(_observations(ctx), masks, ctx)
+    encoder = encoder_for(engine)
+    for k, g in enumerate(ctx.games):
+        game = ctx.state.take(np.array([g]))
+        while True:
+            seat = game.to_move
+            obs = encoder.encode(game, np.array([0]), seat)
+            legal = engine.legal_action_mask(game)
+            action = bot.network.act(obs, legal, DecisionContext(engine, game, np.array([0]), seat))
+            finished = engine.step(game, action, validate=False).finished
+            if finished:
+                break
+        f = finished[0]
+        points = bag_adjusted_points(engine.rules, f.delta, f.bags_added, f.bag_penalties)
+        result = side_margin(points, engine.side_of_seat[ctx.seats[k : k + 1]])[0]
+        assert values[k, own[k]] == pytest.approx(result)
