@@ -17,14 +17,16 @@ def test_serve_runs_uvicorn_on_the_host_and_port(monkeypatch):
     import uvicorn
 
     calls = []
-    monkeypatch.setattr(uvicorn, "run", lambda application, host, port: calls.append((application, host, port)))
+    monkeypatch.setattr(
+        uvicorn, "run", lambda application, host, port, access_log: calls.append((application, host, port, access_log))
+    )
     result = CliRunner().invoke(app, ["serve"])
     assert result.exit_code == 0, result.output
-    ((application, host, port),) = calls
-    assert (host, port) == ("127.0.0.1", 8000) and "http://127.0.0.1:8000/" in result.output
+    ((application, host, port, access_log),) = calls
+    assert (host, port, access_log) == ("127.0.0.1", 8000, False) and "http://127.0.0.1:8000/" in result.output
     assert application.title == "spades_env web table"
-    CliRunner().invoke(app, ["serve", "--host", "0.0.0.0", "--port", "8765"])
-    assert calls[-1][1:] == ("0.0.0.0", 8765)
+    CliRunner().invoke(app, ["serve", "--host", "0.0.0.0", "--port", "8765", "--access-log"])
+    assert calls[-1][1:] == ("0.0.0.0", 8765, True)
 
 
 def test_serve_refuses_a_port_out_of_range(monkeypatch):
@@ -63,7 +65,7 @@ def test_serve_keeps_games_in_the_db_reads_replays_from_the_folder_and_checks_th
     from fastapi.testclient import TestClient
 
     calls = []
-    monkeypatch.setattr(uvicorn, "run", lambda application, host, port: calls.append(application))
+    monkeypatch.setattr(uvicorn, "run", lambda application, host, port, access_log: calls.append(application))
     db, folder = tmp_path / "games.sqlite", tmp_path / "replays"
     folder.mkdir()
     (folder / "none.json").write_text("[]")

@@ -352,6 +352,7 @@ def serve(
     replay_dir: str = typer.Option(
         "", help="Folder whose .json/.jsonl files a client may replay by name ({'path': ...}); empty: none."
     ),
+    access_log: bool = typer.Option(False, help="Print a line for every request (off: it costs the busy server time)."),
 ) -> None:
     """The web table (train/web): play against the bots and replay records in a browser, at http://HOST:PORT/."""
     if not 1 <= port <= 65535:
@@ -362,6 +363,7 @@ def serve(
         from train.web.app import create_app
         from train.web.guard import LOOPBACK_HOSTS, SWITCH_INTERVAL
         from train.web.store import GameStore
+        from train.web.warm import warm_table
     except ModuleNotFoundError as err:
         raise ValueError(f"spades serve needs the web extra ({err.name} is missing): pip install -e '.[web]'") from None
     loopback = host in LOOPBACK_HOSTS or host.startswith("127.")
@@ -369,8 +371,9 @@ def serve(
         GameStore(db), replay_dir=replay_dir or None, allowed_hosts=(*LOOPBACK_HOSTS, host) if loopback else None
     )
     sys.setswitchinterval(SWITCH_INTERVAL)  # light requests get the GIL back soon while replays compute
+    warm_table()  # the default table's kernels loaded before the first client waits for them
     typer.echo(f"serving the web table at http://{host}:{port}/ (Ctrl+C to stop)")
-    uvicorn.run(application, host=host, port=port)
+    uvicorn.run(application, host=host, port=port, access_log=access_log)
 
 
 if __name__ == "__main__":
