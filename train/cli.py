@@ -54,6 +54,19 @@ def with_optional_values(argv: list[str]) -> list[str]:
     return out
 
 
+def bot_specs(text: str, option: str) -> tuple[str, ...]:
+    """The bot specs of a comma-separated ``option`` (``--bots``, ``--bidders``): on the command line ';' separates
+    one bot's options, since ',' separates the bots; an option where a bot should be is refused in one line."""
+    specs = tuple(s.strip().replace(";", ",") for s in text.split(",") if s.strip())
+    stray = [s for s in specs if "=" in s and ":" not in s]
+    if stray:
+        raise ValueError(
+            f"{option}: {stray[0]!r} is an option, not a bot: on the command line ';' separates one bot's options "
+            f"and ',' the bots (e.g. {option} \"search:samples=8;oversample=1,heuristic\")"
+        )
+    return specs
+
+
 def ray_options(address: str | None, workers: int | None):
     """The ``RayOptions`` of ``--ray [ADDRESS]`` and ``--ray-workers N``, or None for a run on this process."""
     if address is None:
@@ -219,7 +232,10 @@ def export(
 
 @app.command()
 def tournament(
-    bots: str = typer.Option("heuristic,random", help="Comma-separated bot specs (name or name:key=value;...)."),
+    bots: str = typer.Option(
+        "heuristic,random",
+        help="Comma-separated bot specs: name or name:key=value;..., an installed bot, module.path:Object[:...].",
+    ),
     rules: str = typer.Option("partnership", help="Rules preset name or YAML path."),
     boards: int = typer.Option(200, help="Seeded boards (deals) per pair of bots."),
     mode: str = typer.Option("hand", help="hand: one hand per board; match: a whole match per board."),
@@ -247,14 +263,7 @@ def tournament(
         write_json,
     )
 
-    # Bot options use ';' on the command line, since ',' separates bots.
-    specs = tuple(s.strip().replace(";", ",") for s in bots.split(",") if s.strip())
-    stray = [s for s in specs if "=" in s and ":" not in s]
-    if stray:
-        raise ValueError(
-            f"--bots: {stray[0]!r} is an option, not a bot: on the command line ';' separates one bot's options "
-            "and ',' the bots (e.g. --bots \"search:samples=8;oversample=1,heuristic\")"
-        )
+    specs = bot_specs(bots, "--bots")
     config = TournamentConfig(bots=specs, rules=rules, boards=boards, mode=mode, seed=seed, chunk=chunk)
     check_report_outputs(json_out, csv_out)
     on_ray = ray_options(ray, ray_workers)
@@ -276,6 +285,11 @@ def bid_bench(
     deals: int = typer.Option(500, help="Seeded deals; each is played in both seatings."),
     rules: str = typer.Option("partnership", help="Rules preset name or YAML path (partnership)."),
     seed: int = typer.Option(0, help="Benchmark seed (the deals derive from it)."),
+    bidders: str = typer.Option(
+        "",
+        help="Comma-separated bidders: count, lookahead, neural, oracle and any bot spec (its bids); heuristic always "
+        "comes first. Default: heuristic, count, lookahead, neural (with --checkpoint), oracle.",
+    ),
     checkpoint: str = typer.Option(None, help="NeuralAgent checkpoint whose bidding head is benchmarked too."),
     oracle_width: int = typer.Option(2, help="The oracle tries each heuristic bid +- this many tricks, and nil."),
     chunk: int = typer.Option(256, help="Deals per engine batch."),
@@ -288,7 +302,7 @@ def bid_bench(
     ray_workers: int = typer.Option(None, "--ray-workers", help=WORKERS_HELP),
     progress: bool = typer.Option(True, help="Show a progress bar."),
 ) -> None:
-    """Bidding strategies on the same deals under heuristic card play (train/bid_bench.py)."""
+    """Bidding strategies and any bot's bids on the same deals under heuristic card play (train/bid_bench.py)."""
     from pathlib import Path
 
     from train.bid_bench import BidBenchConfig, plot_report, print_report, run_bid_bench, write_json
@@ -303,6 +317,7 @@ def bid_bench(
         chunk=chunk,
         lookahead_samples=lookahead_samples,
         checkpoint_bid_samples=checkpoint_bid_samples,
+        bidders=bot_specs(bidders, "--bidders"),
     )
     check_output_folder(out, "--out")
     report = run_bid_bench(cfg, progress=progress, ray=ray_options(ray, ray_workers))
