@@ -367,6 +367,12 @@ def serve(
     replay_dir: str = typer.Option(
         "", help="Folder whose .json/.jsonl files a client may replay by name ({'path': ...}); empty: none."
     ),
+    bots: str = typer.Option(
+        "",
+        help="The bots a client may pick (bot specs, as for tournament --bots; default: random, heuristic, search, "
+        "learned): a built-in name takes a client's options within bounds; any other spec (an installed bot, "
+        "module.path:Object) is picked by its text as given.",
+    ),
 ) -> None:
     """The web table (train/web): play against the bots and replay records in a browser, at http://HOST:PORT/."""
     if not 1 <= port <= 65535:
@@ -375,14 +381,15 @@ def serve(
         import uvicorn
 
         from train.web.app import create_app
+        from train.web.bots import BotMenu
         from train.web.guard import LOOPBACK_HOSTS, SWITCH_INTERVAL
         from train.web.store import GameStore
     except ModuleNotFoundError as err:
         raise ValueError(f"spades serve needs the web extra ({err.name} is missing): pip install -e '.[web]'") from None
     loopback = host in LOOPBACK_HOSTS or host.startswith("127.")
-    application = create_app(
-        GameStore(db), replay_dir=replay_dir or None, allowed_hosts=(*LOOPBACK_HOSTS, host) if loopback else None
-    )
+    menu = BotMenu(bot_specs(bots, "--bots")) if bots.strip() else BotMenu()
+    hosts = (*LOOPBACK_HOSTS, host) if loopback else None
+    application = create_app(GameStore(db, bots=menu), replay_dir=replay_dir or None, allowed_hosts=hosts)
     sys.setswitchinterval(SWITCH_INTERVAL)  # light requests get the GIL back soon while replays compute
     typer.echo(f"serving the web table at http://{host}:{port}/ (Ctrl+C to stop)")
     uvicorn.run(application, host=host, port=port)
