@@ -41,6 +41,10 @@ WHAT_A_BOT_IS = (
 )
 
 
+class ModuleMissing(ValueError):
+    """The module of an import string is not found (neither installed nor in the current folder)."""
+
+
 @dataclass(frozen=True)
 class BotSpec:
     """A resolved spec: what it names, the factory that builds it and the typed options it is built with."""
@@ -79,7 +83,17 @@ def resolve_spec(spec: str) -> BotSpec:
                 "is not an object's name"
             )
         name = f"{head}:{attribute}"
-        factory = _checked_factory(import_object(head, attribute), name)
+        try:
+            obj = import_object(head, attribute)
+        except ModuleMissing:
+            if "." in head:
+                raise
+            # ``serch:fast``: more likely a misspelt bot than a module
+            raise ValueError(
+                f"unknown bot {head!r} (and no module {head!r} to import {attribute!r} from); "
+                f"{known_bots_text(installed)}"
+            ) from None
+        factory = _checked_factory(obj, name)
         return BotSpec(name, factory, parse_options(name, factory, options, spec), "import string")
     raise ValueError(f"unknown bot {head!r}; {known_bots_text(installed)}")
 
@@ -119,7 +133,7 @@ def import_object(module_name: str, attribute: str) -> Any:
     except ModuleNotFoundError as err:
         missing = err.name or module_name
         if module_name == missing or module_name.startswith(missing + "."):
-            raise ValueError(
+            raise ModuleMissing(
                 f"bot {module_name}:{attribute}: no module named {missing!r} (not installed, and not in the "
                 f"current folder {os.getcwd()!r})"
             ) from None

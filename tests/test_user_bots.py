@@ -71,6 +71,7 @@ def test_a_module_in_the_current_folder_is_found_without_being_on_the_path(monke
         ("examples.my_bot:MyBot:depth=2", r"bot 'examples.my_bot:MyBot' has no option 'depth'; it takes no options"),
         ("examples.my_bot:depth=2", r"an import string is module.path:Object\[:key=value,...\]"),
         ("hueristic", r"unknown bot 'hueristic'; built-in bots: random, heuristic, search, .*; installed bots"),
+        ("serch:fast", r"unknown bot 'serch' \(and no module 'serch' to import 'fast' from\); built-in bots: random"),
     ],
 )
 def test_a_wrong_spec_is_refused_in_one_line_saying_what_is_wrong(spec, message):
