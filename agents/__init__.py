@@ -1,111 +1,33 @@
 """Bots behind one batched interface: ``act(observations, masks, context) -> actions``.
 
-``AGENTS`` maps a bot name to its factory; ``make_agent("search:samples=8", seed=1)``
-builds one from a spec string (``name``, ``name:key=value,...``, or ``name:preset,key=value,...`` for a
-factory with ``presets``, e.g. ``search:strong,samples=64``). The options are the
-factory's keyword parameters, typed from their defaults (``agents.options``); the seed
-is the caller's, never a spec option.
+``make_agent("search:samples=8", seed=1)`` builds a bot from a spec string (``agents.specs``): a built-in name
+of ``AGENTS`` (``name``, ``name:key=value,...``, or ``name:preset,key=value,...`` for a factory with ``presets``,
+e.g. ``search:strong,samples=64``), a name an installed package registers under the entry-point group
+``spades_env.bots``, or an import string ``module.path:Object[:key=value,...]`` naming the user's own bot. The
+options are the factory's keyword parameters, typed from their defaults (``agents.options``); the seed is the
+caller's, never a spec option.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from agents.base import Agent, DecisionContext
-from agents.guided import GuidedAgent
+from agents.builtin_bots import AGENTS, LEARNED_CHECKPOINT
 from agents.heuristic import HeuristicAgent
-from agents.learned import LEARNED_CHECKPOINTS
-from agents.options import parse_options
 from agents.random_agent import RandomAgent
 from agents.search import SearchAgent
-
-
-def _neural(
-    seed: int | None = None,
-    path: str = "",
-    greedy: bool = True,
-    device: str = "cpu",
-    play: str = "",
-    margin: str = "",
-    precision: str = "",
-    nil_margin: str = "",
-    bid_samples: str = "",
-) -> Agent:
-    """``neural:path=CHECKPOINT[,greedy=false][,device=cuda][,play=heuristic][,margin=4][,precision=int8]``: torch is
-    imported only when asked for. ``play``: who plays the cards, ``network`` or ``heuristic`` (empty: as the
-    checkpoint trained); ``margin``: with a card value head, the points a card's value must beat the card head's card
-    by to be played instead (empty: the checkpoint's); ``precision``: ``float32`` (empty) or ``int8`` (about twice as
-    fast on the CPU, ``agents.neural_int8``); ``nil_margin``: where the bids are values (a bid-values run's network),
-    the points a nil bid's value must beat the best other bid's by (``NeuralAgent.nil_margin``; empty: 0);
-    ``bid_samples``: there too, each bid the best mean of the network's value and a lookahead's on that many sampled
-    deals (``agents.neural_lookahead``; empty: 0, the network alone)."""
-    from agents.neural import make_neural_agent
-
-    return make_neural_agent(
-        seed=seed, path=path, greedy=greedy, device=device, play=play, margin=margin, precision=precision,
-        nil_margin=nil_margin, bid_samples=bid_samples,
-    )  # fmt: skip
-
-
-#: The committed learned partnership bot (its model card: docs/models/); ``learned`` also holds the other presets'.
-LEARNED_CHECKPOINT = LEARNED_CHECKPOINTS["partnership"]
-
-
-def _learned(
-    seed: int | None = None,
-    greedy: bool = True,
-    device: str = "cpu",
-    play: str = "",
-    margin: str = "",
-    precision: str = "",
-    nil_margin: str = "",
-    bid_samples: str = "",
-) -> Agent:
-    """``learned``: the committed checkpoint trained for the table's rules (``agents.learned``), or a clear refusal;
-    ``play=heuristic``: its network bids, HeuristicAgent plays the cards; ``margin``, ``precision``, ``nil_margin``,
-    ``bid_samples`` (for the presets with bidding): as ``neural``'s."""
-    from agents.learned import LearnedAgent  # torch only when a checkpoint loads
-
-    return LearnedAgent(
-        seed=seed, greedy=greedy, device=device, play=play, margin=margin, precision=precision, nil_margin=nil_margin,
-        bid_samples=bid_samples,
-    )  # fmt: skip
-
-
-#: Bot name -> factory taking ``seed=`` and the bot's keyword options.
-AGENTS: dict[str, Callable[..., Agent]] = {
-    "random": RandomAgent,
-    "heuristic": HeuristicAgent,
-    "search": SearchAgent,
-    "neural": _neural,
-    "learned": _learned,
-    "guided": GuidedAgent,
-}
-
-
-def parse_spec(spec: str) -> tuple[str, dict[str, bool | int | float | str]]:
-    """Split ``"name:key=value,key=value"`` into the name and its options, typed and checked against the
-    bot's factory (``agents.options``): an unknown option, a bad value or ``seed`` is a ValueError."""
-    name, _, rest = spec.partition(":")
-    name = name.strip()
-    if name not in AGENTS:
-        raise ValueError(f"unknown bot {name!r}; known bots: {sorted(AGENTS)}")
-    return name, parse_options(name, AGENTS[name], rest, spec)
-
-
-def make_agent(spec: str, seed: int | None = None) -> Agent:
-    """Build a bot from a spec string such as ``"heuristic"`` or ``"search:samples=8"``, seeded with ``seed``."""
-    name, options = parse_spec(spec)
-    return AGENTS[name](seed=seed, **options)
-
+from agents.specs import ENTRY_POINT_GROUP, BotSpec, make_agent, parse_spec, resolve_spec
 
 __all__ = [
     "AGENTS",
+    "ENTRY_POINT_GROUP",
+    "LEARNED_CHECKPOINT",
     "Agent",
+    "BotSpec",
     "DecisionContext",
     "HeuristicAgent",
     "RandomAgent",
     "SearchAgent",
     "make_agent",
     "parse_spec",
+    "resolve_spec",
 ]

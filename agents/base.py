@@ -19,6 +19,9 @@ class Agent:
     """A bot: ``act(observations, masks, context) -> actions`` on batches, seeded."""
 
     name = "agent"
+    uses_observations = False
+    """Whether ``act`` reads its observations: where observations are built only when asked for (tournaments, the
+    web table, the bidding benchmark), a bot that leaves this False gets None."""
 
     def __init__(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)

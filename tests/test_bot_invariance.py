@@ -1,4 +1,5 @@
-"""Information-set invariance: no shipped bot's decision depends on a card its seat cannot see, or on the key.
+"""Information-set invariance: no shipped bot's decision (nor the example user's bot's) depends on a card its seat
+cannot see, or on the key.
 
 For seeded decisions of every table family (two-player draws and bids, Hearts passes included),
 ``agents.infoset_probe.redeal`` re-deals what the deciding seat cannot see and replaces the match key; the
@@ -93,10 +94,20 @@ def test_the_redeal_keeps_what_the_seat_sees_and_moves_what_it_cannot(preset):
         assert (other.pile != state.pile).any()
 
 
+#: The docs' example of a user's bot (docs/your-bot.md), named by its import string: it plays Spades only.
+USER_BOT = "examples.my_bot:MyBot"
 #: Every shipped bot at every table it plays: the networks (``learned``, and ``guided`` on them) only where a
-#: checkpoint was trained for the table.
-SPECS = ["random", "heuristic", "search:fast", DEEP_SEARCH, "engine-rollouts", "learned", GUIDED]
-CASES = [(p, s) for p in TABLES for s in SPECS if s not in ("learned", GUIDED) or p in LEARNED_CHECKPOINTS]
+#: checkpoint was trained for the table; and the example of a user's bot.
+SPECS = ["random", "heuristic", "search:fast", DEEP_SEARCH, "engine-rollouts", "learned", GUIDED, USER_BOT]
+
+
+def _plays(spec: str, preset: str) -> bool:
+    if spec in ("learned", GUIDED):
+        return preset in LEARNED_CHECKPOINTS
+    return spec != USER_BOT or preset != "hearts"
+
+
+CASES = [(p, s) for p in TABLES for s in SPECS if _plays(s, p)]
 
 
 @pytest.mark.parametrize(("preset", "spec"), CASES)

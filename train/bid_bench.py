@@ -80,14 +80,14 @@ def run_bid_bench(config: BidBenchConfig, progress: bool = False, ray: RayOption
     ``ray``: play the chunks as Ray tasks (``train/bid_bench_ray.py``); the report is the same.
     """
     rules = bench_rules(config)
-    bidders = make_bidders(config)  # built (a checkpoint loaded) here first, on Ray too: bad input fails at once
+    engine = SpadesEngine(rules)
+    bidders = make_bidders(config, engine)  # built (a checkpoint loaded) here first, on Ray too: bad input fails now
     if ray is not None:
         from train.bid_bench_ray import play_on_ray
         from train.ray_shards import check_reachable
 
         check_reachable(ray.address)
         return summarize(config, play_on_ray(config, rules, ray, progress))
-    engine = SpadesEngine(rules)
     per: dict[str, dict[str, list[np.ndarray]]] = {name: {} for name in bidders}
     for lo in chunk_starts(config):
         for name, stats in play_chunk(config, engine, bidders, lo).items():

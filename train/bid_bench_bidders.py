@@ -1,8 +1,9 @@
 """The bidders of the bidding benchmark (``train/bid_bench.py``): a function (context, legal masks) -> bid actions.
 
 ``count_bid`` is the counting rule; the others wrap a bot's bidding (``HeuristicAgent.bid``, the
-lookahead of ``agents.search_bidding``, a ``NeuralAgent``'s bidding head) or fixed bids (the oracle's
-candidates). Every bid goes through ``_legal_bid_action``: the legal bid nearest to the one wanted.
+lookahead of ``agents.search_bidding``, a ``NeuralAgent``'s bidding head, any bot spec's ``act``: ``BotBidder``)
+or fixed bids (the oracle's candidates). Every bid but a bot's goes through ``_legal_bid_action``: the legal bid
+nearest to the one wanted; a bot's must be legal itself.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from agents import make_agent
 from agents.base import DecisionContext
 from agents.heuristic import HeuristicAgent
 from spades_env import cards
@@ -87,3 +89,36 @@ def fixed_bidder(bids: np.ndarray) -> Bidder:
         return _legal_bid_action(ctx.engine, bids[ctx.games, ctx.seats], masks)
 
     return bid
+
+
+class BotBidder:
+    """The bids of any bot spec (``agents.make_agent``): its ``act`` at the tested side's bid decisions, given the
+    seat's observation where the bot reads them (``uses_observations``). Re-seeded at each chunk of deals
+    (``start_chunk``), so that a chunk's bids depend on the chunk alone, here or on Ray."""
+
+    def __init__(self, spec: str, seed: int, engine: SpadesEngine) -> None:
+        self.spec, self.seed = spec, seed
+        self.agent = make_agent(spec, seed=seed)
+        self.agent.check_supports(engine)
+        self.encoder = None
+        if self.agent.uses_observations:
+            from spades_env.observation import encoder_for
+
+            self.encoder = encoder_for(engine)
+
+    def start_chunk(self, first_deal: int) -> None:
+        """Re-seed the bot for the chunk whose first deal is ``first_deal``."""
+        self.agent.reset(int(np.random.SeedSequence([self.seed, first_deal]).generate_state(1)[0]))
+
+    def __call__(self, ctx: DecisionContext, masks: np.ndarray) -> np.ndarray:
+        observations = None if self.encoder is None else self.encoder.encode(ctx.state, ctx.games, ctx.seats)
+        actions = np.asarray(self.agent.act(observations, masks, ctx), dtype=np.int64).reshape(len(masks))
+        legal = (actions >= 0) & (actions < masks.shape[1])
+        legal[legal] = masks[np.flatnonzero(legal), actions[legal]]
+        if not legal.all():
+            row = int(np.flatnonzero(~legal)[0])
+            raise ValueError(
+                f"bidder {self.spec!r} chose the illegal action {int(actions[row])}; legal: "
+                f"{np.flatnonzero(masks[row]).tolist()}"
+            )
+        return actions

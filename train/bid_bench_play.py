@@ -19,6 +19,7 @@ from spades_env.games.spades.scoring import bag_adjusted_points
 from spades_env.rules import Rules, resolve_rules
 from train.bid_bench_bidders import (
     Bidder,
+    BotBidder,
     counting_bidder,
     fixed_bidder,
     heuristic_bidder,
@@ -31,6 +32,8 @@ from train.tournament_chunks import require_int
 DEAL_STRIDE = 1_000_000
 #: Bids are 1..13 (and nil), so the oracle never needs to look further than this around a bid.
 MAX_ORACLE_WIDTH = 12
+#: The benchmark's own strategies, by the name ``bidders`` gives them; any other bidder is a bot spec.
+STRATEGIES = ("heuristic", "count", "lookahead", "neural", "oracle")
 
 
 @dataclass(frozen=True)
@@ -54,6 +57,10 @@ class BidBenchConfig:
     checkpoint_bid_samples: int = 0
     """The ``neural`` bidder's ``bid_samples`` (``agents.neural_lookahead``: its values averaged with a lookahead's on
     that many sampled deals); 0: the network alone."""
+    bidders: tuple[str, ...] = ()
+    """The bidders, in report order: ``STRATEGIES`` names and bot specs (``agents.make_agent``: a bot's bids are its
+    ``act`` at its bid decisions), ``heuristic`` first even where left out (every row is compared to it). Empty:
+    heuristic, count, lookahead (with ``lookahead_samples``), neural (with a checkpoint) and oracle."""
 
     def __post_init__(self) -> None:
         require_int("deals", self.deals, 1, DEAL_STRIDE)
@@ -64,6 +71,28 @@ class BidBenchConfig:
         require_int("checkpoint_bid_samples", self.checkpoint_bid_samples, 0, MAX_LOOKAHEAD_SAMPLES)
         if self.checkpoint_bid_samples and not self.checkpoint:
             raise ValueError(f"checkpoint_bid_samples {self.checkpoint_bid_samples} needs a checkpoint (its bidder)")
+        if self.bidders:
+            object.__setattr__(self, "bidders", _checked_bidders(self))
+
+
+def _checked_bidders(config: BidBenchConfig) -> tuple[str, ...]:
+    """The bidders, stripped; ValueError for a repeated one, a strategy without its setting or a setting without
+    its strategy."""
+    bidders = config.bidders
+    if not isinstance(bidders, tuple | list) or not all(isinstance(b, str) and b.strip() for b in bidders):
+        raise ValueError(f"bidders must be a list of bidder names and bot specs, got {config.bidders!r}")
+    names = [b.strip() for b in config.bidders]
+    repeated = sorted({b for b in names if names.count(b) > 1})
+    if repeated:
+        raise ValueError(f"bidders: {repeated[0]!r} is given twice")
+    if "lookahead" in names and not config.lookahead_samples:
+        raise ValueError("bidders: 'lookahead' needs lookahead_samples >= 1")
+    if ("neural" in names) != bool(config.checkpoint):
+        raise ValueError(
+            "bidders: 'neural' is the --checkpoint's bidding head: give both or neither "
+            "(any other network's bids: the bot spec neural:path=CHECKPOINT)"
+        )
+    return tuple(names)
 
 
 # ---------------------------------------------------------------------- play
@@ -207,8 +236,11 @@ def bench_rules(config: BidBenchConfig) -> Rules:
     return rules
 
 
-def make_bidders(config: BidBenchConfig, names: tuple[str, ...] | None = None) -> dict[str, Bidder | None]:
-    """The strategies (``strategy_names``, or those of ``names``), in report order; the oracle is None."""
+def make_bidders(
+    config: BidBenchConfig, engine: SpadesEngine, names: tuple[str, ...] | None = None
+) -> dict[str, Bidder | None]:
+    """The bidders (``strategy_names``, or those of ``names``), in report order; the oracle is None. A bot spec's
+    bidder (``BotBidder``) is seeded from the benchmark's seed and the bidder's place in the report."""
     builders: dict[str, Callable[[], Bidder | None]] = {
         "heuristic": lambda: heuristic_bidder,
         "count": lambda: counting_bidder,
@@ -216,11 +248,21 @@ def make_bidders(config: BidBenchConfig, names: tuple[str, ...] | None = None) -
         "neural": lambda: neural_bidder(config.checkpoint, config.checkpoint_bid_samples, config.seed),
         "oracle": lambda: None,
     }
-    return {name: builders[name]() for name in (strategy_names(config) if names is None else names)}
+    order = strategy_names(config)
+    return {
+        name: builders[name]() if name in STRATEGIES else BotBidder(name, _bot_seed(config, order.index(name)), engine)
+        for name in (order if names is None else names)
+    }
+
+
+def _bot_seed(config: BidBenchConfig, place: int) -> int:
+    return int(np.random.SeedSequence([config.seed, place]).generate_state(1)[0])
 
 
 def strategy_names(config: BidBenchConfig) -> tuple[str, ...]:
-    """The strategies of the benchmark, in report order."""
+    """The bidders of the benchmark, in report order (see ``BidBenchConfig.bidders``)."""
+    if config.bidders:
+        return ("heuristic", *(b for b in config.bidders if b != "heuristic"))
     return (
         "heuristic",
         "count",
@@ -248,6 +290,8 @@ def play_chunk(
     heur = None
     out = {}
     for name, bidder in bidders.items():
+        if isinstance(bidder, BotBidder):
+            bidder.start_chunk(lo)
         if bidder is None:
             result = oracle(engine, seeds, side, heur.bids, config.oracle_width)
         else:

@@ -49,7 +49,7 @@ def shards_of(config: BidBenchConfig, rules: Rules) -> list[BenchShard]:
 def play_shard(shard: BenchShard) -> ShardStats:
     """Play a shard's strategies on its chunks (runs on a worker)."""
     engine = SpadesEngine(shard.rules)
-    bidders = make_bidders(shard.config, shard.strategies)
+    bidders = make_bidders(shard.config, engine, shard.strategies)
     out: ShardStats = {}
     for lo in shard.chunks:
         for name, stats in play_chunk(shard.config, engine, bidders, lo).items():

@@ -54,6 +54,19 @@ def with_optional_values(argv: list[str]) -> list[str]:
     return out
 
 
+def bot_specs(text: str, option: str) -> tuple[str, ...]:
+    """The bot specs of a comma-separated ``option`` (``--bots``, ``--bidders``): on the command line ';' separates
+    one bot's options, since ',' separates the bots; an option where a bot should be is refused in one line."""
+    specs = tuple(s.strip().replace(";", ",") for s in text.split(",") if s.strip())
+    stray = [s for s in specs if "=" in s and ":" not in s]
+    if stray:
+        raise ValueError(
+            f"{option}: {stray[0]!r} is an option, not a bot: on the command line ';' separates one bot's options "
+            f"and ',' the bots (e.g. {option} \"search:samples=8;oversample=1,heuristic\")"
+        )
+    return specs
+
+
 def ray_options(address: str | None, workers: int | None):
     """The ``RayOptions`` of ``--ray [ADDRESS]`` and ``--ray-workers N``, or None for a run on this process."""
     if address is None:
@@ -219,7 +232,10 @@ def export(
 
 @app.command()
 def tournament(
-    bots: str = typer.Option("heuristic,random", help="Comma-separated bot specs (name or name:key=value;...)."),
+    bots: str = typer.Option(
+        "heuristic,random",
+        help="Comma-separated bot specs: name or name:key=value;..., an installed bot, module.path:Object[:...].",
+    ),
     rules: str = typer.Option("partnership", help="Rules preset name or YAML path."),
     boards: int = typer.Option(200, help="Seeded boards (deals) per pair of bots."),
     mode: str = typer.Option("hand", help="hand: one hand per board; match: a whole match per board."),
@@ -247,14 +263,7 @@ def tournament(
         write_json,
     )
 
-    # Bot options use ';' on the command line, since ',' separates bots.
-    specs = tuple(s.strip().replace(";", ",") for s in bots.split(",") if s.strip())
-    stray = [s for s in specs if "=" in s and ":" not in s]
-    if stray:
-        raise ValueError(
-            f"--bots: {stray[0]!r} is an option, not a bot: on the command line ';' separates one bot's options "
-            "and ',' the bots (e.g. --bots \"search:samples=8;oversample=1,heuristic\")"
-        )
+    specs = bot_specs(bots, "--bots")
     config = TournamentConfig(bots=specs, rules=rules, boards=boards, mode=mode, seed=seed, chunk=chunk)
     check_report_outputs(json_out, csv_out)
     on_ray = ray_options(ray, ray_workers)
@@ -276,6 +285,11 @@ def bid_bench(
     deals: int = typer.Option(500, help="Seeded deals; each is played in both seatings."),
     rules: str = typer.Option("partnership", help="Rules preset name or YAML path (partnership)."),
     seed: int = typer.Option(0, help="Benchmark seed (the deals derive from it)."),
+    bidders: str = typer.Option(
+        "",
+        help="Comma-separated bidders: count, lookahead, neural, oracle and any bot spec (its bids); heuristic always "
+        "comes first. Default: heuristic, count, lookahead, neural (with --checkpoint), oracle.",
+    ),
     checkpoint: str = typer.Option(None, help="NeuralAgent checkpoint whose bidding head is benchmarked too."),
     oracle_width: int = typer.Option(2, help="The oracle tries each heuristic bid +- this many tricks, and nil."),
     chunk: int = typer.Option(256, help="Deals per engine batch."),
@@ -288,7 +302,7 @@ def bid_bench(
     ray_workers: int = typer.Option(None, "--ray-workers", help=WORKERS_HELP),
     progress: bool = typer.Option(True, help="Show a progress bar."),
 ) -> None:
-    """Bidding strategies on the same deals under heuristic card play (train/bid_bench.py)."""
+    """Bidding strategies and any bot's bids on the same deals under heuristic card play (train/bid_bench.py)."""
     from pathlib import Path
 
     from train.bid_bench import BidBenchConfig, plot_report, print_report, run_bid_bench, write_json
@@ -303,6 +317,7 @@ def bid_bench(
         chunk=chunk,
         lookahead_samples=lookahead_samples,
         checkpoint_bid_samples=checkpoint_bid_samples,
+        bidders=bot_specs(bidders, "--bidders"),
     )
     check_output_folder(out, "--out")
     report = run_bid_bench(cfg, progress=progress, ray=ray_options(ray, ray_workers))
@@ -353,6 +368,12 @@ def serve(
         "", help="Folder whose .json/.jsonl files a client may replay by name ({'path': ...}); empty: none."
     ),
     access_log: bool = typer.Option(False, help="Print a line for every request (off: it costs the busy server time)."),
+    bots: str = typer.Option(
+        "",
+        help="The bots a client may pick (bot specs, as for tournament --bots; default: random, heuristic, search, "
+        "learned): a built-in name takes a client's options within bounds; any other spec (an installed bot, "
+        "module.path:Object) is picked by its text as given.",
+    ),
 ) -> None:
     """The web table (train/web): play against the bots and replay records in a browser, at http://HOST:PORT/."""
     if not 1 <= port <= 65535:
@@ -361,15 +382,16 @@ def serve(
         import uvicorn
 
         from train.web.app import create_app
+        from train.web.bots import BotMenu
         from train.web.guard import LOOPBACK_HOSTS, SWITCH_INTERVAL
         from train.web.store import GameStore
         from train.web.warm import warm_table
     except ModuleNotFoundError as err:
         raise ValueError(f"spades serve needs the web extra ({err.name} is missing): pip install -e '.[web]'") from None
     loopback = host in LOOPBACK_HOSTS or host.startswith("127.")
-    application = create_app(
-        GameStore(db), replay_dir=replay_dir or None, allowed_hosts=(*LOOPBACK_HOSTS, host) if loopback else None
-    )
+    menu = BotMenu(bot_specs(bots, "--bots")) if bots.strip() else BotMenu()
+    hosts = (*LOOPBACK_HOSTS, host) if loopback else None
+    application = create_app(GameStore(db, bots=menu), replay_dir=replay_dir or None, allowed_hosts=hosts)
     sys.setswitchinterval(SWITCH_INTERVAL)  # light requests get the GIL back soon while replays compute
     warm_table()  # the default table's kernels loaded before the first client waits for them
     typer.echo(f"serving the web table at http://{host}:{port}/ (Ctrl+C to stop)")

@@ -19,7 +19,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 
 from spades_env.rules import Rules, list_presets
-from train.web.bots import BOTS, DEFAULT_BOT, canonical_spec, is_heavy
+from train.web.bots import BotMenu, is_heavy
 from train.web.guard import BodyLimit, Busy, HostCheck, Pools, error_response, internal_error
 from train.web.sessions import GameNotFound
 from train.web.store import GameStore, StoreFull
@@ -30,8 +30,8 @@ PLACEHOLDER = """<!doctype html><html><head><meta charset="utf-8"><title>spades_
 the API is at <code>/api/options</code>.</p></body></html>"""
 
 
-def options() -> dict[str, Any]:
-    """``GET /api/options``: the presets and the bots."""
+def options(bots: BotMenu) -> dict[str, Any]:
+    """``GET /api/options``: the presets and the bots of the server's menu."""
     from train.rules_text import describe_table
 
     presets = []
@@ -46,7 +46,7 @@ def options() -> dict[str, Any]:
                 "description": describe_table(rules),
             }
         )
-    return {"presets": presets, "bots": list(BOTS), "default_bot": DEFAULT_BOT}
+    return {"presets": presets, "bots": list(bots.offered), "default_bot": bots.default}
 
 
 def _errors(app: FastAPI) -> None:
@@ -122,7 +122,7 @@ def create_app(
     app.add_middleware(BodyLimit)
     if allowed_hosts:
         app.add_middleware(HostCheck, allowed=allowed_hosts)
-    options_json = json.dumps(options()).encode()
+    options_json = json.dumps(options(store.bots)).encode()
 
     @app.get("/api/options")
     async def get_options() -> Response:
@@ -168,7 +168,7 @@ def _game_routes(app: FastAPI, store: GameStore, pools: Pools) -> None:
         unknown = sorted(set(body) - known)
         if unknown:
             raise ValueError(f"unknown field(s) {str(unknown)[:60]}; fields: {sorted(known)}")
-        bots = body.get("bots", DEFAULT_BOT)
+        bots = body.get("bots", store.bots.default)
         specs = [bots] if isinstance(bots, str) else bots if isinstance(bots, list) else []
 
         def create():
@@ -206,8 +206,9 @@ def _game_routes(app: FastAPI, store: GameStore, pools: Pools) -> None:
         return await on_game(game_id, deal)
 
     @app.get("/api/games/{game_id}/hint")
-    async def get_hint(game_id: str, bot: Annotated[str, Query()] = DEFAULT_BOT) -> dict[str, Any]:
-        canonical_spec(bot, "hint bot")
+    async def get_hint(game_id: str, bot: Annotated[str | None, Query()] = None) -> dict[str, Any]:
+        bot = store.bots.default if bot is None else bot
+        store.bots.canonical(bot, "hint bot")
         return await on_game(game_id, lambda game: hint(game, bot), heavy=is_heavy([bot]))
 
     @app.get("/api/games/{game_id}/record")

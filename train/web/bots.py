@@ -1,10 +1,14 @@
-"""The bots of the web table: specs checked and bounded, and one network per checkpoint shared by every game.
+"""The bots of the web table: the server's menu of bots, specs checked and bounded, one network per checkpoint shared.
 
-A spec (``search:samples=8``) names one of ``BOTS``; its options are bounded by ``OPTION_BOUNDS`` (a search of
-32,000 samples or a GPU device is refused in one line naming the bound). Bots that load a network
-(``learned``) are built once per canonical spec (``TEMPLATES`` of them, dropped by last use) and copied for
-each game with their networks shared: a copy carries its own seeded generator and the same torch modules,
-which are only read (``torch.no_grad`` inference), and equal networks of two templates are one object too.
+A server offers the bots of its ``BotMenu`` (``spades serve --bots``; by default ``BOTS``). A client picks one of
+them by its text: an offered built-in name (``search``) may carry options (``search:samples=8``), bounded by
+``OPTION_BOUNDS`` (a search of 32,000 samples or a GPU device is refused in one line naming the bound); any other
+entry (a built-in with the server's options, an installed bot, an import string ``module.path:Object``) is picked
+by its exact text and built with the server's options: a client never names a module the server would import.
+Bots that load a network (``learned``) are built once per canonical spec (``TEMPLATES`` of them, dropped by last
+use) and copied for each game with their networks shared: a copy carries its own seeded generator and the same
+torch modules, which are only read (``torch.no_grad`` inference), and equal networks of two templates are one
+object too.
 """
 
 from __future__ import annotations
@@ -15,18 +19,21 @@ import io
 import sys
 import threading
 from collections import OrderedDict
+from collections.abc import Iterable
 from typing import Any
 
-from agents import Agent, make_agent, parse_spec
+from agents import AGENTS, Agent, make_agent, parse_spec, resolve_spec
 from spades_env.engine import SpadesEngine
 from spades_env.rules_check import shown
 
-#: The bots a seat may hold (``agents.AGENTS`` names; ``neural`` needs a path, so it is not offered).
+#: The bots a server offers unless ``spades serve --bots`` says otherwise (``neural`` needs a path, so it is not).
 BOTS = ("random", "heuristic", "search", "learned")
 DEFAULT_BOT = "heuristic"
+#: Bots that decide fast; a game with any other bot (a search, a network, a user's bot) runs in the heavy pool.
+LIGHT_BOTS = ("random", "heuristic")
 #: Bots whose building is slow (checkpoints to load): built once per canonical spec, then copied.
 SLOW_TO_BUILD = ("learned",)
-#: The longest spec string read.
+#: The longest spec string a client may send (besides the exact text of an offered bot).
 MAX_SPEC_CHARS = 200
 #: Per bot, the largest value of each numeric option a web client may set (a search of more samples takes
 #: seconds and gigabytes per decision); the other options are checked by the bot itself.
@@ -44,25 +51,76 @@ OPTION_CHOICES: dict[str, dict[str, tuple[str, ...]]] = {"learned": {"device": (
 TEMPLATES = 8
 
 
-def canonical_spec(spec: Any, what: str = "bot") -> tuple[str, tuple[tuple[str, Any], ...]]:
-    """``(name, sorted options)`` of a spec whose name is one of ``BOTS`` and whose options are within
-    ``OPTION_BOUNDS``; ValueError naming ``what``, the option and the bound otherwise."""
-    if not isinstance(spec, str) or len(spec) > MAX_SPEC_CHARS:
-        raise ValueError(f"{what} must be a bot spec of at most {MAX_SPEC_CHARS} characters, got {shown(spec)}")
-    name = spec.partition(":")[0].strip()
-    if name not in BOTS:
-        raise ValueError(f"{what} {shown(spec)} is not a bot; bots: {', '.join(BOTS)}")
-    name, options = parse_spec(spec)
-    for option, value in options.items():
-        bound = OPTION_BOUNDS.get(name, {}).get(option)
-        if bound is not None and _number(value) > bound:
-            raise ValueError(f"{what}: {name} option {option!r} is at most {bound} on this server, got {value}")
-        choices = OPTION_CHOICES.get(name, {}).get(option)
-        if choices is not None and str(value).strip() not in choices:
-            raise ValueError(
-                f"{what}: {name} option {option!r} must be one of {list(choices)} here, got {shown(value)}"
-            )
-    return name, tuple(sorted(options.items()))
+class BotMenu:
+    """The bots a server's clients may pick (see the module docstring); every spec resolves when the menu is made."""
+
+    def __init__(self, specs: Iterable[str] = BOTS, default: str = DEFAULT_BOT) -> None:
+        offered: list[str] = []
+        resolved: dict[str, tuple[str, tuple[tuple[str, Any], ...]]] = {}
+        for spec in specs:
+            text = spec.strip() if isinstance(spec, str) else ""
+            if not text:
+                raise ValueError(f"--bots: each bot must be a spec such as 'heuristic', got {shown(spec)}")
+            if text in offered:
+                raise ValueError(f"--bots: {text!r} is given twice")
+            try:
+                bot = resolve_spec(text)
+            except ValueError as err:
+                raise ValueError(f"--bots: {err}") from None
+            offered.append(text)
+            resolved[text] = (bot.name, tuple(sorted(bot.options.items())))
+        if not offered:
+            raise ValueError("--bots: give at least one bot for the table")
+        self.offered = tuple(offered)
+        """Every bot a client may pick, in the server's order (``GET /api/options``)."""
+        self.open = frozenset(text for text in offered if text in AGENTS)
+        """The offered built-in names: a client may give them options, within the bounds."""
+        self.fixed = {text: key for text, key in resolved.items() if text not in self.open}
+        """The other offered specs, picked by their text: their ``(name, sorted options)``."""
+        self.default = default if default in offered else offered[0]
+
+    def canonical(self, spec: Any, what: str = "bot") -> tuple[str, tuple[tuple[str, Any], ...]]:
+        """``(name, sorted options)`` of a spec the menu offers, a built-in's options within ``OPTION_BOUNDS``;
+        ValueError naming ``what``, the option and the bound otherwise."""
+        if isinstance(spec, str) and spec.strip() in self.fixed:
+            return self.fixed[spec.strip()]  # the server's own spec, with the server's options
+        if not isinstance(spec, str) or len(spec) > MAX_SPEC_CHARS:
+            raise ValueError(f"{what} must be a bot spec of at most {MAX_SPEC_CHARS} characters, got {shown(spec)}")
+        name = spec.partition(":")[0].strip()
+        if name not in self.open:
+            raise ValueError(f"{what} {shown(spec)} is not a bot of this server; bots: {', '.join(self.offered)}")
+        name, options = parse_spec(spec)
+        for option, value in options.items():
+            bound = OPTION_BOUNDS.get(name, {}).get(option)
+            if bound is not None and _number(value) > bound:
+                raise ValueError(f"{what}: {name} option {option!r} is at most {bound} on this server, got {value}")
+            choices = OPTION_CHOICES.get(name, {}).get(option)
+            if choices is not None and str(value).strip() not in choices:
+                raise ValueError(
+                    f"{what}: {name} option {option!r} must be one of {list(choices)} here, got {shown(value)}"
+                )
+        return name, tuple(sorted(options.items()))
+
+    def check(self, spec: Any, what: str = "bot") -> str:
+        """``spec`` if the menu offers it (``canonical``); ValueError otherwise."""
+        self.canonical(spec, what)
+        return spec
+
+    def make(self, spec: str, seed: int, what: str = "bot") -> Agent:
+        """A bot of a checked spec, seeded; slow bots are copies of a shared template."""
+        name, options = self.canonical(spec, what)
+        if name not in SLOW_TO_BUILD:
+            return make_agent(spec.strip(), seed=seed)
+        return TEMPLATE_BOTS.copy_of(spec, (name, options), seed)
+
+    def build(self, spec: str, engine: SpadesEngine, seed: int, what: str = "bot") -> Agent:
+        """A bot that can play the engine's rules, or ValueError saying why not."""
+        agent = self.make(spec, seed, what)
+        try:
+            agent.check_supports(engine)
+        except ValueError as err:
+            raise ValueError(f"{what} {shown(spec)}: {err}") from None
+        return agent
 
 
 def _number(value: Any) -> float | int:
@@ -77,12 +135,6 @@ def _number(value: Any) -> float | int:
         except ValueError:
             continue
     return 0  # not a number: the bot refuses it itself
-
-
-def check_bot_spec(spec: Any, what: str = "bot") -> str:
-    """``spec`` if it is a bot spec the web plays (``canonical_spec``); ValueError otherwise."""
-    canonical_spec(spec, what)
-    return spec
 
 
 class _Templates:
@@ -179,24 +231,7 @@ def _digest(module: Any) -> str:
 TEMPLATE_BOTS = _Templates()
 
 
-def make_bot(spec: str, seed: int, what: str = "bot") -> Agent:
-    """A bot of a checked spec, seeded; slow bots are copies of a shared template."""
-    name, options = canonical_spec(spec, what)
-    if name not in SLOW_TO_BUILD:
-        return make_agent(spec, seed=seed)
-    return TEMPLATE_BOTS.copy_of(spec, (name, options), seed)
-
-
-def build_bot(spec: str, engine: SpadesEngine, seed: int, what: str = "bot") -> Agent:
-    """A bot that can play the engine's rules, or ValueError saying why not."""
-    agent = make_bot(spec, seed, what)
-    try:
-        agent.check_supports(engine)
-    except ValueError as err:
-        raise ValueError(f"{what} {shown(spec)}: {err}") from None
-    return agent
-
-
 def is_heavy(specs: list[str | None]) -> bool:
-    """Whether a game with these bots computes for long per decision (a search or a network)."""
-    return any(spec is not None and spec.partition(":")[0].strip() in ("search", "learned") for spec in specs)
+    """Whether a game with these bots computes for long per decision: any bot but ``LIGHT_BOTS`` (a search, a
+    network, a user's bot, whose cost the server cannot know)."""
+    return any(spec is not None and spec.partition(":")[0].strip() not in LIGHT_BOTS for spec in specs)

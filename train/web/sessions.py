@@ -24,16 +24,18 @@ from spades_env.engine import OVER, FinishedHands, SpadesEngine, records
 from spades_env.rules import Rules, list_presets
 from spades_env.rules_check import MAX_RULES_INT, shown
 from train.tournament_play import Observer
-from train.web.bots import BOTS, DEFAULT_BOT, build_bot, check_bot_spec, is_heavy
+from train.web.bots import BotMenu, is_heavy
 from train.web.storage import NEXT
 from train.web.table import Table
 from train.web.views import action_entry, event_entry, player_view
 
-__all__ = ["BOTS", "DEFAULT_BOT", "Game", "GameNotFound", "check_bot_spec", "game_settings", "preset_rules"]
+__all__ = ["DEFAULT_MENU", "Game", "GameNotFound", "game_settings", "preset_rules"]
 
 MAX_SEED = 2**64 - 1
 #: Hint bots a game keeps (least recently asked dropped).
 MAX_HINT_BOTS = 4
+#: The bots of a server that names none (``train.web.bots.BOTS``).
+DEFAULT_MENU = BotMenu()
 
 
 class GameNotFound(LookupError):
@@ -63,20 +65,23 @@ def preset_rules(name: Any, target_score: Any = None) -> Rules:
     return rules
 
 
-def game_settings(rules: Any, bots: Any, seat: Any = 0, seed: Any = None, target_score: Any = None) -> dict[str, Any]:
-    """The checked settings of a new game (``seed`` None: a random one); ValueError naming a bad field."""
+def game_settings(
+    rules: Any, bots: Any, seat: Any = 0, seed: Any = None, target_score: Any = None, menu: BotMenu = DEFAULT_MENU
+) -> dict[str, Any]:
+    """The checked settings of a new game (``seed`` None: a random one), its bots from ``menu``; ValueError naming a
+    bad field."""
     table_rules = preset_rules(rules, target_score)
     n = table_rules.n_players
     if not _is_int(seat) or not 0 <= seat < n:
         raise ValueError(f"seat must be an integer in 0..{n - 1} ({table_rules.name} has {n} seats), got {shown(seat)}")
     if isinstance(bots, str) or bots is None:
-        bots = [DEFAULT_BOT if bots is None else bots] * (n - 1)
+        bots = [menu.default if bots is None else bots] * (n - 1)
     if not isinstance(bots, list) or len(bots) != n - 1:
         raise ValueError(
             f"bots must be one bot name or a list of {n - 1} (one per other seat, in seat order), got {shown(bots)}"
         )
     for k, spec in enumerate(bots):
-        check_bot_spec(spec, f"bots[{k}]")
+        menu.check(spec, f"bots[{k}]")
     if seed is None:
         seed = secrets.randbits(63)
     elif not _is_int(seed) or not 0 <= seed <= MAX_SEED:
@@ -87,9 +92,13 @@ def game_settings(rules: Any, bots: Any, seat: Any = 0, seed: Any = None, target
 class Game:
     """One match: the table, the human's seat, a bot in every other seat, the finished hands' records."""
 
-    def __init__(self, game_id: str, settings: dict[str, Any], log: list[int] | None = None) -> None:
-        """A game of checked ``settings`` (``game_settings``); with ``log``, rebuilt from its decisions."""
+    def __init__(
+        self, game_id: str, settings: dict[str, Any], log: list[int] | None = None, menu: BotMenu = DEFAULT_MENU
+    ) -> None:
+        """A game of checked ``settings`` (``game_settings``), its bots from ``menu``; with ``log``, rebuilt from its
+        decisions."""
         self.id = game_id
+        self.menu = menu
         self.settings = settings
         rules = preset_rules(settings["rules"], settings["target_score"])
         seat, seed = settings["seat"], settings["seed"]
@@ -102,7 +111,7 @@ class Game:
         self.heavy = is_heavy(self.bot_specs)
         """Its bots compute for long (a search, a network): its requests run in the heavy pool."""
         self.bots: list[Agent | None] = [
-            None if spec is None else build_bot(spec, self.engine, _seed(seed, k), f"bot of seat {k}")
+            None if spec is None else menu.build(spec, self.engine, _seed(seed, k), f"bot of seat {k}")
             for k, spec in enumerate(self.bot_specs)
         ]
         assert len(self.bots) == n
@@ -237,7 +246,7 @@ class Game:
         agent = self.hint_bots.pop(spec, None)
         seed = _seed(self.seed, 1000 + self.seat, self.decisions)
         if agent is None:
-            agent = build_bot(spec, self.engine, seed, "hint bot")
+            agent = self.menu.build(spec, self.engine, seed, "hint bot")
         agent.reset(seed)
         self.hint_bots[spec] = agent
         while len(self.hint_bots) > MAX_HINT_BOTS:

@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from spades_env.rules_check import shown
-from train.web.bots import is_heavy
-from train.web.sessions import Game, GameNotFound, game_settings
+from train.web.bots import BotMenu, is_heavy
+from train.web.sessions import DEFAULT_MENU, Game, GameNotFound, game_settings
 from train.web.storage import Storage
 
 #: Games kept in the database (live and finished) before new ones are refused.
@@ -47,8 +47,11 @@ class GameStore:
         max_games: int = MAX_GAMES,
         max_hot: int = MAX_HOT_GAMES,
         idle_seconds: float = IDLE_SECONDS,
+        bots: BotMenu = DEFAULT_MENU,
     ) -> None:
         self.storage = Storage(db)
+        self.bots = bots
+        """The bots its games may hold (``spades serve --bots``)."""
         self.games: OrderedDict[str, Game] = OrderedDict()
         """The games in memory, least recently used first."""
         self.users: dict[str, int] = {}
@@ -61,7 +64,7 @@ class GameStore:
     # ------------------------------------------------------------ games
     def create(self, rules: Any, bots: Any, seat: Any = 0, seed: Any = None, target_score: Any = None) -> Game:
         """A new game (the bots have played up to the human's first decision); ValueError on bad input."""
-        settings = game_settings(rules, bots, seat, seed, target_score)
+        settings = game_settings(rules, bots, seat, seed, target_score, self.bots)
         if self.storage.count() >= self.max_games:
             self.expire(force=True)
             if self.storage.count() >= self.max_games:
@@ -69,7 +72,7 @@ class GameStore:
                     f"the server holds its maximum of {self.max_games} games; one is deleted after "
                     f"{self.idle_seconds / 3600:g} hours unused: try again later"
                 )
-        game = Game(secrets.token_urlsafe(9), settings)
+        game = Game(secrets.token_urlsafe(9), settings, menu=self.bots)
         self.storage.add(game.id, settings)
         self.save(game)
         with self.lock:
@@ -149,7 +152,7 @@ class GameStore:
                 f"{self.idle_seconds / 3600:g} hours unused)"
             )
         settings, log = stored
-        game = Game(game_id, settings, log)
+        game = Game(game_id, settings, log, self.bots)
         game.saved = len(log)
         return game
 
