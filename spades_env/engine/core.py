@@ -207,16 +207,8 @@ class SpadesEngine(HandCycle):
         a refused one raises ``inputs.EngineInputError`` (a ValueError) naming it.
         """
         seeds = inputs.seed_array(seeds)
-        starts = self._match_starts(
-            len(seeds),
-            deals=deals,
-            dealers=dealers,
-            scores=scores,
-            bags=bags,
-            piles=piles,
-            hand_numbers=hand_numbers,
-            face_ups=face_ups,
-        )
+        starts = self._match_starts(len(seeds), deals=deals, dealers=dealers, scores=scores, bags=bags, piles=piles,
+                                    hand_numbers=hand_numbers, face_ups=face_ups)  # fmt: skip
         keys = dealing.game_keys(seeds)
         state = self._empty(len(keys))
         self._begin_matches(state, np.arange(len(keys)), keys, starts)
@@ -238,16 +230,8 @@ class SpadesEngine(HandCycle):
     ) -> None:
         """Start new matches in the given games of an existing state (auto-reset); the overrides of ``reset``."""
         g = np.asarray(games, dtype=I64)
-        starts = self._match_starts(
-            len(g),
-            deals=deals,
-            dealers=dealers,
-            scores=scores,
-            bags=bags,
-            piles=piles,
-            hand_numbers=hand_numbers,
-            face_ups=face_ups,
-        )
+        starts = self._match_starts(len(g), deals=deals, dealers=dealers, scores=scores, bags=bags, piles=piles,
+                                    hand_numbers=hand_numbers, face_ups=face_ups)  # fmt: skip
         self._begin_matches(state, g, keys, starts)
 
     def _match_starts(self, n: int, **overrides) -> MatchStarts:
