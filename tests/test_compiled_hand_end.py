@@ -70,7 +70,8 @@ def test_finished_hands_own_their_arrays_and_keep_the_hand_before_the_next():
             g = f.games
             np.testing.assert_array_equal(f.pile, before.pile[g])
             np.testing.assert_array_equal(f.history[:, :-1], before.history[g][:, :-1])
-            np.testing.assert_array_equal(f.key, before.key[g])
+            np.testing.assert_array_equal(f.hand_key, dealing.hand_keys(before.key[g], before.hand_number[g]))
+            np.testing.assert_array_equal(f.exchanged_in, before.exchanged_in[g])
             np.testing.assert_array_equal(f.scores, f.start_scores + f.delta)
             seen.append(f)
     for f in seen:  # no field is a view of the engine's state or of a buffer reused by a later step

@@ -230,3 +230,21 @@ def test_a_deal_of_python_int_masks_is_refused_naming_the_hand_and_the_array_for
         engine.reset(0, deals=[[int(m) for m in masks[0]]])
     state = engine.reset(0, deals=np.asarray(masks, dtype=np.uint64))
     assert (state.deal == masks).all()
+
+
+def test_face_ups_are_four_cards_of_each_given_hand_under_face_up_deal(engine):
+    house = SpadesEngine("partnership-house")
+    hands = _suit_deal()
+    face_ups = [[[card_name(c) for c in hand[:4]] for hand in hands]]
+    state = house.reset(0, deals=_masks(), face_ups=face_ups)
+    assert state.face_up.tolist() == [[sum(1 << c for c in hand[:4]) for hand in hands]]
+    check_state(house, state)
+    with pytest.raises(EngineInputError, match="'face_ups' needs 'deals'"):
+        house.reset(0, face_ups=face_ups)
+    with pytest.raises(EngineInputError, match="'face_ups' is only for rules with face_up_deal"):
+        engine.reset(0, deals=_masks(), face_ups=face_ups)
+    for seat, cards in ((1, [card_name(c) for c in hands[1][:3]]), (2, [card_name(c) for c in hands[3][:4]])):
+        bad = [list(f) for f in face_ups[0]]
+        bad[seat] = cards
+        with pytest.raises(EngineInputError, match=rf"face_ups\[0\]\[{seat}\] must be 4 cards of that seat's hand"):
+            house.reset(0, deals=_masks(), face_ups=[bad])

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import copy
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from spades_env import IllegalActionError, Rules, SpadesEngine
 from spades_env.engine import OVER, records
+
+GOLDEN = Path(__file__).parent / "golden"
 
 
 def _random_records(rules, seeds, policy_seed=0, nil_bias=0.3) -> list[dict]:
@@ -207,6 +210,93 @@ def test_a_record_with_a_bad_card_name_or_key_fails_naming_the_field(some_record
     rec["hands"][2][0] = "1X"
     with pytest.raises(records.RecordError, match=r"record field 'hands' \[2\]: cannot parse card '1X'"):
         records.verify(rec)
-    rec = {**some_records[0], "key": 1.5}
-    with pytest.raises(records.RecordError, match="record field 'key' must be an integer"):
+    rec = {**some_records[0], "hand_key": 1.5}
+    with pytest.raises(records.RecordError, match="record field 'hand_key' must be an integer"):
         records.verify(rec)
+    with pytest.raises(records.RecordError, match=r"record field 'version' must be one of \[1, 2\], got 3"):
+        records.verify({**some_records[0], "version": 3})
+
+
+def test_a_record_names_its_hand_by_its_hand_key_which_the_match_key_checks():
+    engine = SpadesEngine(Rules.preset("partnership").replace(name="no-mercy", lose_score=None))
+    match_key = int(engine.reset(2**40 + 11).key[0])
+    recs = _random_records(engine.rules, [2**40 + 11])
+    assert len(recs) >= 2 and all("key" not in r for r in recs)
+    assert [r["hand_key"] for r in recs] == [records.hand_key(match_key, r["hand_number"]) for r in recs]
+    assert len({r["hand_key"] for r in recs}) == len(recs) and match_key not in {r["hand_key"] for r in recs}
+    for rec in recs:
+        records.verify(rec, match_key=match_key)
+        with pytest.raises(records.RecordError, match="'hand_key' is not that of hand"):
+            records.verify(rec, match_key=match_key ^ 1)
+    swapped = {**recs[1], "hand_key": recs[0]["hand_key"]}  # replays (nothing seeds it): only the key tells
+    records.verify(swapped)
+    with pytest.raises(records.RecordError, match="'hand_key'"):
+        records.verify(swapped, match_key=match_key)
+
+
+def _records_with(preset: str, seeds, has, blind_bias: float = 1.0) -> list[dict]:
+    """Records of random hands of ``preset`` (blind nil ``blind_bias`` times as likely) for which ``has(record)``."""
+    engine = SpadesEngine(preset)
+    state = engine.reset(seeds)
+    rng = np.random.default_rng(11)
+    found = []
+    for _ in range(20_000):
+        weights = rng.random((len(seeds), engine.layout.n_actions)) * engine.legal_action_mask(state)
+        weights[:, engine.layout.blind_nil] *= blind_bias  # (presets with blind nil)
+        for finished in engine.step(state, weights.argmax(axis=1), auto_reset=True).finished:
+            found += [r for r in records.hand_records(engine, finished) if has(r)]
+        if len(found) >= 3:
+            return found
+    raise AssertionError(f"no such {preset} record")
+
+
+def _exchanges(rec: dict) -> int:
+    """Cards given up in a two-player record's blind-nil exchanges (card actions beyond the plays)."""
+    return sum(a["name"].startswith("play") for a in rec["actions"]) - 2 * len(rec["tricks"])
+
+
+def test_two_player_exchange_draws_are_in_the_record_and_replay_without_any_key():
+    recs = _records_with("two-player", list(range(16)), lambda r: r["hand_number"] > 0 and _exchanges(r), 50)
+    for rec in recs:
+        drawn = sum(len(d) for d in rec["exchange_draws"])
+        assert drawn == _exchanges(rec) > 0 and "key" not in rec
+        assert records.replay(json.loads(records.dumps(rec))) == rec
+        records.verify(rec)
+        seat = next(s for s, d in enumerate(rec["exchange_draws"]) if d)
+        other = copy.deepcopy(rec)
+        kept = [c for c in rec["hands"][1 - seat] if c not in rec["exchange_draws"][1 - seat]]
+        other["exchange_draws"][seat][0] = kept[0]  # kept from the pile by the other seat: never drawable
+        with pytest.raises(records.RecordError, match=rf"'exchange_draws': seat {seat} cannot draw"):
+            records.verify(other)
+        fewer = copy.deepcopy(rec)
+        fewer["exchange_draws"][seat].pop()
+        with pytest.raises(records.RecordError, match="'exchange_draws': seat .* exchanges more cards"):
+            records.verify(fewer)
+
+
+def test_face_up_cards_are_in_the_record_and_replay_without_any_key():
+    recs = _records_with("partnership-house", [5, 6], lambda r: r["hand_number"] > 0)
+    for rec in recs:
+        assert all(len(f) == 4 and set(f) <= set(h) for f, h in zip(rec["face_up"], rec["hands"], strict=True))
+        assert records.replay(rec) == rec
+        other = copy.deepcopy(rec)
+        other["face_up"][0][0] = rec["hands"][1][0]
+        with pytest.raises(ValueError, match=r"face_ups\[0\]\[0\] must be 4 cards of that seat's hand"):
+            records.verify(other)
+
+
+def test_version_1_records_named_by_the_match_key_still_replay_and_verify():
+    """Records the code before hand keys wrote (tests/golden/records_v1.jsonl): partnership, Hearts, face-up
+    cards (partnership-house) and two-player blind-nil exchanges, all after the first hand."""
+    with open(GOLDEN / "records_v1.jsonl") as file:
+        old = [json.loads(line) for line in file]
+    kinds = {(r["rules"]["name"], r["rules"].get("face_up_deal", False)) for r in old}
+    assert len(kinds) == 4 and any(_exchanges(r) for r in old if r["rules"].get("n_players") == 2)
+    for rec in old:
+        assert rec["version"] == 1 and "hand_key" not in rec
+        assert records.replay(rec) == rec
+        records.verify(rec, match_key=rec["key"])
+        with pytest.raises(records.RecordError, match="'key' is not that of hand"):
+            records.verify(rec, match_key=rec["key"] + 1)
+        with pytest.raises(records.RecordError, match="record field 'hand_key' is missing"):
+            records.verify({**rec, "version": 2})

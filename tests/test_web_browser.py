@@ -132,7 +132,7 @@ def test_play_a_partnership_hand_by_clicking(page):
     hands = response.json()["hands"]
     assert len(hands) == 1 and hands[0]["scores"] == view["scores"]
     assert "key" not in hands[0]  # not while the match goes on: it would deal the hands to come
-    verify_record(hands[0])  # it replays all the same (in partnership the key decides nothing the record lists)
+    verify_record(hands[0])  # it replays without it: it lists its draws
     click_and_wait(page, page.locator("#next-hand"))
     after = server_view(page)
     assert after["hand_number"] == view["hand_number"] + 1

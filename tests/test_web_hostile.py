@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from spades_env import cards
-from spades_env.engine import SpadesEngine, dealing
+from spades_env.engine import SpadesEngine, dealing, records
 from spades_env.rules import Rules
 from tests.web_helpers import client, game_of, json_detail, play_hands
 from train.web import replay
@@ -129,7 +130,7 @@ def test_no_response_of_a_live_match_predicts_the_next_deal(c):
     rules, seat = Rules.preset("partnership-no-blind-nil"), nxt["seat"]
     mine = cards.cards_to_mask(cards.parse_card(x) for x in nxt["hand"])
     game = game_of(c, game_id)
-    true_key = game.records[0]["key"]
+    true_key = int(game.table.state.key[0])  # the match's: no record carries it
     assert int(_deal_of(rules, true_key, 1, nxt["dealer"])[seat]) == mine  # the predictor works with the key
     candidates = _integers(seen)
     assert true_key not in candidates and game.seed not in candidates
@@ -139,17 +140,30 @@ def test_no_response_of_a_live_match_predicts_the_next_deal(c):
     assert record["hands"] and all("key" not in hand for hand in record["hands"])
 
 
-def test_the_records_carry_their_key_once_the_match_is_over(c):
+def test_the_records_of_a_finished_match_are_its_hands_by_the_match_key(c):
     game_id, view = play_hands(c, {"rules": "partnership", "seed": 3, "target_score": 60}, hands=50, seed=3)
     assert view["phase"] == "match_over"
     hands = c.get(f"/api/games/{game_id}/record").json()["hands"]
-    assert hands == game_of(c, game_id).records and all("key" in h for h in hands)
+    assert hands == game_of(c, game_id).records and all("key" not in h for h in hands)
+    match_key = int(game_of(c, game_id).table.state.key[0])
+    for hand in hands:
+        records.verify(hand, match_key=match_key)  # whoever holds the match key checks the hands are of it
 
 
-def test_a_record_without_its_key_replays_where_the_key_decides_nothing(c):
+def test_a_record_replays_without_any_key(c):
     rec = _record(c)
-    del rec["key"]
+    assert "key" not in rec
     r = c.post("/api/replay", json={"record": rec})
     assert r.status_code == 200, r.text
     rec["scores"] = [s + 10 for s in rec["scores"]]
     assert "'scores'" in json_detail(c.post("/api/replay", json={"record": rec}))
+
+
+def test_a_version_1_record_without_its_key_replays_where_the_key_decides_nothing(c):
+    with open(Path(__file__).parent / "golden" / "records_v1.jsonl") as file:
+        old = {r["rules"]["name"]: r for r in map(json.loads, file)}
+    keyless = {k: v for k, v in old["partnership"].items() if k != "key"}
+    r = c.post("/api/replay", json={"record": keyless})
+    assert r.status_code == 200, r.text
+    exchanged = {k: v for k, v in old["two-player"].items() if k != "key"}  # its exchange draws came from the key
+    assert "replay the record with its key" in json_detail(c.post("/api/replay", json={"record": exchanged}))

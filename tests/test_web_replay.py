@@ -18,7 +18,7 @@ def c():
 
 
 def _hands(c, preset: str, hands: int = 1, seed: int = 1) -> list[dict]:
-    """The records of the first hands of a game, whole (with the key the API gives once the match is over)."""
+    """The records of the first hands of a game, as the API gives them."""
     game_id, _ = play_hands(c, {"rules": preset, "bots": "random", "seed": seed}, hands=hands, seed=seed)
     out = game_of(c, game_id).records
     assert out

@@ -26,7 +26,7 @@ from numba.extending import intrinsic, overload
 from spades_env.core import deal as core_deal
 from spades_env.core import trick_play
 from spades_env.core.card_bits import bit_of
-from spades_env.core.hashing import splitmix64
+from spades_env.core.hashing import hand_key, splitmix64
 
 
 class StateArrays(NamedTuple):
@@ -79,7 +79,7 @@ N_FIELDS = len(FIELDS)
 #: and scores after. The games' loops add their own (``RECORD``); ``engine.hand_cycle`` allocates them.
 RECORD_FIELDS = (
     "winner", "deal", "dealer", "history", "bids", "blind", "tricks_won", "trick_winners", "start_scores",
-    "start_bags", "bemo", "hand_number", "key", "delta", "scores",
+    "start_bags", "bemo", "hand_number", "hand_key", "delta", "scores",
 )  # fmt: skip
 #: What a compiled ``step`` did to a game (its ``status``): nothing more to do, a hand ended
 #: (``trick_play.play_range`` sets True), a weak-hand redeal (Spades).
@@ -308,9 +308,10 @@ def deal_hand(s, g, deck, two_player, n_face_up, seeded):
 
 @njit(cache=True, inline="always")
 def keep_record(s, g, o, deal, dealer, history, bids, blind, tricks_won, trick_winners, start_scores, start_bags, bemo,
-                hand_number, key):  # fmt: skip
+                hand_number, hand_keys):  # fmt: skip
     """Copy the finished hand of game ``g`` into row ``o`` of the record arrays (the ``FinishedHands``
-    fields of the same names that every game keeps), before the next hand overwrites it."""
+    fields of the same names that every game keeps), before the next hand overwrites it. The hand is
+    named by its ``hashing.hand_key``, never by the match key (which deals every later hand)."""
     n, n_sides = s.hands.shape[1], s.scores.shape[1]
     for k in range(n):
         deal[o, k] = s.deal[g, k]
@@ -327,7 +328,7 @@ def keep_record(s, g, o, deal, dealer, history, bids, blind, tricks_won, trick_w
         bemo[o, k] = s.bemo[g, k]
     dealer[o] = s.dealer[g]
     hand_number[o] = s.hand_number[g]
-    key[o] = s.key[g]
+    hand_keys[o] = hand_key(s.key[g], s.hand_number[g])
 
 
 @njit(cache=True, inline="always")

@@ -193,21 +193,22 @@ class SpadesEngine(HandCycle):
         bags: np.ndarray | list | None = None,
         piles: np.ndarray | list | None = None,
         hand_numbers: np.ndarray | list[int] | int | None = None,
+        face_ups: np.ndarray | list | None = None,
     ) -> GameState:
         """Start one new match per seed (``seeds`` is an int for one game, or B ints).
 
         Optional per-game overrides: ``deals`` (B, N) card masks or lists of card ids
         for the first hand (``piles`` (B, 52) card ids, top first, in two-player),
         ``dealers`` (B,), starting ``scores`` and ``bags`` (B, S), and ``hand_numbers`` (B,)
-        hands already played in the match (Hearts: it sets the pass direction).
+        hands already played in the match (Hearts: it sets the pass direction); with ``deals`` under
+        ``face_up_deal``, ``face_ups`` (B, N) the cards of each hand dealt face up (else drawn from the key).
         Game i of a batch plays exactly the match a single reset with seed i plays.
         Every argument is checked before any work (hashing the seeds, allocating the state);
         a refused one raises ``inputs.EngineInputError`` (a ValueError) naming it.
         """
         seeds = inputs.seed_array(seeds)
-        starts = self._match_starts(
-            len(seeds), deals=deals, dealers=dealers, scores=scores, bags=bags, piles=piles, hand_numbers=hand_numbers
-        )
+        starts = self._match_starts(len(seeds), deals=deals, dealers=dealers, scores=scores, bags=bags, piles=piles,
+                                    hand_numbers=hand_numbers, face_ups=face_ups)  # fmt: skip
         keys = dealing.game_keys(seeds)
         state = self._empty(len(keys))
         self._begin_matches(state, np.arange(len(keys)), keys, starts)
@@ -225,12 +226,12 @@ class SpadesEngine(HandCycle):
         bags=None,
         piles=None,
         hand_numbers=None,
+        face_ups=None,
     ) -> None:
-        """Start new matches in the given games of an existing state (auto-reset)."""
+        """Start new matches in the given games of an existing state (auto-reset); the overrides of ``reset``."""
         g = np.asarray(games, dtype=I64)
-        starts = self._match_starts(
-            len(g), deals=deals, dealers=dealers, scores=scores, bags=bags, piles=piles, hand_numbers=hand_numbers
-        )
+        starts = self._match_starts(len(g), deals=deals, dealers=dealers, scores=scores, bags=bags, piles=piles,
+                                    hand_numbers=hand_numbers, face_ups=face_ups)  # fmt: skip
         self._begin_matches(state, g, keys, starts)
 
     def _match_starts(self, n: int, **overrides) -> MatchStarts:
@@ -246,7 +247,7 @@ class SpadesEngine(HandCycle):
         if starts.piles is not None:
             self._start_hand(state, g, pile=starts.piles)
         else:
-            self._start_hand(state, g, starts.deals)
+            self._start_hand(state, g, starts.deals, face_ups=starts.face_ups)
 
     # ------------------------------------------------------------ the pass
     def pass_offset(self, hand_number: np.ndarray) -> np.ndarray:

@@ -14,6 +14,7 @@ from functools import lru_cache
 import numpy as np
 
 from spades_env.core import deal as core_deal
+from spades_env.core import hashing
 from spades_env.core.deal import REDEAL_STRIDE
 from spades_env.engine import inputs
 
@@ -98,6 +99,15 @@ def _mixed_counter_table(salt: int) -> np.ndarray:
         table = _MIXED_COUNTERS[salt] = _mix_counters(np.arange(1024, dtype=np.uint64), salt)
         table.flags.writeable = False
     return table
+
+
+def hand_keys(keys: np.ndarray, hand_numbers: np.ndarray | int) -> np.ndarray:
+    """(B,) uint64: the key of hand ``hand_numbers`` of each game's match (``core.hashing.hand_key``), the
+    ``FinishedHands.hand_key`` and record ``hand_key`` of that hand."""
+    keys, numbers = _keys_and_counters(keys, hand_numbers, 0)
+    out = np.empty(len(keys), np.uint64)
+    hashing.hand_key_each(keys, numbers, out)
+    return out
 
 
 def first_dealer(keys: np.ndarray, n_players: int) -> np.ndarray:

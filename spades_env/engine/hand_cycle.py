@@ -80,10 +80,16 @@ class HandCycle:
         )
 
     def _start_hand(
-        self, state: GameState, g: np.ndarray, deals: np.ndarray | None = None, pile: np.ndarray | None = None
+        self,
+        state: GameState,
+        g: np.ndarray,
+        deals: np.ndarray | None = None,
+        pile: np.ndarray | None = None,
+        face_ups: np.ndarray | None = None,
     ) -> None:
         """Deal and set up the first hand of new matches in games ``g`` (dealer, scores and bags set):
-        the seeded deal, or the given ``deals`` (G, N) masks (``pile`` (G, P) card ids: two-player)."""
+        the seeded deal, or the given ``deals`` (G, N) masks (``pile`` (G, P) card ids: two-player),
+        with their face-up cards drawn from the key or the ``face_ups`` (G, N) masks given."""
         if len(g) == 0:
             return
         seeded = (pile if self.rules.two_player else deals) is None
@@ -95,6 +101,8 @@ class HandCycle:
             state.hands.reshape(-1)[seats] = deals
             state.deal.reshape(-1)[seats] = deals
         self._loops.begin_hands(g, seeded, self._rules, *state_arrays(state))
+        if face_ups is not None:  # they replace the ones drawn (which nothing else of the hand's start reads)
+            state.face_up.reshape(-1)[self._cells(g, self.n_players, state.batch_size)] = face_ups
 
     def _cells(self, g: np.ndarray, width: int, b: int) -> np.ndarray:
         """(G, width) flat indices of rows ``g`` of a C-contiguous (b, width...) array.
@@ -171,10 +179,10 @@ _I, _U, _B = np.int64, np.uint64, np.bool_
 RECORD_SHAPES = {
     "winner": ("", _I), "deal": ("N", _U), "dealer": ("", _I), "history": ("TN", _I), "bids": ("N", _I),
     "blind": ("N", _B), "tricks_won": ("N", _I), "trick_winners": ("T", _I), "start_scores": ("S", _I),
-    "start_bags": ("S", _I), "bemo": ("S", _I), "hand_number": ("", _I), "key": ("", _U), "delta": ("S", _I),
-    "scores": ("S", _I), "bags": ("S", _I), "made": ("S", _B), "bags_added": ("S", _I),
+    "start_bags": ("S", _I), "bemo": ("S", _I), "hand_number": ("", _I), "hand_key": ("", _U),
+    "delta": ("S", _I), "scores": ("S", _I), "bags": ("S", _I), "made": ("S", _B), "bags_added": ("S", _I),
     "bag_penalties": ("S", _I), "boston": ("S", _B), "pile": ("P", _I), "discards": ("N", _U),
-    "exchanged_out": ("N", _U), "passed": ("N", _U), "points_taken": ("N", _I), "taken": ("N", _U),
-    "points": ("N", _I), "moon": ("N", _B), "seat_delta": ("N", _I),
+    "exchanged_out": ("N", _U), "exchanged_in": ("N", _U), "face_up": ("N", _U), "passed": ("N", _U),
+    "points_taken": ("N", _I), "taken": ("N", _U), "points": ("N", _I), "moon": ("N", _B), "seat_delta": ("N", _I),
 }  # fmt: skip
 _FINISHED_FIELDS = tuple(f for f in FinishedHands.__dataclass_fields__ if f != "games")

@@ -139,19 +139,20 @@ def card_id(value: Any, where: str) -> int:
     )
 
 
-def deal_masks(deals: Any, n: int, n_players: int, deck: tuple[int, ...]) -> np.ndarray:
-    """(n, n_players) uint64 card masks from masks (any integer dtype) or nested card ids or names.
+def deal_masks(deals: Any, n: int, n_players: int, deck: tuple[int, ...], name: str = "deals") -> np.ndarray:
+    """(n, n_players) uint64 card masks from masks (any integer dtype) or nested card ids or names
+    (``name``: the argument, in errors).
 
     Card ids must be cards of ``deck``; ``check_deal`` then checks that the masks are a deal of it.
     """
     if isinstance(deals, np.ndarray) and deals.dtype.kind in _INTEGER_KINDS and deals.ndim == 2:
         if deals.dtype.kind == "i" and deals.size and deals.min() < 0:
-            raise EngineInputError("deals given as an integer array are card masks and must be non-negative")
+            raise EngineInputError(f"{name} given as an integer array are card masks and must be non-negative")
         masks = deals.astype(np.uint64)
     else:
         if isinstance(deals, np.ndarray) and deals.dtype.kind not in _INTEGER_KINDS + "OU":
             raise EngineInputTypeError(
-                f"deals must be card masks (an integer array of shape ({n}, {n_players})) or lists of card "
+                f"{name} must be card masks (an integer array of shape ({n}, {n_players})) or lists of card "
                 f"ids or names, got {_kind(deals)} values"
             )
         try:
@@ -159,16 +160,18 @@ def deal_masks(deals: Any, n: int, n_players: int, deck: tuple[int, ...]) -> np.
             sizes = [len(game) for game in games]
         except TypeError:
             raise EngineInputTypeError(
-                f"deals must be {n} game(s) of {n_players} hands (lists of card ids or names), "
+                f"{name} must be {n} game(s) of {n_players} hands (lists of card ids or names), "
                 f"got {type(deals).__name__}"
             ) from None
         if len(games) != n or any(s != n_players for s in sizes):
-            raise EngineInputError(f"deals must hold {n} game(s) of {n_players} hands each, got {sizes} hands per game")
+            raise EngineInputError(
+                f"{name} must hold {n} game(s) of {n_players} hands each, got {sizes} hands per game"
+            )
         masks = np.zeros((n, n_players), np.uint64)
         in_deck = set(deck)
         for i, game in enumerate(games):
             for seat, hand in enumerate(game):
-                where = f"deals[{i}][{seat}]"
+                where = f"{name}[{i}][{seat}]"
                 if isinstance(hand, str):
                     raise EngineInputTypeError(f"{where} must be a list of cards, got the string {hand!r}")
                 if not hasattr(hand, "__iter__"):
@@ -180,12 +183,12 @@ def deal_masks(deals: Any, n: int, n_players: int, deck: tuple[int, ...]) -> np.
                 bad = [c for c in ids if c not in in_deck]
                 if bad:
                     raise EngineInputError(
-                        f"deal for game {i}, seat {seat} holds card id(s) {bad} that are not in the deck "
+                        f"{name}[{i}][{seat}] holds card id(s) {bad} that are not in the deck "
                         f"of these rules ({len(deck)} cards)"
                     )
                 masks[i, seat] = cards.cards_to_mask(ids)
     if masks.shape != (n, n_players):
-        raise EngineInputError(f"deals must have shape ({n}, {n_players}) (games, seats), got {masks.shape}")
+        raise EngineInputError(f"{name} must have shape ({n}, {n_players}) (games, seats), got {masks.shape}")
     return masks
 
 
@@ -241,6 +244,7 @@ class MatchStarts:
     hand_numbers: np.ndarray | int
     deals: np.ndarray | None
     piles: np.ndarray | None
+    face_ups: np.ndarray | None = None
 
 
 def match_starts(
@@ -256,11 +260,13 @@ def match_starts(
     bags=None,
     piles=None,
     hand_numbers=None,
+    face_ups=None,
 ) -> MatchStarts:
     """Check the overrides of ``n`` new matches: only states ``check.check_state`` accepts come out.
 
     Bags are 0..the game's ``max_bags`` (Spades: bag_limit - 1, 0 without ``bags``); the scores (after
     ``hand_numbers`` hands) must not already end the match, as they would at the end of a hand [RULES 3, 7].
+    ``face_ups`` (with ``deals``, under ``face_up_deal``): the cards of each hand dealt face up.
     """
     if rules.two_player and deals is not None:
         raise EngineInputError(
@@ -288,7 +294,32 @@ def match_starts(
     if piles is not None:
         out.piles = pile_array(piles, n, pile_size)
         check_pile(out.piles, deck)
+    if face_ups is not None:
+        out.face_ups = _face_ups(rules, face_ups, out.deals, deck, hand_size)
     return out
+
+
+def _face_ups(
+    rules: Rules, face_ups: Any, deals: np.ndarray | None, deck: tuple[int, ...], hand_size: int
+) -> np.ndarray:
+    """(n, n_players) uint64 face-up cards: the game's count of each hand of ``deals`` [RULES 6]."""
+    from spades_env.core import bits
+    from spades_env.games import spec
+
+    count = min(spec(rules.game).face_up_cards(rules), hand_size)
+    if count == 0:
+        raise EngineInputError("'face_ups' is only for rules with face_up_deal (these deal no card face up)")
+    if deals is None:
+        raise EngineInputError("'face_ups' needs 'deals': the face-up cards are cards of the hands given")
+    masks = deal_masks(face_ups, len(deals), rules.n_players, deck, name="face_ups")
+    bad = np.argwhere((bits.popcount(masks) != count) | ((masks & ~deals) != 0))
+    if len(bad):
+        g, seat = (int(x) for x in bad[0])
+        raise EngineInputError(
+            f"face_ups[{g}][{seat}] must be {count} cards of that seat's hand in deals, got "
+            f"{cards.format_hand(int(masks[g, seat])) or 'none'}"
+        )
+    return masks
 
 
 def _check_match_goes_on(rules: Rules, n: int, scores, hand_numbers) -> None:

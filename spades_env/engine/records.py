@@ -4,6 +4,15 @@ A record holds the rules, dealer, dealt hands, starting scores and bags, the
 decisions in order (blind-nil choices, bids, plays with seats; in Hearts the cards
 passed, then the plays), the tricks with their winners, and the result (tricks taken,
 points, scores and bags; in Hearts also the cards passed and the points taken).
+
+It holds what the hand drew besides the deal too (the two-player pile and blind-nil
+exchange draws, the face-up cards), so that it replays on its own; and it is named by its
+``hand_key`` (``core.hashing.hand_key`` of the match key and the hand number), never by
+the match key, which deals every hand of the match: nothing in a record gives away a later
+deal. Whoever holds the match key checks that a record is of that match (``verify``).
+
+Version 1 records (named by the match key, ``"key"``; they replay their draws from it)
+still replay and verify.
 """
 
 from __future__ import annotations
@@ -14,10 +23,16 @@ from typing import Any
 import numpy as np
 
 from spades_env import cards
+from spades_env.core import hashing
 from spades_env.engine.core import FinishedHands, SpadesEngine
+from spades_env.engine.results import StepResult
 from spades_env.engine.state import OVER
 
-RECORD_VERSION = 1
+RECORD_VERSION = 2
+#: The record versions ``replay`` reads (1: named by the match key, which seeds its draws).
+READ_VERSIONS = (1, 2)
+#: The fields of a version 2 record that version 1 records lack (they hold ``"key"`` instead).
+_VERSION_2_FIELDS = ("hand_key", "exchange_draws", "face_up")
 
 
 def hand_records(engine: SpadesEngine, finished: FinishedHands) -> list[dict[str, Any]]:
@@ -54,7 +69,7 @@ def _record(engine: SpadesEngine, f: FinishedHands, i: int) -> dict[str, Any]:
     return {
         "version": RECORD_VERSION,
         "rules": engine.rules.to_dict(),
-        "key": int(f.key[i]),
+        "hand_key": int(f.hand_key[i]),
         "hand_number": int(f.hand_number[i]),
         "dealer": dealer,
         **extra,
@@ -70,6 +85,12 @@ def _record(engine: SpadesEngine, f: FinishedHands, i: int) -> dict[str, Any]:
         "scores": f.scores[i].tolist(),
         "bags": f.bags[i].tolist(),
     }
+
+
+def hand_key(match_key: int, hand_number: int) -> int:
+    """The ``hand_key`` of the records of hand ``hand_number`` of the match of ``match_key`` (a game's key:
+    ``dealing.game_keys`` of its seed)."""
+    return int(hashing.hand_key(np.uint64(match_key), np.int64(hand_number)))
 
 
 def dumps(record: dict[str, Any]) -> str:
@@ -122,6 +143,107 @@ def _card_list(label: str, names: Any) -> list[int]:
         raise RecordError(f"record field {label}: {err}") from None
 
 
+def _uint64_field(record: dict[str, Any], name: str) -> int:
+    value = _field(record, name)
+    if not _is_int(value) or not 0 <= value < 2**64:
+        raise RecordError(f"record field {name!r} must be an integer in 0..2**64 - 1, got {value!r}")
+    return value
+
+
+def _seat_masks(record: dict[str, Any], name: str, n_players: int) -> list[int]:
+    """The card masks of a field that lists cards per seat (``[["AS", ...], ...]``)."""
+    per_seat = _field(record, name)
+    if not isinstance(per_seat, list) or len(per_seat) != n_players:
+        raise RecordError(
+            f"record field {name!r} must list the cards of each of the {n_players} seats, got {per_seat!r}"
+        )
+    return [cards.cards_to_mask(_card_list(f"{name!r} [{seat}]", c)) for seat, c in enumerate(per_seat)]
+
+
+class HandReplay:
+    """A hand record's hand, set up in a one-game state to be played again decision by decision.
+
+    ``step(action)`` applies the next decision. The engine would draw from the match key where the
+    hand draws besides the deal (the two-player blind-nil exchange); a version 2 record, which has no
+    match key, lists those draws, and ``step`` sets the game key under which the engine draws them
+    (``GameSpec.replay_key``; a seat's draws in card order: the order changes none of the hand). A
+    version 1 record replays them from its ``"key"``.
+    Raises ``RecordError`` naming the field if the record lacks what a replay needs.
+    """
+
+    def __init__(self, record: dict[str, Any], engine: SpadesEngine | None = None) -> None:
+        from spades_env.rules import Rules
+
+        if not isinstance(record, dict):
+            raise RecordError(f"a record is a mapping of fields, got {type(record).__name__}")
+        self.version = _field(record, "version")
+        if not _is_int(self.version) or self.version not in READ_VERSIONS:
+            raise RecordError(f"record field 'version' must be one of {list(READ_VERSIONS)}, got {self.version!r}")
+        if engine is None:
+            rules = _field(record, "rules")
+            if not isinstance(rules, dict):
+                raise RecordError(f"record field 'rules' must be a mapping of rules fields, got {type(rules).__name__}")
+            engine = SpadesEngine(Rules.from_dict(rules, source="record field 'rules'"))
+        self.engine = engine
+        self.record = record
+        self.state = engine._empty(1)
+        self.draws: list[int] | None = None
+        """Version 2, two-player: the cards each seat drew in the blind-nil exchange (masks)."""
+        if self.version == 1:  # the match key, or 0 where the web table left it out (it seeds the draws)
+            self.key = _uint64_field(record, "key") if "key" in record else 0
+        else:
+            self.key = 0
+            self.hand_key = _uint64_field(record, "hand_key")
+        start = self._starts()
+        self.decisions = _decisions(record)
+        engine.start_matches(self.state, np.array([0]), np.array([self.key], dtype=np.uint64), **start)
+
+    def _starts(self) -> dict[str, Any]:
+        """The ``start_matches`` overrides of the recorded hand."""
+        record, engine = self.record, self.engine
+        start = {
+            "dealers": [_field(record, "dealer")],
+            "scores": [_field(record, "start_scores")],
+            "bags": [_field(record, "start_bags")],
+        }
+        if "hand_number" in record:  # it sets the Hearts pass (and seeds version 1's draws with the key)
+            start["hand_numbers"] = [record["hand_number"]]
+        if engine.rules.two_player:
+            start["piles"] = [_card_list("'pile'", _field(record, "pile"))]
+            if self.version == 2:
+                self.draws = _seat_masks(record, "exchange_draws", engine.n_players)
+            return start
+        hands = _field(record, "hands")
+        if not isinstance(hands, list):
+            raise RecordError(f"record field 'hands' must be a list of hands, got {type(hands).__name__}")
+        start["deals"] = [[_card_list(f"'hands' [{seat}]", hand) for seat, hand in enumerate(hands)]]
+        if self.version == 2 and engine.spec.face_up_cards(engine.rules):
+            start["face_ups"] = np.array([_seat_masks(record, "face_up", engine.n_players)], dtype=np.uint64)
+        return start
+
+    def step(self, action: int) -> StepResult:
+        """Apply ``action`` for the seat to move, with the recorded draws (version 2)."""
+        engine, state = self.engine, self.state
+        if self.draws is not None:
+            try:
+                key = engine.spec.replay_key(engine, state, action, self.draws)
+            except ValueError as err:
+                raise RecordError(f"record field 'exchange_draws': {err}") from None
+            if key is not None:
+                state.key[0] = key
+        return engine.step(state, np.array([action]))
+
+    def record_of(self, finished: FinishedHands) -> dict[str, Any]:
+        """The record of the replayed hand (``finished``: its ``StepResult.finished[0]``), in the version
+        of the record replayed, named as that record names it (only the match key's holder checks that)."""
+        again = hand_records(self.engine, finished)[0]
+        if self.version == 2:
+            again["hand_key"] = self.hand_key
+            return again
+        again = {k: v for k, v in again.items() if k not in _VERSION_2_FIELDS}
+        return {**again, "version": 1, "key": self.key}
+
+
 def replay(record: dict[str, Any], engine: SpadesEngine | None = None) -> dict[str, Any]:
     """Play a record's decisions through the engine and return the record it produces.
 
@@ -130,52 +252,25 @@ def replay(record: dict[str, Any], engine: SpadesEngine | None = None) -> dict[s
     non-integer seat or action id, or is not a whole hand. Compare the result with the
     input (see ``verify``) to re-score a record.
     """
-    from spades_env.rules import Rules
-
-    if not isinstance(record, dict):
-        raise RecordError(f"a record is a mapping of fields, got {type(record).__name__}")
-    if engine is None:
-        rules = _field(record, "rules")
-        if not isinstance(rules, dict):
-            raise RecordError(f"record field 'rules' must be a mapping of rules fields, got {type(rules).__name__}")
-        engine = SpadesEngine(Rules.from_dict(rules, source="record field 'rules'"))
-    state = engine._empty(1)
-    start = {
-        "dealers": [_field(record, "dealer")],
-        "scores": [_field(record, "start_scores")],
-        "bags": [_field(record, "start_bags")],
-    }
-    if "hand_number" in record:  # with the key it seeds exchange draws; in Hearts it sets the pass
-        start["hand_numbers"] = [record["hand_number"]]
-    if engine.rules.two_player:
-        start["piles"] = [_card_list("'pile'", _field(record, "pile"))]
-    else:
-        hands = _field(record, "hands")
-        if not isinstance(hands, list):
-            raise RecordError(f"record field 'hands' must be a list of hands, got {type(hands).__name__}")
-        start["deals"] = [[_card_list(f"'hands' [{seat}]", hand) for seat, hand in enumerate(hands)]]
-    key = record.get("key", 0)
-    if not _is_int(key) or not 0 <= key < 2**64:
-        raise RecordError(f"record field 'key' must be an integer in 0..2**64 - 1, got {key!r}")
-    decisions = _decisions(record)
-    # The game key seeds what the record does not list (the two-player exchange draws, face-up cards).
-    engine.start_matches(state, np.array([0]), np.array([key], dtype=np.uint64), **start)
+    hand = HandReplay(record, engine)
+    state, decisions = hand.state, hand.decisions
     for k, (seat, action) in enumerate(decisions):
         if state.phase[0] == OVER or int(state.to_move[0]) != seat:
             raise RecordError(f"record action {k} is by seat {seat}, but it is not that seat's turn")
-        result = engine.step(state, np.array([action]))
+        result = hand.step(action)
         if result.hand_done[0]:
             if k != len(decisions) - 1:
                 raise RecordError(f"the hand ended at action {k}, before the record's last action")
-            return hand_records(engine, result.finished[0])[0]
+            return hand.record_of(result.finished[0])
     raise RecordError(f"record ends before the hand is over ({len(decisions)} actions)")
 
 
-def verify(record: dict[str, Any]) -> None:
+def verify(record: dict[str, Any], match_key: int | None = None) -> None:
     """Replay a record and raise ``RecordError`` naming the first field that is missing, unknown or differs.
 
     A record is valid only if it holds every field a replay produces, no other, each equal
-    to the replayed one.
+    to the replayed one. With ``match_key`` (the game's key) a version 2 record must also carry the
+    ``hand_key`` of that match's hand (a version 1 record, its ``key``): it is of that match.
     """
     again = replay(record)
     for key in again:
@@ -187,3 +282,8 @@ def verify(record: dict[str, Any]) -> None:
     for key, value in again.items():
         if _canonical(record[key]) != _canonical(value):  # 1.0 is not 1, nor True 1
             raise RecordError(f"record field {key!r} differs on replay: recorded {record[key]}, replayed {value}")
+    if match_key is not None:
+        version_1 = record["version"] == 1
+        name = "key" if version_1 else "hand_key"
+        if record[name] != (match_key if version_1 else hand_key(match_key, record["hand_number"])):
+            raise RecordError(f"record field {name!r} is not that of hand {record['hand_number']} of this match key")

@@ -58,14 +58,20 @@ class FinishedHands:
     """(G, N) uint64: two-player draw discards of each player."""
     exchanged_out: np.ndarray
     """(G, N) uint64: cards given up in the two-player blind-nil exchange."""
+    exchanged_in: np.ndarray
+    """(G, N) uint64: cards drawn in the two-player blind-nil exchange (the draws a record replays)."""
+    face_up: np.ndarray
+    """(G, N) uint64: Spades ``face_up_deal``: the cards of each hand dealt face up (0 otherwise)."""
     passed: np.ndarray
     """(G, N) uint64: Hearts: the cards each seat passed (``deal`` is the hands after the pass)."""
     hand_number: np.ndarray
     """(G,) int64: number of the finished hand in its match (0 = first; sets the Hearts pass)."""
     points_taken: np.ndarray
     """(G, N) int64: Hearts: card points each seat took (before the moon)."""
-    key: np.ndarray
-    """(G,) uint64: the games' random keys (they seed the exchange draws and face-up cards)."""
+    hand_key: np.ndarray
+    """(G,) uint64: the hand's key, ``core.hashing.hand_key`` of the match key and ``hand_number``: it names
+    the hand (whoever holds the match key can check it), and, unlike the match key, which deals every
+    hand of the match, it gives away no other deal."""
 
     # The nil results follow from ``bids`` and ``tricks_won``: computed when read, not in ``step``.
     @property

@@ -23,7 +23,8 @@ and done flags::
 - ``info``: ``action_mask`` (B, A) bool, ``to_play`` (B,) int64 (-1 for a finished game
   that was not reset), ``hand_done`` and ``match_done`` (B,) bool, ``winner`` (B,) int64
   (winning side of a match that ended this step, else -1) and ``finished_hands`` (the
-  engine's ``FinishedHands`` of this step; ``hand_records()`` turns them into JSON records).
+  engine's ``FinishedHands`` of this step; ``hand_records()`` turns them into JSON records; they
+  name each hand by its ``hand_key``, never by the match key: nothing in them deals a later hand).
   ``finished_hands`` is a list for the whole batch, not one entry per game, so Gymnasium's
   ``DictInfoToList`` (which wants every value per game) refuses this info.
 

@@ -69,6 +69,10 @@ class GameSpec:
         """Some cards of each hand are dealt face up, seen by all until played (Spades' ``face_up_deal``)."""
         return False
 
+    def face_up_cards(self, rules: BaseRules) -> int:
+        """How many cards of each hand are dealt face up (0: none)."""
+        return 0
+
     # --------------------------------------------------------------- actions
     def max_bid(self, rules: BaseRules) -> int:
         """The highest bid action (-1: the game has no bidding, no bid actions)."""
@@ -141,3 +145,9 @@ class GameSpec:
     def record_result(self, engine: SpadesEngine, f: FinishedHands, i: int) -> dict[str, Any]:
         """The game's record fields after the tricks (placed before ``hands``)."""
         return {}
+
+    def replay_key(self, engine: SpadesEngine, state: GameState, action: int, draws: list[int]) -> int | None:
+        """Replaying a record that lists its draws (not the match key): the game key under which ``action``,
+        of the player to move in the one-game ``state``, draws the card ``draws`` (each seat's recorded
+        draws, masks) says; None where the action draws nothing. ValueError naming the seat if it cannot."""
+        return None

@@ -21,11 +21,8 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from spades_env import cards
-from spades_env.engine import SpadesEngine, records
-from spades_env.rules import Rules, list_presets
+from spades_env.engine import records
+from spades_env.rules import list_presets
 from spades_env.rules_check import shown
 from train.tournament import TournamentConfig
 from train.tournament_log import TournamentLogWarning, parse_game
@@ -50,10 +47,11 @@ TOURNAMENT_NOTE = (
 
 
 def verify_record(record: dict[str, Any]) -> None:
-    """``records.verify``; a record without its ``key`` (the web table gives none while the match goes on)
-    is played again with key 0 and must agree in every other field: it replays where the key decides nothing
-    the record lists (the two-player exchange draws, a face-up deal's cards are drawn from the key)."""
-    if "key" in record:
+    """``records.verify``; a version 1 record without its ``key`` (the web table gave none while the match went on:
+    version 1 named a hand by the match key) is played again with key 0 and must agree in every other field: it
+    replays where the key decides nothing the record lists (the two-player exchange draws, a face-up deal's cards
+    are drawn from the key). A version 2 record needs no key: it lists its draws."""
+    if not (isinstance(record, dict) and record.get("version") == 1 and "key" not in record):
         records.verify(record)
         return
     try:
@@ -71,24 +69,6 @@ def verify_record(record: dict[str, Any]) -> None:
             raise records.RecordError(f"record field {name!r} differs on replay without the record's key: {KEYLESS}")
 
 
-def _start(engine: SpadesEngine, record: dict[str, Any]) -> Table:
-    """A table at the start of the recorded hand (as ``records.replay`` starts it)."""
-    state = engine._empty(1)
-    start: dict[str, Any] = {
-        "dealers": [record["dealer"]],
-        "scores": [record["start_scores"]],
-        "bags": [record["start_bags"]],
-        "hand_numbers": [record["hand_number"]],
-    }
-    if engine.rules.two_player:
-        start["piles"] = [[cards.parse_card(c) for c in record["pile"]]]
-    else:
-        start["deals"] = [[[cards.parse_card(c) for c in hand] for hand in record["hands"]]]
-    key = np.array([record.get("key", 0)], dtype=np.uint64)
-    engine.start_matches(state, np.array([0]), key, **start)
-    return Table(engine, state)
-
-
 def record_game(record: Any, title: str) -> dict[str, Any]:
     """``{"title", "frames", "result"}`` of one hand record; ``records.RecordError`` (a ValueError) if invalid."""
     if not isinstance(record, dict):
@@ -99,8 +79,9 @@ def record_game(record: Any, title: str) -> dict[str, Any]:
         verify_record(record)
     except ValueError as err:
         raise ValueError(f"{title}: {err}") from None
-    engine = SpadesEngine(Rules.from_dict(record["rules"]))
-    table = _start(engine, record)
+    hand = records.HandReplay(record)  # as ``records.replay`` plays it: with the draws the record lists
+    engine = hand.engine
+    table = Table(engine, hand.state, hand.step)
     frames = [frame(table, None, None)]
     for decision in record["actions"]:
         step = table.step(decision["action"])

@@ -172,11 +172,10 @@ class Game:
         return out
 
     def client_records(self) -> list[dict[str, Any]]:
-        """The finished hands' records as a client may have them: without the match ``key`` while the match
-        goes on (the key deals every later hand: with it every hidden card would follow), whole once it is over."""
-        if self.over:
-            return list(self.records)
-        return [{k: v for k, v in record.items() if k != "key"} for record in self.records]
+        """The finished hands' records as a client may have them: whole, live match or over. A record names its
+        hand by its ``hand_key``, which deals no other hand, never by the match key (which deals every hand of
+        the match: with it every hidden card would follow), and lists its own draws, so it replays on its own."""
+        return list(self.records)
 
     # ------------------------------------------------------------ moves
     def act(self, action: Any) -> None:

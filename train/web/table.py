@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from spades_env import cards
-from spades_env.engine import PLAY, FinishedHands, GameState, SpadesEngine
+from spades_env.engine import PLAY, FinishedHands, GameState, SpadesEngine, StepResult
 
 
 @dataclass
@@ -25,11 +26,16 @@ class Step:
 class Table:
     """An engine and a one-game state; ``step`` applies one decision and tracks the last trick."""
 
-    def __init__(self, engine: SpadesEngine, state: GameState) -> None:
+    def __init__(
+        self, engine: SpadesEngine, state: GameState, apply: Callable[[int], StepResult] | None = None
+    ) -> None:
+        """``apply(action)``: how a decision is applied to ``state`` (a record's ``records.HandReplay.step``,
+        which draws what the record lists); the engine's ``step`` if None."""
         if state.batch_size != 1:
             raise ValueError(f"a table holds one game, got a state of {state.batch_size}")
         self.engine = engine
         self.state = state
+        self._apply = apply if apply is not None else lambda action: self.engine.step(self.state, np.array([action]))
         self.last_trick: dict[str, Any] | None = None
         """The last complete trick: ``{"cards": [{"seat", "card"}...] in play order, "winner"}``."""
 
@@ -60,7 +66,7 @@ class Table:
         if completes:
             played = self.trick() + [{"seat": seat, "card": cards.card_name(action)}]
             t = int(s.n_tricks[0])
-        result = self.engine.step(s, np.array([action]))
+        result = self._apply(action)
         finished = result.finished[0] if result.finished else None
         if completes:
             winners = finished.trick_winners if finished is not None else s.trick_winners

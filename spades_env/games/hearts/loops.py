@@ -276,12 +276,12 @@ def finish_games(games, auto_reset, t, p, unbroken_lead, record, state):
     ``games``), and start the next hand, the next match (``auto_reset``) or leave the match OVER."""
     s = sa.borrow(state)
     (winner, deal, dealer, history, bids, blind, tricks_won, trick_winners, start_scores, start_bags, bemo,
-     hand_number, key, delta, scores, bags, taken, points_of, moon, seat_delta, passed,
+     hand_number, hand_key, delta, scores, bags, taken, points_of, moon, seat_delta, passed,
      points_taken) = record  # fmt: skip
     for o in range(len(games)):
         g = games[o]
         sa.keep_record(s, g, o, deal, dealer, history, bids, blind, tricks_won, trick_winners, start_scores,
-                       start_bags, bemo, hand_number, key)  # fmt: skip
+                       start_bags, bemo, hand_number, hand_key)  # fmt: skip
         for k in range(s.hands.shape[1]):
             passed[o, k] = s.passed[g, k]
             points_taken[o, k] = s.points_taken[g, k]

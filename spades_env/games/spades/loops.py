@@ -73,7 +73,7 @@ FACE_UP_CARDS = 4
 #: The record arrays ``end_hands`` fills, in order (``core.state_arrays.RECORD_FIELDS``, then
 #: Spades' own; ``boston`` is not a ``FinishedHands`` field).
 RECORD = (*sa.RECORD_FIELDS, "bags", "made", "bags_added", "bag_penalties", "boston", "pile", "discards",
-          "exchanged_out")  # fmt: skip
+          "exchanged_out", "exchanged_in", "face_up")  # fmt: skip
 
 
 GOES_ON, HAND_ENDED, REDEAL = sa.GOES_ON, sa.HAND_ENDED, sa.REDEAL
@@ -307,17 +307,19 @@ def finish_games(games, auto_reset, t, p, unbroken_lead, record, state):
     ``games``), and start the next hand, the next match (``auto_reset``) or leave the match OVER."""
     s = sa.borrow(state)
     (winner, deal, dealer, history, bids, blind, tricks_won, trick_winners, start_scores, start_bags, bemo,
-     hand_number, key, delta, scores, bags, made, bags_added, bag_penalties, boston, pile, discards,
-     exchanged_out) = record  # fmt: skip
+     hand_number, hand_key, delta, scores, bags, made, bags_added, bag_penalties, boston, pile, discards,
+     exchanged_out, exchanged_in, face_up) = record  # fmt: skip
     for o in range(len(games)):
         g = games[o]
         sa.keep_record(s, g, o, deal, dealer, history, bids, blind, tricks_won, trick_winners, start_scores,
-                       start_bags, bemo, hand_number, key)  # fmt: skip
+                       start_bags, bemo, hand_number, hand_key)  # fmt: skip
         for k in range(pile.shape[1]):
             pile[o, k] = s.pile[g, k]
         for k in range(s.hands.shape[1]):
             discards[o, k] = s.discards[g, k]
             exchanged_out[o, k] = s.exchanged_out[g, k]
+            exchanged_in[o, k] = s.exchanged_in[g, k]
+            face_up[o, k] = s.face_up[g, k]
         w = hand_score.finish_hand(
             g, s.tricks_won, s.bids, s.blind, s.trick_winners, s.bemo, s.scores, s.bags, s.hand_number, t,
             o, delta, bags, made, bags_added, bag_penalties, boston, scores,

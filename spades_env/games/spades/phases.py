@@ -265,21 +265,33 @@ def draw(s, p, g, keep):
         begin_bidding(s, p, g)
 
 
+@njit(cache=True)
+def exchange_pool(discards, exchanged_out, exchanged_in, g, seat):
+    """The cards ``seat``'s next blind-nil exchange draws from in game ``g`` (uint64): the discards and
+    the cards given up, less those drawn and the seat's own given cards [RULES 4]."""
+    pool = np.uint64(0)
+    taken = np.uint64(0)
+    for k in range(discards.shape[1]):
+        pool |= discards[g, k] | exchanged_out[g, k]
+        taken |= exchanged_in[g, k]
+    return pool & ~taken & ~exchanged_out[g, seat]
+
+
+@njit(cache=True)
+def exchange_counter(hand_number, n_given, seat):
+    """The ``stream`` counter of the draw of ``seat`` after it gave up ``n_given`` cards in hand ``hand_number``."""
+    return hand_number * 16 + n_given + 4 * seat
+
+
 @njit(cache=True, inline="always")
 def exchange(s, p, g, a):
-    """Two-player blind nil: give up card ``a`` and draw one at random from the discards (the
-    draw: ``hashing.stream(key, hand_number * 16 + cards given + 4 * seat, 29)``), up to three,
-    or stop; then the dealer's turn, or the bidding [RULES 4]."""
+    """Two-player blind nil: give up card ``a`` and draw one at random from the discards (card
+    ``stream(key, exchange_counter(...), EXCHANGE_SALT) % (cards in the pool)`` of ``exchange_pool``
+    in id order), up to three, or stop; then the dealer's turn, or the bidding [RULES 4]."""
     seat = s.to_move[g]
     if a != p[P_EXCHANGE_DONE]:
-        n_out = popcount(s.exchanged_out[g, seat])
-        pool = np.uint64(0)
-        taken = np.uint64(0)
-        for k in range(p[P_N_PLAYERS]):
-            pool |= s.discards[g, k] | s.exchanged_out[g, k]
-            taken |= s.exchanged_in[g, k]
-        pool &= ~taken & ~s.exchanged_out[g, seat]
-        counter = s.hand_number[g] * 16 + n_out + 4 * seat
+        pool = exchange_pool(s.discards, s.exchanged_out, s.exchanged_in, g, seat)
+        counter = exchange_counter(s.hand_number[g], popcount(s.exchanged_out[g, seat]), seat)
         drawn = hashing.stream(s.key[g], counter, EXCHANGE_SALT)
         new = np.uint64(1) << np.uint64(kth_card(pool, np.int64(drawn % np.uint64(popcount(pool)))))
         card = bit_of(a, p[P_N_CARD_IDS])

@@ -44,6 +44,12 @@ class SpadesSpec(GameSpec):
         """``face_up_deal`` [RULES 6]."""
         return rules.face_up_deal
 
+    def face_up_cards(self, rules: SpadesRules) -> int:
+        """``loops.FACE_UP_CARDS`` under ``face_up_deal`` [RULES 6]."""
+        from spades_env.games.spades.loops import FACE_UP_CARDS
+
+        return FACE_UP_CARDS if rules.face_up_deal else 0
+
     def max_bid(self, rules: SpadesRules) -> int:
         """Bids of 0 (nil) to every trick of the hand [RULES 2]."""
         return rules.hand_size
@@ -163,13 +169,37 @@ class SpadesSpec(GameSpec):
                 add(seat, lay.no_bemo + int(f.bemo[i, engine.side_of_seat[seat]]))
 
     def record_result(self, engine: SpadesEngine, f: FinishedHands, i: int) -> dict[str, Any]:
-        """The two-player pile and the Bemo declarations."""
+        """The two-player pile and blind-nil exchange draws, the face-up cards and the Bemo declarations."""
         extra: dict[str, Any] = {}
+        names = lambda mask: [cards.card_name(c) for c in cards.mask_to_cards(int(mask))]  # noqa: E731
         if engine.rules.two_player:
             extra["pile"] = [cards.card_name(int(c)) for c in f.pile[i]]
+            extra["exchange_draws"] = [names(m) for m in f.exchanged_in[i]]
+        if engine.rules.face_up_deal:
+            extra["face_up"] = [names(m) for m in f.face_up[i]]
         if engine.rules.bemo:
             extra["bemo"] = f.bemo[i].tolist()
         return extra
+
+    def replay_key(self, engine: SpadesEngine, state: GameState, action: int, draws: list[int]) -> int | None:
+        """A two-player blind-nil exchange of a card draws from the key (``phases.exchange``): the key under
+        which it draws the seat's lowest recorded draw not yet drawn (``hashing.key_for_stream``)."""
+        if int(state.phase[0]) != EXCHANGE or action == engine.layout.exchange_done:
+            return None
+        from spades_env.core.hashing import key_for_stream
+        from spades_env.games.spades.phases import EXCHANGE_SALT, exchange_counter, exchange_pool
+
+        seat = int(state.to_move[0])
+        left = draws[seat] & ~int(state.exchanged_in[0, seat])
+        if not left:
+            raise ValueError(f"seat {seat} exchanges more cards than the record lists it drawing")
+        card = (left & -left).bit_length() - 1
+        pool = int(exchange_pool(state.discards, state.exchanged_out, state.exchanged_in, 0, seat))
+        if not (pool >> card) & 1:
+            raise ValueError(f"seat {seat} cannot draw {cards.card_name(card)}: not a discard or card given up left")
+        given = int(state.exchanged_out[0, seat]).bit_count()
+        counter = int(exchange_counter(int(state.hand_number[0]), given, seat))
+        return key_for_stream((pool & ((1 << card) - 1)).bit_count(), counter, EXCHANGE_SALT)
 
 
 SPEC = SpadesSpec()
