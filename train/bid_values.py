@@ -167,7 +167,7 @@ def behaviour_actions(
         actions[rows] = learner.passes(state, rows, masks[rows])
     rows = np.flatnonzero(~(bidding | passing))
     if len(rows):
-        actions[rows] = heuristic.act(None, masks[rows], DecisionContext(engine, state, rows, seats[rows]))
+        actions[rows] = heuristic.act(None, masks[rows], DecisionContext.of_view(engine, state, rows, seats[rows]))
     return actions
 
 
@@ -250,7 +250,7 @@ def deal_and_bid(
                 values[dec, action] = finish_values(engine, roll, action, learner_side[games[dec]], learner, heuristic)
             elif value_bids:
                 values[:, off:] = np.where(cand[at][:, off:], teacher.values(obs) * teacher_scale, 0.0)
-            ctx = DecisionContext(engine, state, games, seats[at])
+            ctx = DecisionContext.of_view(engine, state, games, seats[at])
             parts.append(
                 BidPositions(
                     state=state.take(games),
@@ -312,7 +312,7 @@ def play_card_positions(
         masks = engine.legal_action_mask(sub)
         seats = sub.to_move
         every = np.arange(len(live))
-        ctx = DecisionContext(engine, sub, every, seats)
+        ctx = DecisionContext.of_view(engine, sub, every, seats)
         actions = heuristic.act(None, masks, ctx)
         learners = engine.side_of_seat[seats] == learner_side[live]
         mine = np.flatnonzero(learners & (sub.phase == PLAY))

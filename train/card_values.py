@@ -68,7 +68,7 @@ def card_values_by_network(
         def decide(state, index, side=side):
             masks = engine.legal_action_mask(state)
             every = np.arange(state.batch_size)
-            actions = heuristic.act(None, masks, DecisionContext(engine, state, every, state.to_move))
+            actions = heuristic.act(None, masks, DecisionContext.of_view(engine, state, every, state.to_move))
             mine = np.flatnonzero(engine.side_of_seat[state.to_move] == side[index])
             if len(mine):
                 actions[mine] = learner.cards(state, mine, masks[mine])

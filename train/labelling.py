@@ -293,7 +293,7 @@ def label_shard(shard: LabelShard) -> Labels:
     for lo in range(0, len(pos), spec.chunk):
         hi = min(lo + spec.chunk, len(pos))
         rows = pos.rows(lo, hi)
-        ctx = DecisionContext(engine, rows.state, np.arange(hi - lo), rows.seat)
+        ctx = DecisionContext.of_view(engine, rows.state, np.arange(hi - lo), rows.seat)
         default = heuristic.act(rows.obs, rows.mask, ctx)
         if teacher is None:
             values = card_choice_values(rows.state, rows.mask, default)

@@ -45,7 +45,7 @@ def heuristic_cards(state: Any, config: PPOConfig, live: np.ndarray | None) -> n
 
 def bot_actions(bot: HeuristicAgent, engine: Any, state: Any, rows: np.ndarray, seats: np.ndarray, mask: np.ndarray):
     """(len(rows),) int64: ``bot``'s decisions in games ``rows`` (``seats``, ``mask``: every game's)."""
-    return bot.act(None, mask[rows], DecisionContext(engine, state, rows, seats[rows]))
+    return bot.act(None, mask[rows], DecisionContext.of_view(engine, state, rows, seats[rows]))
 
 
 def teacher_cards(

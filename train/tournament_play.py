@@ -138,8 +138,8 @@ def play_games(
                     continue
                 games, who = live[sel], seats[sel]
                 rows = masks[games]
-            ctx = DecisionContext(engine, state, games, who)
-            actions[games] = agent.act(observe(agent, state, games, who), rows, ctx)
+            ctx = DecisionContext.of_view(engine, state, games, who)  # the seats' view: what they may know
+            actions[games] = agent.act(observe(agent, ctx.state, ctx.games, who), rows, ctx)
         ok = masks[every_game, actions] if all_live else masks[live, actions[live]]
         if not ok.all():  # let the engine name the illegal action and the legal ones
             bad = live[~ok][:1]

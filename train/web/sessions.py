@@ -232,7 +232,7 @@ class Game:
         """The legal mask (1, A) and the decision context of the seat to move."""
         state = self.table.state
         mask = self.engine.legal_action_mask(state)
-        return mask, DecisionContext(self.engine, state, np.array([0]), state.to_move[:1].copy())
+        return mask, DecisionContext.of_view(self.engine, state, np.array([0]), state.to_move[:1])
 
     def bot_action(self, agent: Agent) -> int:
         mask, ctx = self.context()
