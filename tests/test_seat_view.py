@@ -109,7 +109,8 @@ class Snoop(Agent):
     def act(self, observations, masks, context=None):
         nxt = (context.seats + 1) % context.engine.n_players
         state = context.state
-        known = state.face_up[context.games, nxt] | state.passed[context.games, context.seats]  # face up, or passed there
+        # the cards it knows are there: face up, or passed there by it (Hearts)
+        known = state.face_up[context.games, nxt] | state.passed[context.games, context.seats]
         self.read.append(state.hands[context.games, nxt] & ~known)
         self.read.append(state.key[context.games])
         self.read.append(state.pile[context.games].ravel() + 1)

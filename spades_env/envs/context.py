@@ -46,9 +46,7 @@ class DecisionContext:
     """(B,) int64: the deciding seat of each decision."""
 
     @classmethod
-    def of_view(
-        cls, engine: SpadesEngine, state: GameState, games: np.ndarray, seats: np.ndarray
-    ) -> DecisionContext:
+    def of_view(cls, engine: SpadesEngine, state: GameState, games: np.ndarray, seats: np.ndarray) -> DecisionContext:
         """The context of the decisions of seats ``seats`` in games ``games`` of the full ``state``: its
         ``state`` is their view (one row each, ``games`` = ``arange(D)``), never ``state`` itself."""
         seats = np.asarray(seats, dtype=np.int64)
