@@ -57,7 +57,7 @@ def gym_digest(table: str, opponent: str, steps: int = 400) -> str:
     from agents import make_agent
     from spades_env.envs.gym_env import SpadesGymEnv
 
-    env = SpadesGymEnv(rules=table, opponents=[make_agent(opponent, seed=3)])
+    env = SpadesGymEnv(rules=table, opponents=make_agent(opponent, seed=3))
     rng = np.random.default_rng(0)
     h = hashlib.sha256()
     obs, info = env.reset(seed=11)
