@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.base import DecisionContext
+from agents.builtin_bots import decision_context
 from agents.heuristic import HeuristicAgent
 from agents.search_bidding import MAX_LOOKAHEAD_SAMPLES
 from spades_env.engine import BID, BLIND, PLAY, SpadesEngine
@@ -121,9 +122,9 @@ def play_hands(
     bidder_sees_all: bool = False,
 ) -> HandOutcome:
     """Play one hand per seed (one batch): ``bidder`` bids for ``tested_side`` (G,), the heuristic
-    bids for the others, and the heuristic plays every card. Every decision gets its seat's view
-    (``DecisionContext.of_view``), but the bidder's with ``bidder_sees_all`` (the oracle's fixed bids,
-    which it reads by game index): the full state."""
+    bids for the others, and the heuristic plays every card. The bidder's decisions get its seat's view
+    (``DecisionContext.of_view``), but with ``bidder_sees_all`` (the oracle's fixed bids, which it reads by game
+    index) the full state; the heuristic's get what ``decision_context`` gives the shipped heuristic."""
     g_all = len(seeds)
     state = engine.reset(seeds)
     rows = np.arange(g_all)
@@ -145,8 +146,10 @@ def play_hands(
             if len(idx):
                 if bidder_sees_all and fn is bidder:  # the oracle's bids, by game index: the full state
                     ctx = DecisionContext(engine, state, idx, seats[idx])
-                else:
+                elif fn is bidder:
                     ctx = DecisionContext.of_view(engine, state, idx, seats[idx])
+                else:  # the heuristic's own decisions (``decision_context``: the shipped heuristic may read the state)
+                    ctx = decision_context(heuristic, engine, state, idx, seats[idx])
                 actions[idx] = fn(ctx, masks[idx])
         if not masks[rows, actions][active].all():  # let the engine name the illegal action
             bad = np.flatnonzero(active & ~masks[rows, actions])[:1]
