@@ -62,9 +62,9 @@ def gym_digest(table: str, opponent: str, steps: int = 400) -> str:
     h = hashlib.sha256()
     obs, info = env.reset(seed=11)
     for _ in range(steps):
-        legal = np.flatnonzero(info["action_mask"])
+        legal = np.flatnonzero(obs["action_mask"])
         obs, reward, done, _, info = env.step(int(rng.choice(legal)))
-        h.update(np.asarray(obs).tobytes() + np.float64(reward).tobytes())
+        h.update(np.asarray(obs["observation"]).tobytes() + np.float64(reward).tobytes())
         if done:
             obs, info = env.reset()
     return h.hexdigest()[:16]
