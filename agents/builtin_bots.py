@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from agents.base import Agent
+import numpy as np
+
+from agents.base import Agent, DecisionContext
 from agents.guided import GuidedAgent
 from agents.heuristic import HeuristicAgent
 from agents.learned import LEARNED_CHECKPOINTS
 from agents.random_agent import RandomAgent
 from agents.search import SearchAgent
+from spades_env.engine import GameState, SpadesEngine
 
 
 def _neural(
@@ -73,3 +76,19 @@ AGENTS: dict[str, Callable[..., Agent]] = {
     "learned": _learned,
     "guided": GuidedAgent,
 }
+
+
+#: The shipped bots a harness may hand the full state instead of their seat's view, for speed (the view's copy costs
+#: them more than their decision): each reads only what its seat may know, which ``tests/test_bot_invariance.py``
+#: verifies at every table. Only these exact classes: a subclass, like every other bot, gets its seat's view.
+FULL_STATE_BOTS: tuple[type[Agent], ...] = (HeuristicAgent, RandomAgent)
+
+
+def decision_context(
+    agent: Agent, engine: SpadesEngine, state: GameState, games: np.ndarray, seats: np.ndarray
+) -> DecisionContext:
+    """The context a harness hands ``agent`` for the decisions of ``seats`` in ``games`` of the real ``state``: the
+    seats' view (``DecisionContext.of_view``), or for ``FULL_STATE_BOTS`` the state itself."""
+    if type(agent) in FULL_STATE_BOTS:
+        return DecisionContext(engine, state, np.asarray(games), np.asarray(seats, dtype=np.int64))
+    return DecisionContext.of_view(engine, state, games, seats)

@@ -40,7 +40,7 @@ from agents.search_play_model import play_log_likelihood
 from agents.search_rollouts import play_out_values, side_margin
 from agents.search_sampling import layout_states, sample_layouts
 from spades_env import cards
-from spades_env.engine import BID, BLIND, PLAY, GameState, SpadesEngine, bits
+from spades_env.engine import BID, BLIND, PLAY, GameState, SpadesEngine, bits, cards_held
 
 #: Log-likelihood lost per trick between a seat's actual bid and the heuristic's bid for a sampled hand.
 BID_SHARPNESS = 1.0
@@ -207,7 +207,7 @@ def _sample_unlooked(
     deck = np.uint64(cards.cards_to_mask(engine.deck))
     known = state.face_up[games] & state.hands[games]  # (D, N)
     pool = deck & ~np.bitwise_or.reduce(known, axis=1)
-    room = bits.popcount(state.hands[games]) - bits.popcount(known)  # (D, N)
+    room = cards_held(engine, state)[games] - bits.popcount(known)  # (D, N): public hand sizes
     n_ids = engine.layout.n_card_ids
     flags = np.repeat(bits.to_bool(pool, n_ids), m, axis=0)  # (D*m, ids)
     order = np.argsort(np.where(flags, rng.random(flags.shape), np.inf), axis=1)

@@ -13,7 +13,7 @@ import numpy as np
 
 from agents.search_draw import keep_propensity
 from spades_env import cards
-from spades_env.engine import GameState, SpadesEngine, bits, dealing
+from spades_env.engine import GameState, SpadesEngine, bits, cards_held, dealing
 from spades_env.engine.state import PASS
 
 #: Suit of each card id; the jokers (52, 53) count as spades.
@@ -72,8 +72,8 @@ def sample_layouts(
         others_blind = (state.blind[games] & others).any(axis=1)
         out_of_play = state.discards[games, seats] | state.exchanged_out[games, seats]
         unseen &= np.where(others_blind, ~np.uint64(0), ~out_of_play)
-    # Cards still held by each seat: public (hand size minus cards played).
-    held = bits.popcount(hands)  # equals hand_size - plays, which every seat can count
+    # Cards still held by each seat: public (the cards dealt or drawn less those played), never read off the hands.
+    held = cards_held(engine, state)[games]
     room = np.where(others, held - bits.popcount(known), 0)  # (D, N)
     voids = ((state.voids[games][:, None] >> np.arange(4 * n)) & 1).astype(bool).reshape(d, n, 4)
     # One more seat, the discard pile, takes the unseen cards that no player holds (two-player).
@@ -157,7 +157,7 @@ def layout_states(
         roll.discards = np.where(others, discards, roll.discards)
     if engine.rules.two_player:
         roll.seen |= np.where(others, roll.hands | roll.discards, np.uint64(0))
-        roll.pile = np.sort(roll.pile, axis=1)
+        roll.pile = np.broadcast_to(engine.deck, roll.pile.shape).copy()  # the pile's cards, in card order
     mixed = roll.hand_number.astype(np.uint64) ^ LAYOUT_KEY_SALT
     for k in range(engine.n_players):
         mixed = dealing.splitmix64(mixed ^ roll.hands[:, k] ^ (roll.discards[:, k] << np.uint64(1)))

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.base import DecisionContext
+from agents.builtin_bots import decision_context
 from agents.heuristic import HeuristicAgent
 from agents.search_bidding import MAX_LOOKAHEAD_SAMPLES
 from spades_env.engine import BID, BLIND, PLAY, SpadesEngine
@@ -113,10 +114,17 @@ class HandOutcome:
 
 
 def play_hands(
-    engine: SpadesEngine, seeds: np.ndarray, tested_side: np.ndarray, bidder: Bidder, heuristic: HeuristicAgent
+    engine: SpadesEngine,
+    seeds: np.ndarray,
+    tested_side: np.ndarray,
+    bidder: Bidder,
+    heuristic: HeuristicAgent,
+    bidder_sees_all: bool = False,
 ) -> HandOutcome:
     """Play one hand per seed (one batch): ``bidder`` bids for ``tested_side`` (G,), the heuristic
-    bids for the others, and the heuristic plays every card."""
+    bids for the others, and the heuristic plays every card. The bidder's decisions get its seat's view
+    (``DecisionContext.of_view``), but with ``bidder_sees_all`` (the oracle's fixed bids, which it reads by game
+    index) the full state; the heuristic's get what ``decision_context`` gives the shipped heuristic."""
     g_all = len(seeds)
     state = engine.reset(seeds)
     rows = np.arange(g_all)
@@ -136,7 +144,13 @@ def play_hands(
         for sel, fn in routes:
             idx = np.flatnonzero(sel)
             if len(idx):
-                actions[idx] = fn(DecisionContext(engine, state, idx, seats[idx]), masks[idx])
+                if bidder_sees_all and fn is bidder:  # the oracle's bids, by game index: the full state
+                    ctx = DecisionContext(engine, state, idx, seats[idx])
+                elif fn is bidder:
+                    ctx = DecisionContext.of_view(engine, state, idx, seats[idx])
+                else:  # the heuristic's own decisions (``decision_context``: the shipped heuristic may read the state)
+                    ctx = decision_context(heuristic, engine, state, idx, seats[idx])
+                actions[idx] = fn(ctx, masks[idx])
         if not masks[rows, actions][active].all():  # let the engine name the illegal action
             bad = np.flatnonzero(active & ~masks[rows, actions])[:1]
             engine.step(state.take(bad), actions[bad])
@@ -197,7 +211,9 @@ def oracle(
     wanted[rows[:, None], np.arange(k * k)[None, :], seat_b[:, None]] = value(seat_b, options[j][None, :])
     flat = wanted.reshape(g * k * k, n)
     side = np.repeat(tested_side, k * k)
-    result = play_hands(engine, np.repeat(seeds, k * k), side, fixed_bidder(flat), HeuristicAgent())
+    result = play_hands(
+        engine, np.repeat(seeds, k * k), side, fixed_bidder(flat), HeuristicAgent(), bidder_sees_all=True
+    )
     own = result.points[np.arange(g * k * k), side].reshape(g, k * k)
     best = rows * k * k + np.argmax(own, axis=1)
     return HandOutcome(**{f: getattr(result, f)[best] for f in HandOutcome.__dataclass_fields__})

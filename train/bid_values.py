@@ -23,7 +23,8 @@ from typing import TypeVar
 import numpy as np
 import torch
 
-from agents.base import Agent, DecisionContext
+from agents.base import Agent
+from agents.builtin_bots import decision_context
 from agents.heuristic import HeuristicAgent
 from agents.neural import SpadesPolicy, lone_actions, margin_cards
 from agents.search_bidding import candidate_mask, rollout_values
@@ -167,7 +168,7 @@ def behaviour_actions(
         actions[rows] = learner.passes(state, rows, masks[rows])
     rows = np.flatnonzero(~(bidding | passing))
     if len(rows):
-        actions[rows] = heuristic.act(None, masks[rows], DecisionContext(engine, state, rows, seats[rows]))
+        actions[rows] = heuristic.act(None, masks[rows], decision_context(heuristic, engine, state, rows, seats[rows]))
     return actions
 
 
@@ -250,7 +251,7 @@ def deal_and_bid(
                 values[dec, action] = finish_values(engine, roll, action, learner_side[games[dec]], learner, heuristic)
             elif value_bids:
                 values[:, off:] = np.where(cand[at][:, off:], teacher.values(obs) * teacher_scale, 0.0)
-            ctx = DecisionContext(engine, state, games, seats[at])
+            ctx = decision_context(heuristic, engine, state, games, seats[at])
             parts.append(
                 BidPositions(
                     state=state.take(games),
@@ -312,14 +313,16 @@ def play_card_positions(
         masks = engine.legal_action_mask(sub)
         seats = sub.to_move
         every = np.arange(len(live))
-        ctx = DecisionContext(engine, sub, every, seats)
+        ctx = decision_context(heuristic, engine, sub, every, seats)
         actions = heuristic.act(None, masks, ctx)
         learners = engine.side_of_seat[seats] == learner_side[live]
         mine = np.flatnonzero(learners & (sub.phase == PLAY))
         if opponent is not None:
             theirs = np.flatnonzero(~learners & (True if against is None else against[live]))
             if len(theirs):
-                actions[theirs] = opponent.act(None, masks[theirs], ctx.take(theirs))
+                actions[theirs] = opponent.act(
+                    None, masks[theirs], decision_context(opponent, engine, sub, theirs, seats[theirs])
+                )
         if len(mine):
             share = keep if keep_nil is None else np.where(sub.nil_bid[mine], keep_nil, keep)
             chosen = (masks[mine, :n_cards].sum(axis=1) > 1) & (rng.random(len(mine)) < share)

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from agents.builtin_bots import decision_context
 from agents.heuristic import HeuristicAgent
 from agents.search_rollouts import rollout_totals
 from spades_env.engine import SpadesEngine
@@ -56,7 +57,6 @@ def card_values_by_network(
     others: the value of the card followed by the learner's own play, one more step of policy improvement (policy
     iteration) where the heuristic's continuation gives one. The rollouts run in the batched engine, ``chunk``
     (decision, card) pairs at a time (``agents.search_bidding.rollout_values``: its scoring)."""
-    from agents.base import DecisionContext
     from agents.search_bidding import rollout_values
 
     values = np.zeros(positions.mask.shape)
@@ -68,7 +68,7 @@ def card_values_by_network(
         def decide(state, index, side=side):
             masks = engine.legal_action_mask(state)
             every = np.arange(state.batch_size)
-            actions = heuristic.act(None, masks, DecisionContext(engine, state, every, state.to_move))
+            actions = heuristic.act(None, masks, decision_context(heuristic, engine, state, every, state.to_move))
             mine = np.flatnonzero(engine.side_of_seat[state.to_move] == side[index])
             if len(mine):
                 actions[mine] = learner.cards(state, mine, masks[mine])

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.base import DecisionContext
+from agents.builtin_bots import decision_context
 from agents.heuristic import HeuristicAgent
 from spades_env.engine import PLAY, GameState, SpadesEngine
 from train.expert_iteration_config import TARGETS
@@ -293,7 +294,7 @@ def label_shard(shard: LabelShard) -> Labels:
     for lo in range(0, len(pos), spec.chunk):
         hi = min(lo + spec.chunk, len(pos))
         rows = pos.rows(lo, hi)
-        ctx = DecisionContext(engine, rows.state, np.arange(hi - lo), rows.seat)
+        ctx = decision_context(heuristic, engine, rows.state, np.arange(hi - lo), rows.seat)
         default = heuristic.act(rows.obs, rows.mask, ctx)
         if teacher is None:
             values = card_choice_values(rows.state, rows.mask, default)

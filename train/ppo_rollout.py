@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import torch
 
-from agents.base import DecisionContext
+from agents.builtin_bots import decision_context
 from agents.heuristic import HeuristicAgent
 from spades_env.engine import BID, PLAY
 from train.bid_values import best_or_explore
@@ -45,7 +45,7 @@ def heuristic_cards(state: Any, config: PPOConfig, live: np.ndarray | None) -> n
 
 def bot_actions(bot: HeuristicAgent, engine: Any, state: Any, rows: np.ndarray, seats: np.ndarray, mask: np.ndarray):
     """(len(rows),) int64: ``bot``'s decisions in games ``rows`` (``seats``, ``mask``: every game's)."""
-    return bot.act(None, mask[rows], DecisionContext(engine, state, rows, seats[rows]))
+    return bot.act(None, mask[rows], decision_context(bot, engine, state, rows, seats[rows]))
 
 
 def teacher_cards(

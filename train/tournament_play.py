@@ -14,7 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent, DecisionContext
+from agents.base import Agent
+from agents.builtin_bots import decision_context
 from spades_env.engine import FinishedHands, SpadesEngine, records
 
 
@@ -138,8 +139,8 @@ def play_games(
                     continue
                 games, who = live[sel], seats[sel]
                 rows = masks[games]
-            ctx = DecisionContext(engine, state, games, who)
-            actions[games] = agent.act(observe(agent, state, games, who), rows, ctx)
+            ctx = decision_context(agent, engine, state, games, who)  # the seats' view: what they may know
+            actions[games] = agent.act(observe(agent, ctx.state, ctx.games, who), rows, ctx)
         ok = masks[every_game, actions] if all_live else masks[live, actions[live]]
         if not ok.all():  # let the engine name the illegal action and the legal ones
             bad = live[~ok][:1]

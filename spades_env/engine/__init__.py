@@ -7,6 +7,7 @@ from spades_env.engine.core import FinishedHands, IllegalActionError, SpadesEngi
 from spades_env.engine.inputs import EngineInputError, EngineInputTypeError
 from spades_env.engine.sampling import random_legal, sample_legal
 from spades_env.engine.state import BEMO, BID, BLIND, DRAW, EXCHANGE, OVER, PASS, PHASE_NAMES, PLAY, GameState
+from spades_env.engine.view import cards_held, seat_view
 
 __all__ = [
     "BEMO",
@@ -27,6 +28,8 @@ __all__ = [
     "SpadesEngine",
     "StepResult",
     "bits",
+    "cards_held",
     "random_legal",
     "sample_legal",
+    "seat_view",
 ]

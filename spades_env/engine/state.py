@@ -165,7 +165,7 @@ class GameState:
     def take(self, games: np.ndarray | list[int]) -> GameState:
         """A new state holding only the given games (copied)."""
         idx = np.asarray(games, dtype=np.int64)
-        return GameState(**{f.name: getattr(self, f.name)[idx].copy() for f in dataclasses.fields(self)})
+        return GameState(**{f.name: np.take(getattr(self, f.name), idx, axis=0) for f in dataclasses.fields(self)})
 
     @staticmethod
     def concat(states: Sequence[GameState]) -> GameState:

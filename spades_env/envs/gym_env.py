@@ -213,7 +213,7 @@ class SpadesGymEnv(gymnasium.Env):
             return int(random_legal(mask[None], self._rng)[0])
         obs = game.observe(game.possible_agents[seat])["observation"]
         if hasattr(opp, "act"):
-            context = DecisionContext(game.engine, game.game_state, self._game_rows.copy(), np.array([seat]))
+            context = DecisionContext.of_view(game.engine, game.game_state, self._game_rows, np.array([seat]))
             return int(np.asarray(opp.act(obs[None], mask[None], context)).reshape(-1)[0])
         return int(opp(obs, mask.astype(np.int8)))
 

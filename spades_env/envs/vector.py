@@ -341,13 +341,10 @@ class VectorSpades(gymnasium.vector.VectorEnv):
 
     # ---------------------------------------------------------------- helpers
     def context(self) -> DecisionContext:
-        """The decision context of the current step (every game, its player to move) for bots."""
-        return DecisionContext(
-            engine=self.engine,
-            state=self.state,
-            games=self._rows,
-            seats=np.maximum(self.engine.current_player(self.state), 0),
-        )
+        """The decision context of the current step (every game, its player to move) for bots: their view
+        (``DecisionContext.of_view``), what each seat to move may know."""
+        seats = np.maximum(self.engine.current_player(self.state), 0)
+        return DecisionContext.of_view(self.engine, self.state, self._rows, seats)
 
     def action_masks(self) -> np.ndarray:
         """(B, A) bool legal actions of the current state (a fresh array)."""

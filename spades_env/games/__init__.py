@@ -6,7 +6,8 @@ play; ``hand_score.py``: a hand's score and the match end), the batch loops the 
 (``loops.py``), its batch scoring (``scoring.py``), its observation encoder (``observation.py``),
 its small readable reference engine (``reference.py``, plain Python, for the cross-check), its
 rules class (``rules.py``) and its spec (``spec.py``: a ``GameSpec``, what the game-agnostic engine
-asks the game: its card-play tables, its phases, its invariants, its record fields).
+asks the game: its card-play tables, its phases, its invariants, its record fields) and what its seats may
+know (``view.py``: a seat's view, what a bot is given).
 A game never imports another game; the game-agnostic core (``spades_env.core``) imports no game.
 
 The registry names modules and classes rather than importing them, so that importing it costs
@@ -40,6 +41,9 @@ class Game(NamedTuple):
     """Its phase codes (beyond the shared ``core.phases``) and their names (``PHASE_NAMES``: code -> name)."""
     render: str
     """Its text: ``render_state`` (a game in progress) and ``render_finished_hand`` (a playthrough's hand)."""
+    view: str = "spades_env.core.seat_view"
+    """What its seats may know (``hide``: a seat's view, ``cards_held``: the public hand sizes); the default
+    hides every card of another seat, the pile and the key."""
 
 
 def _game(name: str, encoder: str, reference: str) -> Game:
@@ -52,6 +56,7 @@ def _game(name: str, encoder: str, reference: str) -> Game:
         spec=f"{root}.spec:SPEC",
         phases=f"{root}.phases",
         render=f"{root}.render",
+        view=f"{root}.view",
     )
 
 

@@ -22,7 +22,7 @@ def hint(game: Game, spec: str) -> dict[str, Any]:
     if game.awaiting != "you":
         raise ValueError(f"no decision of yours to hint at (awaiting: {game.awaiting})")
     agent = game.hint_bot(spec)
-    mask, ctx = game.context()
+    mask, ctx = game.context(agent)
     phase = game.table.phase
     n_cards = game.engine.layout.n_card_ids
     values = None

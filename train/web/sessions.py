@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from agents import Agent, DecisionContext
+from agents.builtin_bots import decision_context
 from spades_env.engine import OVER, FinishedHands, SpadesEngine, records
 from spades_env.rules import Rules, list_presets
 from spades_env.rules_check import MAX_RULES_INT, shown
@@ -227,14 +228,14 @@ class Game:
             agent.reset(_seed(self.seed, seat, self.decisions))  # a function of the game and the decision
             self._apply(self.bot_action(agent))
 
-    def context(self) -> tuple[np.ndarray, DecisionContext]:
-        """The legal mask (1, A) and the decision context of the seat to move."""
+    def context(self, agent: Agent) -> tuple[np.ndarray, DecisionContext]:
+        """The legal mask (1, A) and ``agent``'s decision context for the seat to move (``decision_context``)."""
         state = self.table.state
         mask = self.engine.legal_action_mask(state)
-        return mask, DecisionContext(self.engine, state, np.array([0]), state.to_move[:1].copy())
+        return mask, decision_context(agent, self.engine, state, np.array([0]), state.to_move[:1])
 
     def bot_action(self, agent: Agent) -> int:
-        mask, ctx = self.context()
+        mask, ctx = self.context(agent)
         action = int(agent.act(self.observe(agent, ctx.state, ctx.games, ctx.seats), mask, ctx)[0])
         if not mask[0, action]:
             raise RuntimeError(f"bot {agent.name!r} chose the illegal action {action}")
