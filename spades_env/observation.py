@@ -24,7 +24,6 @@ from spades_env.games.hearts.observation import HEARTS_VERSION, HeartsObservatio
 from spades_env.games.spades.observation import VERSION, SpadesObservationEncoder
 
 __all__ = [
-    "ENCODERS",
     "HEARTS_VERSION",
     "SCORE_CLIP",
     "VERSION",
@@ -32,6 +31,7 @@ __all__ = [
     "ObservationEncoder",
     "ObservationLayout",
     "SpadesObservationEncoder",
+    "encoder_class",
     "encoder_for",
     "lay_out",
 ]
@@ -39,11 +39,13 @@ __all__ = [
 #: The Spades encoder (its name before the games had their own folders).
 ObservationEncoder = SpadesObservationEncoder
 
-#: Each game's encoder class, by ``Rules.game`` (from the registry, ``spades_env.games.GAMES``).
-ENCODERS: dict[str, type[ObservationLayout]] = {game: games.part(game, "encoder") for game in games.GAMES}
+
+def encoder_class(game: str) -> type[ObservationLayout]:
+    """The encoder class of ``game`` (a ``Rules.game``), from the registry (``spades_env.games.GAMES``)."""
+    return games.part(game, "encoder")
 
 
 def encoder_for(engine: SpadesEngine, perfect_information: bool = False) -> ObservationLayout:
     """The observation encoder of ``engine``'s game; ``perfect_information`` adds every hand
     (``all_hands``: the AEC env's ``state()``)."""
-    return ENCODERS[engine.rules.game](engine, perfect_information=perfect_information)
+    return encoder_class(engine.rules.game)(engine, perfect_information=perfect_information)

@@ -16,14 +16,14 @@ from spades_env import games
 from spades_env.core.text import side_name
 from spades_env.engine.core import SpadesEngine
 from spades_env.engine.state import OVER
-from spades_env.rules import GAMES, Rules, resolve_rules
+from spades_env.rules import DEFAULT_GAME, Rules, resolve_rules
 
 
 def _changed_fields(rules: Rules) -> list[str]:
     """``field=value`` for each rule that differs from the game's defaults (new defaulted fields stay out)."""
     default = type(rules)().to_dict()
     changed = [f"{k}={v}" for k, v in rules.to_dict().items() if k != "name" and v != default.get(k)]
-    return changed if rules.game == GAMES[0] else [f"game={rules.game}", *changed]  # GAMES[0]: the default game
+    return changed if rules.game == DEFAULT_GAME else [f"game={rules.game}", *changed]
 
 
 def render_match(rules: Rules | str, seed: int, policy_seed: int, max_hands: int = 100) -> str:

@@ -17,14 +17,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from spades_env.games import GAMES
 from spades_env.games.hearts.rules import HeartsRules
 from spades_env.games.spades.rules import BIG_BID_THRESHOLD, JOKER_REMOVED_TWOS, NEGATIVE_TARGET, SpadesRules
 from spades_env.rules_base import REMOVED_TWOS, RULES_CLASSES, BaseRules
-from spades_env.rules_check import GAMES, RulesError
+from spades_env.rules_check import DEFAULT_GAME, RulesError
 from spades_env.rules_yaml import list_presets
 
 __all__ = [
     "BIG_BID_THRESHOLD",
+    "DEFAULT_GAME",
     "GAMES",
     "JOKER_REMOVED_TWOS",
     "NEGATIVE_TARGET",

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import importlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
 from spades_env import cards
-from spades_env.rules_check import GAMES, RulesError, check_bool, check_int, shown
+from spades_env.rules_check import DEFAULT_GAME, RulesError, check_bool, check_int, game_names, shown
 from spades_env.rules_yaml import load_mapping, preset_bytes, preset_name
 
 #: Twos removed so the deck divides evenly, by player count [RULES 5].
@@ -27,12 +28,11 @@ RULES_CLASSES: dict[str, type[BaseRules]] = {}
 
 def _rules_class_of(game: Any) -> type[BaseRules]:
     """The rules class of ``game`` (importing the game's rules module); RulesError for another value."""
-    if game not in GAMES:
-        raise RulesError(f"rules field 'game' must be one of {list(GAMES)}, got {shown(game)}")
+    games = game_names()
+    if game not in games:
+        raise RulesError(f"rules field 'game' must be one of {games}, got {shown(game)}")
     if game not in RULES_CLASSES:
-        import importlib
-
-        importlib.import_module(f"spades_env.games.{game}.rules")
+        importlib.import_module("spades_env.games").part(game, "rules")  # its ``rules_class`` registers it
     return RULES_CLASSES[game]
 
 
@@ -42,7 +42,7 @@ def refuse_fields(names, source: str, cls: type[BaseRules]) -> None:
     known = {f.name for f in dataclasses.fields(cls)}
     unknown = sorted(set(names) - known)
     for name in unknown:
-        for game in GAMES:
+        for game in game_names():
             other = _rules_class_of(game)
             if other is not cls and name in {f.name for f in dataclasses.fields(other)}:
                 raise RulesError(
@@ -57,7 +57,7 @@ def _without_legacy_fields(data: dict[str, Any], target: type[BaseRules]) -> dic
     """``data`` less the other games' fields at their neutral values when it holds every field of every
     game: the ``to_dict()`` of a rule set from before the rules were split per game (records and
     checkpoints written then). Any other mapping is returned as it is (a stray option is refused)."""
-    classes = [_rules_class_of(game) for game in GAMES]
+    classes = [_rules_class_of(game) for game in game_names()]
     every = {f.name for c in classes for f in dataclasses.fields(c)}
     if not every <= set(data):
         return data
@@ -75,7 +75,7 @@ def rules_class(cls: type[BaseRules]) -> type[BaseRules]:
     @functools.wraps(init)
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         game = kwargs.get("game", cls.GAME)
-        if game != cls.GAME and game in GAMES:
+        if game != cls.GAME and game in game_names():
             builder = _rules_class_of(game).__name__
             raise RulesError(
                 f"rules field 'game' is {game!r}, but {cls.__name__} builds {cls.GAME} rules: use "
@@ -122,8 +122,8 @@ class BaseRules:
         """Raise ``RulesError`` naming the field if a field has a bad value (the game adds its checks)."""
         if not isinstance(self.name, str):
             raise RulesError(f"rules field 'name' must be a string, got {shown(self.name)}")
-        if self.game not in GAMES:
-            raise RulesError(f"rules field 'game' must be one of {list(GAMES)}, got {shown(self.game)}")
+        if self.game not in (games := game_names()):
+            raise RulesError(f"rules field 'game' must be one of {games}, got {shown(self.game)}")
         check_bool(self, "partnership")
         lo, hi = self.PLAYERS
         if lo == hi and self.n_players != lo:
@@ -227,7 +227,7 @@ class BaseRules:
         ``BaseRules``); a field the game lacks fails naming it (and the known fields)."""
         if not isinstance(data, dict):
             raise RulesError(f"{source}: expected a mapping of rules fields, got {type(data).__name__}")
-        target = _rules_class_of(data.get("game", cls.GAME or "spades"))
+        target = _rules_class_of(data.get("game", cls.GAME or DEFAULT_GAME))
         data = _without_legacy_fields(data, target)
         refuse_fields(data, source, target)
         return target(**data)

@@ -7,6 +7,7 @@ Each check raises ``RulesError`` with a message naming the field(s) and what is 
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 
@@ -14,13 +15,19 @@ class RulesError(ValueError):
     """A rules field has a bad value; the message names the field and what is allowed."""
 
 
-#: The games, by ``Rules.game`` (``spades_env.games.GAMES`` holds their parts).
-GAMES = ("spades", "hearts")
+#: The game a rule set plays when it names none.
+DEFAULT_GAME = "spades"
 #: The largest magnitude of any integer rules field (scores, bonuses, bag limits, hands): far beyond any real
 #: match, and far within the engine's int64 scores, so no rule set the engine would fail on is accepted.
 MAX_RULES_INT = 10**6
 #: How much of a bad value an error message shows.
 SHOWN_CHARS = 40
+
+
+def game_names() -> list[str]:
+    """The games, by ``Rules.game``: the registry's (``spades_env.games.GAMES``), read at each call so
+    that a game registered later counts. Imported when called: the games' rules import this module."""
+    return list(importlib.import_module("spades_env.games").GAMES)
 
 
 def shown(value: Any) -> str:

@@ -69,6 +69,8 @@ here = pathlib.Path(spades_env.__file__).resolve()
 assert here.is_relative_to(pathlib.Path(sys.prefix).resolve()), f"spades_env imported from {here}"
 presets = spades_env.list_presets()
 assert presets == sorted(sys.argv[1].split(",")), presets
+from spades_env.games import generate_loops
+assert generate_loops.main(["--check"]) == 0  # the loops' template ships, and the installed loops are its text
 rng = np.random.default_rng(0)
 
 aec = spades_env.env()  # the default rules: the 'partnership' preset

@@ -42,11 +42,10 @@ from spades_env.engine.state import (
     RESTRICTED_LEAD,
     GameState,
 )
-from spades_env.games import GAMES, part, spec
+from spades_env.games import spec
 from spades_env.rules import BaseRules, resolve_rules
 
 __all__ = [
-    "GAME_LOOPS",
     "PASS_NAMES",
     "PASS_OFFSETS",
     "FinishedHands",
@@ -56,8 +55,6 @@ __all__ = [
 ]
 
 I64 = np.int64
-#: The compiled loops of each game (``step``, ``random_actions``, ``legal_action_mask``, ``params``).
-GAME_LOOPS = {game: part(game, "loops") for game in GAMES}
 #: Hearts: seats between passer and receiver (clockwise) by hand number mod 4: left, right,
 #: across, no pass [RULES 7]; and their names. Kept here for callers: the game's spec owns them.
 PASS_OFFSETS = spec("hearts").pass_offsets
@@ -150,12 +147,12 @@ class SpadesEngine(HandCycle):
         what they take after their own arguments: the rule set's parameters and tables, packed in
         one array (``core.packed.pack_rules``)."""
         r = self.rules
-        loops = GAME_LOOPS[r.game]
+        loops = self.spec.loops()
         announce_compile(r.game, loops.step_packed)
         self._loops = loops
-        self._params = loops.params(r, self.layout)
+        self._params = self.spec.params(r, self.layout)
         self._rules = packed.pack_rules(self._params, self.trick_tables)
-        self._hand_end_tables = tuple(loops.hand_end_tables(r))
+        self._hand_end_tables = tuple(self.spec.hand_end_tables(r))
         """The rule set's scoring tables, as the game's compiled ``loops.end_hands`` takes them: a plain
         tuple (Numba types one in C; a NamedTuple's fields in Python, about 3 µs a call)."""
         self._record_layout = self._record_fields()

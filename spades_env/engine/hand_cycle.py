@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from spades_env.core.state_arrays import state_arrays
+from spades_env.core.state_arrays import RECORD_FIELDS, state_arrays
 from spades_env.engine.results import FinishedHands, StepResult
 from spades_env.engine.state import OVER, GameState
 
@@ -154,7 +154,9 @@ class HandCycle:
         record = self._record(len(g))
         loops = self._loops
         args = (g, auto_reset, self._hand_end_tables, self._params, self._unbroken_lead)
-        filled = tuple(record[name] for name in loops.RECORD)
+        # Those of every game (``RECORD_FIELDS``), then the game's own: two tuples.
+        shared = tuple(record[name] for name in RECORD_FIELDS)
+        filled = (shared, tuple(record[name] for name in loops.RECORD[len(RECORD_FIELDS) :]))
         if table is not None:
             loops.end_hands_packed(*args, filled, table)
         else:

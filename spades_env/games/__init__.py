@@ -12,7 +12,10 @@ A game never imports another game; the game-agnostic core (``spades_env.core``) 
 
 The registry names modules and classes rather than importing them, so that importing it costs
 nothing and creates no import circle (the encoders import the engine, which imports the loops);
-``part(game, name)`` imports the one asked for.
+``part(game, name)`` imports the one asked for. Everything that lists the games reads this dict
+when asked (the rules' ``game`` field, the engine's loops, the observation encoders), so a new
+game is one folder and one line, ``GAMES[name] = game_parts(package, ...)``, even one registered
+after import (``tests/toy_game``, a test-only game, is registered from its test).
 """
 
 from __future__ import annotations
@@ -41,29 +44,41 @@ class Game(NamedTuple):
     """Its phase codes (beyond the shared ``core.phases``) and their names (``PHASE_NAMES``: code -> name)."""
     render: str
     """Its text: ``render_state`` (a game in progress) and ``render_finished_hand`` (a playthrough's hand)."""
+    rules: str
+    """Its rules class (a ``rules_base.rules_class``)."""
     view: str = "spades_env.core.seat_view"
     """What its seats may know (``hide``: a seat's view, ``cards_held``: the public hand sizes); the default
     hides every card of another seat, the pile and the key."""
 
 
-def _game(name: str, encoder: str, reference: str) -> Game:
-    root = f"spades_env.games.{name}"
+def game_parts(
+    package: str, rules: str, encoder: str, reference: str, scoring: str = "scoring", has_view: bool = False
+) -> Game:
+    """The parts of the game folder ``package`` (a dotted module path), each in its usual module: the
+    class names of its rules, observation encoder and reference engine, and the module of its batch
+    scoring (beside the others); ``has_view``: the folder says what its seats may know (``view.py``; else
+    the core's view, which hides every card of another seat)."""
     return Game(
-        loops=f"{root}.loops",
-        scoring=f"{root}.scoring",
-        encoder=f"{root}.observation:{encoder}",
-        reference=f"{root}.reference:{reference}",
-        spec=f"{root}.spec:SPEC",
-        phases=f"{root}.phases",
-        render=f"{root}.render",
-        view=f"{root}.view",
+        loops=f"{package}.loops",
+        scoring=f"{package}.{scoring}",
+        encoder=f"{package}.observation:{encoder}",
+        reference=f"{package}.reference:{reference}",
+        spec=f"{package}.spec:SPEC",
+        phases=f"{package}.phases",
+        render=f"{package}.render",
+        rules=f"{package}.rules:{rules}",
+        view=f"{package}.view" if has_view else Game._field_defaults["view"],
     )
 
 
 #: Every game, by ``Rules.game``.
 GAMES: dict[str, Game] = {
-    "spades": _game("spades", "SpadesObservationEncoder", "SpadesReferenceGame"),
-    "hearts": _game("hearts", "HeartsObservationEncoder", "HeartsReferenceGame"),
+    "spades": game_parts(
+        "spades_env.games.spades", "SpadesRules", "SpadesObservationEncoder", "SpadesReferenceGame", has_view=True
+    ),
+    "hearts": game_parts(
+        "spades_env.games.hearts", "HeartsRules", "HeartsObservationEncoder", "HeartsReferenceGame", has_view=True
+    ),
 }
 
 

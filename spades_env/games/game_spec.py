@@ -16,6 +16,7 @@ import numpy as np
 if TYPE_CHECKING:
     from types import ModuleType
 
+    from spades_env.engine.actions import ActionLayout
     from spades_env.engine.core import SpadesEngine
     from spades_env.engine.results import FinishedHands
     from spades_env.engine.state import GameState
@@ -51,6 +52,15 @@ class GameSpec:
         from spades_env.games import part
 
         return part(self.name, "loops")
+
+    def params(self, rules: BaseRules, layout: ActionLayout) -> np.ndarray:
+        """The int64 parameters of a rule set that the game's compiled ``phases`` read (indexed by its
+        ``phases.P_*``): ``loops``' argument ``p``."""
+        raise NotImplementedError
+
+    def hand_end_tables(self, rules: BaseRules) -> tuple:
+        """The rule set's scoring tables (the game's ``hand_score.Tables``), which ``loops.end_hands`` takes."""
+        raise NotImplementedError
 
     # ------------------------------------------------------------ card play
     def club_leads(self, rules: BaseRules) -> bool:

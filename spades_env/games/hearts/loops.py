@@ -1,15 +1,28 @@
-"""Hearts over a batch, compiled: one call per ``step``, ``random_actions`` and ``legal_action_mask``.
+# Generated from spades_env/games/loops_template.py.in by `python -m spades_env.games.generate_loops`; do not edit.
+"""The game ``hearts`` over a batch, compiled: one call per ``step``, ``random_actions`` and
+``legal_action_mask``.
 
-Each loop runs the game's one-game rules (``games.hearts.phases``) and the core's card play
+Each loop runs the game's one-game rules (``phases`` beside this file) and the core's card play
 (``core.state_arrays``) over the games, dispatching on each game's phase. The engine
-(``engine.core.SpadesEngine``) picks these loops for a Hearts rule set once, in ``__init__``,
-and passes the rule set's ``params`` and card-play tables (``core.trick_play.TrickTables``) packed
-in one array (``core.packed.pack_rules``), and the state's arrays (``core.state_arrays.state_arrays``),
-or, at small batches, one table of them (``core.packed.state_table``: ``step_packed``).
+(``engine.core.SpadesEngine``) picks these loops for a rule set of the game once, in ``__init__``,
+and passes the rule set's parameters (its spec's ``params``) and card-play tables
+(``core.trick_play.TrickTables``) packed in one array (``core.packed.pack_rules``), and the
+state's arrays (``core.state_arrays.state_arrays``), or, at small batches, one table of them
+(``core.packed.state_table``: ``step_packed``).
 
-Numba's cache keys a compiled function on its own file only: after editing a function these
-loops call in another file (``games.hearts.phases``, ``core.state_arrays``, ``core.trick_play``),
-clear the ``__pycache__`` of this file too (or touch it), or the cached loops run the old code.
+What the loops ask the game (every game folder has them): ``phases``: ``is_legal``, ``apply``
+(returns True where a weak hand was shown: a redeal), ``random_action``, ``legal_row``, ``deal``
+and ``begin_hand`` of a game ``g`` of the state, and ``P_N_CARD_IDS``; ``hand_score``: ``Tables``
+(the rule set's scoring tables, which ``end_hands`` takes as a plain tuple), ``RECORD`` (the
+game's own record arrays) and ``end_hand`` (a finished hand's own record fields, its score and
+the match's winner).
+
+This file is generated from the one template of every game's loops
+(``spades_env/games/loops_template.py.in``, by ``python -m spades_env.games.generate_loops``): edit
+the template and regenerate. Numba's cache keys a compiled function on its own file only: after
+editing a function these loops call in another file (``phases``, ``hand_score``,
+``core.state_arrays``, ``core.trick_play``), clear the ``__pycache__`` of this file too (or touch
+it), or the cached loops run the old code.
 """
 
 from __future__ import annotations
@@ -17,34 +30,17 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from spades_env import cards
 from spades_env.core import packed
 from spades_env.core import state_arrays as sa
 from spades_env.core.card_bits import kth_card, popcount, write_bits
 from spades_env.core.phases import OVER, PLAY
-from spades_env.games.hearts import hand_score
-from spades_env.games.hearts import phases as ph
 
+from . import hand_score
+from . import phases as ph
 
-def params(rules, layout) -> np.ndarray:
-    """The int64 parameters ``p`` of a Hearts rule set (indexed by ``phases.P_*``)."""
-    p = np.zeros(ph.N_PARAMS, dtype=np.int64)
-    p[ph.P_N_PLAYERS] = rules.n_players
-    p[ph.P_N_CARD_IDS] = layout.n_card_ids
-    p[ph.P_LOWEST_CLUB] = min(c for c in rules.deck if cards.card_suit(c) == cards.CLUBS)
-    p[ph.P_DECK_SIZE] = len(rules.deck)
-    p[ph.P_DECK : ph.P_DECK + len(rules.deck)] = rules.deck
-    return p
-
-
-def hand_end_tables(rules):
-    """What ``end_hands`` takes after its own arguments: the rule set's ``HeartsTables``."""
-    return hand_score.hearts_tables(rules)
-
-
-#: The record arrays ``end_hands`` fills, in order (``core.state_arrays.RECORD_FIELDS``, then
-#: Hearts' own; ``taken``, ``points``, ``moon`` and ``seat_delta`` are not ``FinishedHands`` fields).
-RECORD = (*sa.RECORD_FIELDS, "bags", "taken", "points", "moon", "seat_delta", "passed", "points_taken")
+#: The record arrays ``end_hands`` fills: those of every game (``core.state_arrays.RECORD_FIELDS``,
+#: in order), then the game's own (``hand_score.RECORD``, filled by ``hand_score.end_hand``).
+RECORD = (*sa.RECORD_FIELDS, *hand_score.RECORD)
 
 
 GOES_ON, HAND_ENDED, REDEAL = sa.GOES_ON, sa.HAND_ENDED, sa.REDEAL
@@ -83,6 +79,8 @@ def apply_games(lo, hi, actions, status, p, tables, state):
     for g in range(lo, hi):
         phase = s.phase[g]
         if phase != PLAY and phase != OVER and ph.apply(s, p, g, actions[g]):
+            s.n_redeals[g] += 1  # a weak hand was shown: a new seeded deal by the same dealer [RULES 6]
+            start_hand(s, p, g, True, t.lead_after[0])
             status[g] = REDEAL
 
 
@@ -133,7 +131,7 @@ def step_games(actions, validate, status, p, tables, state):
     legal (or whose match is over), and then no game has changed; else -1. ``status`` (B,) int8
     tells each game's outcome (``apply_games``): HAND_ENDED for the games whose hand's last trick
     was played (``n_ended`` of them, to be scored by ``end_hands``), REDEAL for the games where a
-    weak hand was shown and the new deal was dealt [RULES 6] (none in Hearts).
+    weak hand was shown and the new deal was dealt [RULES 6].
     """
     b = len(actions)
     if validate:
@@ -239,9 +237,9 @@ def legal_action_mask_threads(games, out, rules, *state):
 
 @njit(cache=True, inline="always")
 def start_hand(s, p, g, seeded, unbroken_lead):
-    """Deal the hand of game ``g`` (its dealer, scores and hand number set; ``seeded``: the seeded
-    deal, else the cards written in) and set it up to its first decision (the pass)."""
-    sa.deal_hand(s, g, ph.deck(p), False, 0, seeded)
+    """Deal the hand of game ``g`` (its dealer, scores, bags and hand number set; ``seeded``: the
+    seeded deal, else the cards written in) and set it up to its first decision."""
+    ph.deal(s, p, g, seeded)
     sa.clear_hand(s, g, unbroken_lead)
     ph.begin_hand(s, p, g)
 
@@ -257,40 +255,33 @@ def begin_hands(games, seeded, rules, *state):
 
 @njit(cache=True)
 def end_hands(games, auto_reset, tables, p, unbroken_lead, record, *state):
-    """``finish_games`` on the state's arrays (``tables``: the ``hand_score.HeartsTables`` as a plain tuple)."""
-    t = hand_score.HeartsTables(*tables)
+    """``finish_games`` on the state's arrays (``tables``: the ``hand_score.Tables`` as a plain tuple)."""
+    t = hand_score.Tables(*tables)
     finish_games(games, auto_reset, t, p, unbroken_lead, record, state)
 
 
 @njit(cache=True)
 def end_hands_packed(games, auto_reset, tables, p, unbroken_lead, record, table):
     """``finish_games`` on the state of a ``core.packed.state_table``."""
-    t = hand_score.HeartsTables(*tables)
+    t = hand_score.Tables(*tables)
     finish_games(games, auto_reset, t, p, unbroken_lead, record, packed.unpack_state(table))
 
 
 @njit(cache=True)
 def finish_games(games, auto_reset, t, p, unbroken_lead, record, state):
-    """Score the hand that ended in each of ``games`` (``hand_score.finish_hand``, ``t`` its
-    ``HeartsTables``), keep it in row o of the ``record`` arrays (``RECORD``, o: its place in
-    ``games``), and start the next hand, the next match (``auto_reset``) or leave the match OVER."""
+    """Score the hand that ended in each of ``games`` (``hand_score.end_hand``, ``t`` its
+    ``Tables``), keep it in row o of the ``record`` arrays (o: its place in ``games``; ``record``:
+    the arrays of ``core.state_arrays.RECORD_FIELDS`` and those of ``hand_score.RECORD``, two
+    tuples), and start the next hand, the next match (``auto_reset``) or leave the match OVER."""
     s = sa.borrow(state)
+    shared, own = record
     (winner, deal, dealer, history, bids, blind, tricks_won, trick_winners, start_scores, start_bags, bemo,
-     hand_number, hand_key, delta, scores, bags, taken, points_of, moon, seat_delta, passed,
-     points_taken) = record  # fmt: skip
+     hand_number, hand_key, delta, scores) = shared  # fmt: skip
     for o in range(len(games)):
         g = games[o]
         sa.keep_record(s, g, o, deal, dealer, history, bids, blind, tricks_won, trick_winners, start_scores,
                        start_bags, bemo, hand_number, hand_key)  # fmt: skip
-        for k in range(s.hands.shape[1]):
-            passed[o, k] = s.passed[g, k]
-            points_taken[o, k] = s.points_taken[g, k]
-        for k in range(s.scores.shape[1]):
-            bags[o, k] = s.bags[g, k]  # no bags in Hearts: kept as they are
-        w = hand_score.finish_hand(
-            g, s.history, s.trick_winners, s.scores, s.hand_number, t, o, taken, points_of, moon, seat_delta, delta,
-            scores,
-        )  # fmt: skip
+        w = hand_score.end_hand(s, g, t, o, delta, scores, own)
         winner[o] = w
         for k in range(s.scores.shape[1]):
             s.scores[g, k] = scores[o, k]

@@ -4,7 +4,7 @@ Each player chooses three cards to pass, one action each, clockwise from dealer+
 last seat's third card every seat's cards change hands at once, by the hand's pass
 direction (``PASS_OFFSETS``), and the holder of the two of clubs leads it. The functions take
 one game ``g`` of the state ``s`` (a ``core.state_arrays.StateArrays``) and the rule set's
-parameters ``p`` (int64, indexed by the ``P_*`` constants; ``games.hearts.loops.params``).
+parameters ``p`` (int64, indexed by the ``P_*`` constants; ``games.hearts.spec``'s ``params``).
 Card play is the core's; the batch loops are in ``games.hearts.loops``. The functions that
 take ``s`` are inlined into the loops (``inline="always"``, see ``games.spades.phases``).
 """
@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from spades_env.core import state_arrays as sa
 from spades_env.core.card_bits import bit_of, kth_card, popcount, write_bits
 from spades_env.core.phases import LOWEST_CLUB_LEAD, PLAY
 
@@ -39,6 +40,12 @@ PASS_OFFSETS = np.array([1, 3, 2, 0], dtype=np.int64)
 def deck(p):
     """The card ids of the deck in play, in id order (int64, a view of ``p``)."""
     return p[P_DECK : P_DECK + p[P_DECK_SIZE]]
+
+
+@njit(cache=True, inline="always")
+def deal(s, p, g, seeded):
+    """Deal the hand of game ``g`` (``core.state_arrays.deal_hand``): no pile, no card face up."""
+    sa.deal_hand(s, g, deck(p), False, 0, seeded)
 
 
 @njit(cache=True, inline="always")

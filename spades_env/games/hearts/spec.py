@@ -12,11 +12,12 @@ import numpy as np
 from spades_env import cards
 from spades_env.core.phases import OVER, PLAY
 from spades_env.games.game_spec import GameSpec
-from spades_env.games.hearts import phases
+from spades_env.games.hearts import hand_score, phases
 from spades_env.games.hearts.phases import PASS
 from spades_env.games.hearts.scoring import FIRST_TRICK_FORBIDDEN, card_points, hearts_match_winner
 
 if TYPE_CHECKING:
+    from spades_env.engine.actions import ActionLayout
     from spades_env.engine.core import SpadesEngine
     from spades_env.engine.results import FinishedHands
     from spades_env.engine.state import GameState
@@ -37,6 +38,20 @@ class HeartsSpec(GameSpec):
     first_trick_forbidden = int(FIRST_TRICK_FORBIDDEN)
     pass_offsets = PASS_OFFSETS
     pass_names = PASS_NAMES
+
+    def params(self, rules: HeartsRules, layout: ActionLayout) -> np.ndarray:
+        """The int64 parameters ``p`` of a Hearts rule set (indexed by ``phases.P_*``)."""
+        p = np.zeros(phases.N_PARAMS, dtype=np.int64)
+        p[phases.P_N_PLAYERS] = rules.n_players
+        p[phases.P_N_CARD_IDS] = layout.n_card_ids
+        p[phases.P_LOWEST_CLUB] = min(c for c in rules.deck if cards.card_suit(c) == cards.CLUBS)
+        p[phases.P_DECK_SIZE] = len(rules.deck)
+        p[phases.P_DECK : phases.P_DECK + len(rules.deck)] = rules.deck
+        return p
+
+    def hand_end_tables(self, rules: HeartsRules) -> hand_score.HeartsTables:
+        """The rule set's ``hand_score.HeartsTables``."""
+        return hand_score.hearts_tables(rules)
 
     def club_leads(self, rules: HeartsRules) -> bool:
         """The holder of the two of clubs leads it [RULES 7]."""

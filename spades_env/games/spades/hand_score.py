@@ -229,6 +229,36 @@ def finish_hand(
     return match_winner(o, scores_after, hand_number[i] + 1, boston, t)
 
 
+#: The tables the loops' ``end_hands`` takes (as a plain tuple).
+Tables = ScoreTables
+#: The record arrays of a finished hand that are Spades' own, in the order ``end_hand`` takes
+#: them (after ``core.state_arrays.RECORD_FIELDS``; ``boston`` is not a ``FinishedHands`` field).
+RECORD = ("bags", "made", "bags_added", "bag_penalties", "boston", "pile", "discards", "exchanged_out", "exchanged_in",
+          "face_up")  # fmt: skip
+
+
+@njit(cache=True, inline="always")
+def end_hand(s, g, t, o, delta, scores, own):
+    """The hand that ended in game ``g`` of the state ``s`` (a ``core.state_arrays.StateArrays``):
+    its own record fields (``own``: the arrays of ``RECORD``) and its score (``finish_hand``) into
+    row ``o``; the bags after it into the state. Returns the match's winner, -1 while it goes on."""
+    bags, made, bags_added, bag_penalties, boston, pile, discards, exchanged_out, exchanged_in, face_up = own
+    for k in range(pile.shape[1]):
+        pile[o, k] = s.pile[g, k]
+    for k in range(s.hands.shape[1]):
+        discards[o, k] = s.discards[g, k]
+        exchanged_out[o, k] = s.exchanged_out[g, k]
+        exchanged_in[o, k] = s.exchanged_in[g, k]
+        face_up[o, k] = s.face_up[g, k]
+    w = finish_hand(
+        g, s.tricks_won, s.bids, s.blind, s.trick_winners, s.bemo, s.scores, s.bags, s.hand_number, t,
+        o, delta, bags, made, bags_added, bag_penalties, boston, scores,
+    )  # fmt: skip
+    for k in range(s.scores.shape[1]):
+        s.bags[g, k] = bags[o, k]
+    return w
+
+
 # Over a batch of G games: ``games.spades.scoring``'s batch functions. They live beside the one-game
 # functions so that a change to these invalidates their Numba cache too.
 @njit(cache=True)

@@ -1,15 +1,28 @@
-"""Spades over a batch, compiled: one call per ``step``, ``random_actions`` and ``legal_action_mask``.
+# Generated from spades_env/games/loops_template.py.in by `python -m spades_env.games.generate_loops`; do not edit.
+"""The game ``spades`` over a batch, compiled: one call per ``step``, ``random_actions`` and
+``legal_action_mask``.
 
-Each loop runs the game's one-game rules (``games.spades.phases``) and the core's card play
+Each loop runs the game's one-game rules (``phases`` beside this file) and the core's card play
 (``core.state_arrays``) over the games, dispatching on each game's phase. The engine
-(``engine.core.SpadesEngine``) picks these loops for a Spades rule set once, in ``__init__``,
-and passes the rule set's ``params`` and card-play tables (``core.trick_play.TrickTables``) packed
-in one array (``core.packed.pack_rules``), and the state's arrays (``core.state_arrays.state_arrays``),
-or, at small batches, one table of them (``core.packed.state_table``: ``step_packed``).
+(``engine.core.SpadesEngine``) picks these loops for a rule set of the game once, in ``__init__``,
+and passes the rule set's parameters (its spec's ``params``) and card-play tables
+(``core.trick_play.TrickTables``) packed in one array (``core.packed.pack_rules``), and the
+state's arrays (``core.state_arrays.state_arrays``), or, at small batches, one table of them
+(``core.packed.state_table``: ``step_packed``).
 
-Numba's cache keys a compiled function on its own file only: after editing a function these
-loops call in another file (``games.spades.phases``, ``core.state_arrays``, ``core.trick_play``),
-clear the ``__pycache__`` of this file too (or touch it), or the cached loops run the old code.
+What the loops ask the game (every game folder has them): ``phases``: ``is_legal``, ``apply``
+(returns True where a weak hand was shown: a redeal), ``random_action``, ``legal_row``, ``deal``
+and ``begin_hand`` of a game ``g`` of the state, and ``P_N_CARD_IDS``; ``hand_score``: ``Tables``
+(the rule set's scoring tables, which ``end_hands`` takes as a plain tuple), ``RECORD`` (the
+game's own record arrays) and ``end_hand`` (a finished hand's own record fields, its score and
+the match's winner).
+
+This file is generated from the one template of every game's loops
+(``spades_env/games/loops_template.py.in``, by ``python -m spades_env.games.generate_loops``): edit
+the template and regenerate. Numba's cache keys a compiled function on its own file only: after
+editing a function these loops call in another file (``phases``, ``hand_score``,
+``core.state_arrays``, ``core.trick_play``), clear the ``__pycache__`` of this file too (or touch
+it), or the cached loops run the old code.
 """
 
 from __future__ import annotations
@@ -17,63 +30,17 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from spades_env import cards
 from spades_env.core import packed
 from spades_env.core import state_arrays as sa
 from spades_env.core.card_bits import kth_card, popcount, write_bits
 from spades_env.core.phases import OVER, PLAY
-from spades_env.games.spades import hand_score
-from spades_env.games.spades import phases as ph
 
+from . import hand_score
+from . import phases as ph
 
-def params(rules, layout) -> np.ndarray:
-    """The int64 parameters ``p`` of a Spades rule set (indexed by ``phases.P_*``)."""
-    p = np.zeros(ph.N_PARAMS, dtype=np.int64)
-    ids = {
-        ph.P_BLIND_NIL: layout.blind_nil,
-        ph.P_LOOK: layout.look,
-        ph.P_KEEP: layout.keep,
-        ph.P_DISCARD: layout.discard,
-        ph.P_EXCHANGE_DONE: layout.exchange_done,
-        ph.P_NO_BEMO: layout.no_bemo,
-        ph.P_BIG_BEMO: layout.big_bemo,
-        ph.P_REDEAL: layout.redeal,
-    }
-    for at, action in ids.items():
-        p[at] = -1 if action is None else action
-    p[ph.P_N_PLAYERS] = rules.n_players
-    p[ph.P_HAND_SIZE] = rules.hand_size
-    p[ph.P_N_CARD_IDS] = layout.n_card_ids
-    p[ph.P_BID_OFFSET] = layout.bid_offset
-    p[ph.P_MIRROR] = rules.mirror
-    p[ph.P_FOURTEEN] = rules.partnership and rules.fourteen
-    p[ph.P_TEAM_BID] = rules.min_team_bid if rules.partnership else 0
-    p[ph.P_TWO_PLAYER] = rules.two_player
-    p[ph.P_BEMO] = rules.bemo
-    p[ph.P_CLUB_LEADS] = rules.lowest_club_leads
-    p[ph.P_LOWEST_CLUB] = min(c for c in rules.deck if cards.card_suit(c) == cards.CLUBS)
-    p[ph.P_PILE_SIZE] = len(rules.deck) if rules.two_player else 0
-    p[ph.P_BLIND_OPEN] = 0 if not rules.blind_nil else 1 if rules.blind_nil_requires_behind_by is None else 2
-    p[ph.P_BEHIND_BY] = rules.blind_nil_requires_behind_by or 0
-    for seat in range(rules.n_players):
-        p[ph.P_SIDE_OF_SEAT + seat] = rules.side_of_seat(seat)
-    p[ph.P_FACE_UP] = FACE_UP_CARDS if rules.face_up_deal else 0
-    p[ph.P_DECK_SIZE] = len(rules.deck)
-    p[ph.P_DECK : ph.P_DECK + len(rules.deck)] = rules.deck
-    return p
-
-
-def hand_end_tables(rules):
-    """What ``end_hands`` takes after its own arguments: the rule set's ``ScoreTables``."""
-    return hand_score.score_tables(rules)
-
-
-#: Cards of each hand dealt face up under ``face_up_deal`` [RULES 6].
-FACE_UP_CARDS = 4
-#: The record arrays ``end_hands`` fills, in order (``core.state_arrays.RECORD_FIELDS``, then
-#: Spades' own; ``boston`` is not a ``FinishedHands`` field).
-RECORD = (*sa.RECORD_FIELDS, "bags", "made", "bags_added", "bag_penalties", "boston", "pile", "discards",
-          "exchanged_out", "exchanged_in", "face_up")  # fmt: skip
+#: The record arrays ``end_hands`` fills: those of every game (``core.state_arrays.RECORD_FIELDS``,
+#: in order), then the game's own (``hand_score.RECORD``, filled by ``hand_score.end_hand``).
+RECORD = (*sa.RECORD_FIELDS, *hand_score.RECORD)
 
 
 GOES_ON, HAND_ENDED, REDEAL = sa.GOES_ON, sa.HAND_ENDED, sa.REDEAL
@@ -272,7 +239,7 @@ def legal_action_mask_threads(games, out, rules, *state):
 def start_hand(s, p, g, seeded, unbroken_lead):
     """Deal the hand of game ``g`` (its dealer, scores, bags and hand number set; ``seeded``: the
     seeded deal, else the cards written in) and set it up to its first decision."""
-    sa.deal_hand(s, g, ph.deck(p), p[ph.P_TWO_PLAYER], p[ph.P_FACE_UP], seeded)
+    ph.deal(s, p, g, seeded)
     sa.clear_hand(s, g, unbroken_lead)
     ph.begin_hand(s, p, g)
 
@@ -288,45 +255,35 @@ def begin_hands(games, seeded, rules, *state):
 
 @njit(cache=True)
 def end_hands(games, auto_reset, tables, p, unbroken_lead, record, *state):
-    """``finish_games`` on the state's arrays (``tables``: the ``hand_score.ScoreTables`` as a plain tuple)."""
-    t = hand_score.ScoreTables(*tables)
+    """``finish_games`` on the state's arrays (``tables``: the ``hand_score.Tables`` as a plain tuple)."""
+    t = hand_score.Tables(*tables)
     finish_games(games, auto_reset, t, p, unbroken_lead, record, state)
 
 
 @njit(cache=True)
 def end_hands_packed(games, auto_reset, tables, p, unbroken_lead, record, table):
     """``finish_games`` on the state of a ``core.packed.state_table``."""
-    t = hand_score.ScoreTables(*tables)
+    t = hand_score.Tables(*tables)
     finish_games(games, auto_reset, t, p, unbroken_lead, record, packed.unpack_state(table))
 
 
 @njit(cache=True)
 def finish_games(games, auto_reset, t, p, unbroken_lead, record, state):
-    """Score the hand that ended in each of ``games`` (``hand_score.finish_hand``, ``t`` its
-    ``ScoreTables``), keep it in row o of the ``record`` arrays (``RECORD``, o: its place in
-    ``games``), and start the next hand, the next match (``auto_reset``) or leave the match OVER."""
+    """Score the hand that ended in each of ``games`` (``hand_score.end_hand``, ``t`` its
+    ``Tables``), keep it in row o of the ``record`` arrays (o: its place in ``games``; ``record``:
+    the arrays of ``core.state_arrays.RECORD_FIELDS`` and those of ``hand_score.RECORD``, two
+    tuples), and start the next hand, the next match (``auto_reset``) or leave the match OVER."""
     s = sa.borrow(state)
+    shared, own = record
     (winner, deal, dealer, history, bids, blind, tricks_won, trick_winners, start_scores, start_bags, bemo,
-     hand_number, hand_key, delta, scores, bags, made, bags_added, bag_penalties, boston, pile, discards,
-     exchanged_out, exchanged_in, face_up) = record  # fmt: skip
+     hand_number, hand_key, delta, scores) = shared  # fmt: skip
     for o in range(len(games)):
         g = games[o]
         sa.keep_record(s, g, o, deal, dealer, history, bids, blind, tricks_won, trick_winners, start_scores,
                        start_bags, bemo, hand_number, hand_key)  # fmt: skip
-        for k in range(pile.shape[1]):
-            pile[o, k] = s.pile[g, k]
-        for k in range(s.hands.shape[1]):
-            discards[o, k] = s.discards[g, k]
-            exchanged_out[o, k] = s.exchanged_out[g, k]
-            exchanged_in[o, k] = s.exchanged_in[g, k]
-            face_up[o, k] = s.face_up[g, k]
-        w = hand_score.finish_hand(
-            g, s.tricks_won, s.bids, s.blind, s.trick_winners, s.bemo, s.scores, s.bags, s.hand_number, t,
-            o, delta, bags, made, bags_added, bag_penalties, boston, scores,
-        )  # fmt: skip
+        w = hand_score.end_hand(s, g, t, o, delta, scores, own)
         winner[o] = w
         for k in range(s.scores.shape[1]):
             s.scores[g, k] = scores[o, k]
-            s.bags[g, k] = bags[o, k]
         if sa.next_hand_or_match(s, g, w, auto_reset, OVER):
             start_hand(s, p, g, True, unbroken_lead)

@@ -2,7 +2,7 @@
 
 Each phase of a Spades hand [RULES 2, 4, 6] is a few small functions over one game ``g`` of
 the state ``s`` (a ``core.state_arrays.StateArrays``) and the rule set's parameters ``p``
-(an int64 array, indexed by the ``P_*`` constants; built by ``games.spades.loops.params``):
+(an int64 array, indexed by the ``P_*`` constants; built by ``games.spades.spec``'s ``params``):
 blind nil or look, the bids (``bid_range``: ``min_team_bid``, mirror, fourteen), the
 two-player draw and blind-nil exchange, and Bemo. Card play is the core's
 (``core.state_arrays.play_card``). The batch loops over games are in ``games.spades.loops``.
@@ -21,6 +21,7 @@ from numba import njit
 
 from spades_env import cards
 from spades_env.core import hashing
+from spades_env.core import state_arrays as sa
 from spades_env.core.card_bits import bit_of, kth_card, popcount, write_bits
 from spades_env.core.phases import LOWEST_CLUB_LEAD, PLAY
 
@@ -79,6 +80,12 @@ _TRUMPS = cards.TRUMP_MASK
 def deck(p):
     """The card ids of the deck in play, in id order (int64, a view of ``p``)."""
     return p[P_DECK : P_DECK + p[P_DECK_SIZE]]
+
+
+@njit(cache=True, inline="always")
+def deal(s, p, g, seeded):
+    """Deal the hand of game ``g`` (``core.state_arrays.deal_hand``): the two-player pile, the face-up cards."""
+    sa.deal_hand(s, g, deck(p), p[P_TWO_PLAYER], p[P_FACE_UP], seeded)
 
 
 @njit(cache=True)
