@@ -276,11 +276,11 @@ def finish_games(games, auto_reset, t, p, unbroken_lead, record, state):
     s = sa.borrow(state)
     shared, own = record
     (winner, deal, dealer, history, bids, blind, tricks_won, trick_winners, start_scores, start_bags, bemo,
-     hand_number, key, delta, scores) = shared  # fmt: skip
+     hand_number, hand_key, delta, scores) = shared  # fmt: skip
     for o in range(len(games)):
         g = games[o]
         sa.keep_record(s, g, o, deal, dealer, history, bids, blind, tricks_won, trick_winners, start_scores,
-                       start_bags, bemo, hand_number, key)  # fmt: skip
+                       start_bags, bemo, hand_number, hand_key)  # fmt: skip
         w = hand_score.end_hand(s, g, t, o, delta, scores, own)
         winner[o] = w
         for k in range(s.scores.shape[1]):

@@ -90,9 +90,7 @@ class SpadesSpec(GameSpec):
         return rules.face_up_deal
 
     def face_up_cards(self, rules: SpadesRules) -> int:
-        """``loops.FACE_UP_CARDS`` under ``face_up_deal`` [RULES 6]."""
-        from spades_env.games.spades.loops import FACE_UP_CARDS
-
+        """``FACE_UP_CARDS`` under ``face_up_deal`` [RULES 6]."""
         return FACE_UP_CARDS if rules.face_up_deal else 0
 
     def max_bid(self, rules: SpadesRules) -> int:
