@@ -18,6 +18,7 @@ import pytest
 
 from spades_env import SpadesEngine
 from spades_env.engine import OVER, GameState
+from spades_env.engine.dealing import hand_keys
 from spades_env.rules_yaml import list_presets
 
 #: (batch size, auto_reset, steps, seed, starting points below the target or None)
@@ -63,6 +64,16 @@ EXPECTED = {
 }
 
 
+#: ``FinishedHands``' fields at commit 291dd36, in order: its ``key`` was the match key, which a finished hand now
+#: replaces by its one-way ``hand_key`` (issue 52); its later fields (``exchanged_in``, ``face_up``) are state arrays
+#: the digest already holds.
+FINISHED_FIELDS_AT_291DD36 = (
+    "games", "deal", "dealer", "history", "bids", "blind", "tricks_won", "trick_winners", "start_scores",
+    "start_bags", "delta", "scores", "bags", "made", "bags_added", "bag_penalties", "bemo", "pile", "discards",
+    "exchanged_out", "passed", "hand_number", "points_taken", "key",
+)  # fmt: skip
+
+
 def _feed(h, a) -> None:
     a = np.asarray(a)
     h.update(str((a.dtype.str, a.shape)).encode())
@@ -86,14 +97,19 @@ def play_digest(preset: str, b: int, auto_reset: bool, steps: int, seed: int, ne
         _feed(h, actions)
         if (state.phase == OVER).all():
             break
+        match_keys = state.key.copy()  # the key of the match each finished hand belongs to
         result = engine.step(state, actions, validate=auto_reset, auto_reset=auto_reset)
         for name in ("hand_done", "match_done", "score_delta", "winner"):
             _feed(h, getattr(result, name))
         n_matches += int(result.match_done.sum())
         for finished in result.finished:
             n_hands += len(finished.games)
-            for f in dataclasses.fields(finished):
-                _feed(h, getattr(finished, f.name))
+            keys = match_keys[finished.games]
+            # The hand key is the one-way digest of the match key and the hand (never the key itself).
+            np.testing.assert_array_equal(finished.hand_key, hand_keys(keys, finished.hand_number))
+            assert not np.isin(finished.hand_key, keys).any()
+            for name in FINISHED_FIELDS_AT_291DD36:  # the fields as that engine gave them, its match key included
+                _feed(h, keys if name == "key" else getattr(finished, name))
             _feed(h, finished.nil_made)
             _feed(h, finished.nil_failed)
     return [h.hexdigest()[:20], n_hands, n_matches]

@@ -141,7 +141,13 @@ def test_context_and_spaces_for_agents():
     env = VectorSpades("cutthroat-5", num_envs=4, seed=2, perfect_information=True)
     obs, info = env.reset()
     ctx = env.context()
-    assert isinstance(ctx, DecisionContext) and ctx.engine is env.engine and ctx.state is env.state
+    assert isinstance(ctx, DecisionContext) and ctx.engine is env.engine
+    # The seats' view, not the state: each seat to move sees its own hand and no other.
+    assert ctx.state is not env.state and (ctx.state.key == 0).all()
+    rows = np.arange(4)
+    np.testing.assert_array_equal(ctx.state.hands[rows, ctx.seats], env.state.hands[rows, ctx.seats])
+    others = np.arange(env.engine.n_players)[None, :] != ctx.seats[:, None]
+    assert not (ctx.state.hands & ~env.state.face_up)[others].any()
     np.testing.assert_array_equal(ctx.games, np.arange(4))
     np.testing.assert_array_equal(ctx.seats, info["to_play"])
     assert env.action_space.shape == (4,) and env.observation_space.shape == obs.shape
