@@ -26,12 +26,14 @@ A table without a learned network (``agents.learned.LEARNED_CHECKPOINTS``) is re
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
 
 import numpy as np
 
 from agents.base import Agent, DecisionContext
 from agents.heuristic import HeuristicAgent
 from agents.learned import LearnedAgent
+from agents.options import parse_bool
 from agents.search import SearchAgent
 from spades_env.engine import PLAY, GameState, SpadesEngine
 
@@ -43,10 +45,13 @@ class NetworkRollout(Agent):
     name = "network-rollout"
     uses_observations = True
 
-    def __init__(self, network: LearnedAgent, depth: int) -> None:
+    def __init__(self, network: LearnedAgent, depth: int, values: bool = True) -> None:
         super().__init__(None)
         self.network = network
         self.depth = int(depth)
+        self.values = bool(values)
+        """Play as the ``learned`` bot (its card value head's margin rule included); False: the card head's
+        greedy card alone, about half the network's work (``card_head_actions``)."""
         self.heuristic = HeuristicAgent()
         self.ply = 0
         self._encoders: dict[int, object] = {}
@@ -55,9 +60,18 @@ class NetworkRollout(Agent):
         self.ply += 1
         if 0 <= self.depth < self.ply:
             return self.heuristic.act(None, masks, context)
-        if observations is None:
-            observations = self.encoder(context.engine).encode(context.state, context.games, context.seats)
-        return self.network.act(observations, masks, context)
+        if self.values:
+            if observations is None:
+                observations = self.encoder(context.engine).encode(context.state, context.games, context.seats)
+            return self.network.act(observations, masks, context)
+        from agents.neural import lone_actions  # torch, once a network plays
+
+        actions, free = lone_actions(masks)
+        if len(free):
+            sub = context.take(free)
+            observations = self.encoder(context.engine).encode(sub.state, sub.games, sub.seats)
+            actions[free] = card_head_actions(self.network, observations, masks[free])
+        return actions
 
     def encoder(self, engine: SpadesEngine):
         """The observation encoder of ``engine`` (made once per engine)."""
@@ -66,6 +80,40 @@ class NetworkRollout(Agent):
 
             self._encoders = {id(engine): encoder_for(engine)}
         return self._encoders[id(engine)]
+
+
+def card_logits(network: LearnedAgent, observations: np.ndarray) -> np.ndarray:
+    """(B, C) float32 the card head's logits of the ``network`` bound to the table at (B, obs) ``observations``:
+    its shared torso and card head only (no card value torso, no bid head), the bits ``play_outputs`` gives."""
+    import torch
+
+    policy = network.bound.policy
+    with torch.no_grad():
+        obs = torch.as_tensor(np.asarray(observations, dtype=np.float32), device=network.bound.device)
+        x, per_card = policy._inputs(obs)
+        return policy._card_logits(policy.torso(x), per_card).float().cpu().numpy()
+
+
+def card_head_actions(network: LearnedAgent, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """(B,) the legal card of the highest ``card_logits`` for (B, obs) card-play ``observations``."""
+    logits = card_logits(network, observations)
+    return np.argmax(np.where(masks[:, : logits.shape[1]], logits, -np.inf), axis=1).astype(np.int64)
+
+
+@contextmanager
+def torch_threads(threads: int):
+    """torch's CPU threads set to ``threads`` inside the block, and put back after (a network call of a bot that
+    plays on ``threads`` cores: more threads than free cores make torch's small products many times slower)."""
+    import torch
+
+    before = torch.get_num_threads()
+    if before != threads:
+        torch.set_num_threads(threads)
+    try:
+        yield
+    finally:
+        if before != threads:
+            torch.set_num_threads(before)
 
 
 class GuidedAgent(SearchAgent):
@@ -86,6 +134,8 @@ class GuidedAgent(SearchAgent):
         play_margin: float = 0.0,
         precision: str = "",
         max_rollouts: int = 16384,
+        rollout_values: bool = True,
+        threads: int = 1,
     ) -> None:
         if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 1:
             raise ValueError(f"guided bot option 'top' must be a positive integer, got {top!r}")
@@ -96,11 +146,12 @@ class GuidedAgent(SearchAgent):
         super().__init__(
             seed,
             samples=samples,
-            rollout_policy=NetworkRollout(self.network, depth),
+            rollout_policy=NetworkRollout(self.network, depth, parse_bool(rollout_values, "rollout_values")),
             max_rollouts=max_rollouts,
             oversample=oversample,
             play_margin=play_margin,
             play_sharpness=play_sharpness,
+            threads=threads,
         )
         self.compiled_rollouts = False  # the rollouts play the network: in the batched engine
         self.top = int(top)
@@ -126,7 +177,13 @@ class GuidedAgent(SearchAgent):
         actions it does not value, -inf for the illegal ones) and the network's own action of each decision."""
         if context is None:
             raise ValueError("GuidedAgent needs a DecisionContext (engine, state, games, seats)")
-        masks = np.asarray(masks, dtype=bool)
+        with torch_threads(self.threads):
+            return self._guided_values(observations, np.asarray(masks, dtype=bool), context)
+
+    def _guided_values(
+        self, observations, masks: np.ndarray, context: DecisionContext
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``_values_and_default`` on torch's threads set."""
         engine, state = context.engine, context.state
         if observations is None:
             observations = self.rollout.encoder(engine).encode(state, context.games, context.seats)
@@ -149,13 +206,7 @@ class GuidedAgent(SearchAgent):
     def candidates(self, observations: np.ndarray, legal: np.ndarray, own: np.ndarray) -> np.ndarray:
         """(D, C) bool the cards to search: the ``top`` legal cards of the network's card logits at the seat's
         ``observations`` (D, obs) float32, and each decision's ``own`` (D,) card."""
-        import torch
-
-        policy = self.network.bound.policy
-        with torch.no_grad():
-            obs = torch.as_tensor(observations, device=self.network.bound.device)
-            logits = policy.play_outputs(obs, bids=False)[0][:, : legal.shape[1]].float().cpu().numpy()
-        logits = np.where(legal, logits, -np.inf)
+        logits = np.where(legal, card_logits(self.network, observations)[:, : legal.shape[1]], -np.inf)
         order = np.argsort(-logits, axis=1, kind="stable")[:, : self.top]
         kept = np.zeros_like(legal)
         np.put_along_axis(kept, order, True, axis=1)
