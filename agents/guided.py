@@ -27,15 +27,30 @@ from __future__ import annotations
 
 import time
 from contextlib import contextmanager
+from pathlib import Path
 
 import numpy as np
 
 from agents.base import Agent, DecisionContext
 from agents.heuristic import HeuristicAgent
-from agents.learned import LearnedAgent
+from agents.learned import CHECKPOINT_DIR, LearnedAgent
 from agents.options import parse_bool
 from agents.search import SearchAgent
 from spades_env.engine import PLAY, GameState, SpadesEngine
+from spades_env.rules import Rules
+
+#: What values a guided rollout once its network plies are played (option ``leaf``).
+LEAVES = ("heuristic", "value")
+#: The committed position value networks (``agents.position_value``, ``docs/models/``): the preset each was trained on.
+POSITION_VALUE_CHECKPOINTS: dict[str, Path] = {"partnership": CHECKPOINT_DIR / "partnership_position_value.pt"}
+
+
+def position_value_path(engine: SpadesEngine) -> Path | None:
+    """The committed position value network for ``engine``'s rules (trained on the same rules), or None."""
+    for preset, path in POSITION_VALUE_CHECKPOINTS.items():
+        if path.exists() and Rules.preset(preset) == engine.rules:
+            return path
+    return None
 
 
 class NetworkRollout(Agent):
@@ -135,12 +150,21 @@ class GuidedAgent(SearchAgent):
         precision: str = "",
         max_rollouts: int = 16384,
         rollout_values: bool = True,
+        leaf: str = "heuristic",
         threads: int = 1,
     ) -> None:
         if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 1:
             raise ValueError(f"guided bot option 'top' must be a positive integer, got {top!r}")
         if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < -1:
             raise ValueError(f"guided bot option 'depth' must be an integer from -1 (the whole hand) up, got {depth!r}")
+        if leaf not in LEAVES:
+            raise ValueError(f"guided bot option 'leaf' must be one of {list(LEAVES)}, got {leaf!r}")
+        if leaf == "value" and depth < 0:
+            raise ValueError("guided bot option 'leaf=value' needs a 'depth' from 0 up (the plies before the value)")
+        self.leaf = leaf
+        """What values a rollout after its ``depth`` network plies: ``heuristic`` (the heuristic plays the hand out)
+        or ``value`` (the table's position value network, ``agents.position_value``, at that position)."""
+        self._values: dict[int, object] = {}  # id(engine) -> its position value network
         self.network = LearnedAgent(seed=seed, precision=precision)
         """The ``learned`` bot: its network for the table bids, passes, gives the prior and plays the rollouts."""
         super().__init__(
@@ -160,11 +184,17 @@ class GuidedAgent(SearchAgent):
         """Plies the network plays after the candidate before the heuristic finishes the hand (-1: all)."""
 
     def unsupported_reason(self, engine: SpadesEngine) -> str | None:
-        """Why the guided search cannot play ``engine``'s rules (no learned network for them), or None."""
+        """Why the guided search cannot play ``engine``'s rules (no learned network for them; with ``leaf=value``
+        no position value network), or None."""
         reason = self.network.unsupported_reason(engine)
-        if reason is None:
-            return None
-        return f"bot 'guided' needs a learned network for the rules {engine.rules.name!r} and has none: {reason}"
+        if reason is not None:
+            return f"bot 'guided' needs a learned network for the rules {engine.rules.name!r} and has none: {reason}"
+        if self.leaf == "value" and position_value_path(engine) is None:
+            return (
+                f"bot 'guided' with leaf=value needs a position value network for the rules {engine.rules.name!r} "
+                f"and has none (it has them for {sorted(POSITION_VALUE_CHECKPOINTS)})"
+            )
+        return None
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
@@ -216,6 +246,25 @@ class GuidedAgent(SearchAgent):
     def _rollout(
         self, engine: SpadesEngine, roll: GameState, first: np.ndarray, seats: np.ndarray, plays_left: np.ndarray
     ) -> np.ndarray:
-        """``SearchAgent._rollout`` with the rollout policy's ply count started afresh (``NetworkRollout``)."""
+        """``SearchAgent._rollout`` with the rollout policy's ply count started afresh (``NetworkRollout``); with
+        ``leaf=value``, ``depth`` plies after the candidate, then the position value network's estimate for the
+        hands still in play."""
         self.rollout.ply = 0
-        return super()._rollout(engine, roll, first, seats, plays_left)
+        if self.leaf != "value":
+            return super()._rollout(engine, roll, first, seats, plays_left)
+        values, ended = self._play_rollouts(engine, roll, first, seats, plays_left, self.depth + 1)
+        rows = np.flatnonzero(~ended)
+        if len(rows):
+            values[rows] = self.position_value(engine).points(engine, roll, rows, seats[rows])
+        return values
+
+    def position_value(self, engine: SpadesEngine):
+        """The position value network of ``engine``'s table (loaded once per engine)."""
+        if id(engine) not in self._values:
+            from agents.position_value import load_position_value
+
+            path = position_value_path(engine)
+            if path is None:
+                raise ValueError(self.unsupported_reason(engine))
+            self._values = {id(engine): load_position_value(path, engine)}
+        return self._values[id(engine)]

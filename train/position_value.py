@@ -1,0 +1,168 @@
+"""Train a position value network (``agents.position_value``) on the learned network's self-play.
+
+``self_play_positions`` plays seeded hands in which every seat is the ``learned`` bot (greedy: the play the guided
+search's rollouts use), keeps each PLAY position with probability ``keep`` seen from a random seat
+(``position_features``) and labels it with that seat's side's bag-adjusted margin at the hand's end
+(``side_margin``: what a guided rollout scores). ``train_position_value`` fits the network to the labels (mean
+squared error in units of ``VALUE_SCALE`` points, Adam, the last ``holdout`` of the hands held out) and writes a
+checkpoint (``agents.checkpoint_io``'s format, ``config.kind`` = ``position_value``). ``spades position-value``
+runs both.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from agents.learned import LearnedAgent
+from agents.position_value import FEATURES_VERSION, KIND, VALUE_SCALE, PositionValue, input_scales, position_features
+from agents.search_rollouts import side_margin
+from spades_env.engine import OVER, PLAY, SpadesEngine
+from spades_env.envs.context import DecisionContext
+from spades_env.games.spades.scoring import bag_adjusted_points
+from spades_env.observation import encoder_for
+from train.checkpoint import CHECKPOINT_FORMAT, save_checkpoint
+
+
+@dataclass(frozen=True)
+class PositionValueConfig:
+    """What ``train_position_value`` does (``spades position-value`` options)."""
+
+    rules: str = "partnership"
+    hands: int = 16384
+    """Self-play hands (the last ``holdout`` of them held out for the validation loss)."""
+    batch_hands: int = 2048
+    """Hands played in one engine batch."""
+    keep: float = 0.5
+    """Probability that a PLAY position is kept (fewer, less correlated positions per hand)."""
+    hidden: int = 256
+    depth: int = 2
+    epochs: int = 4
+    batch_size: int = 1024
+    lr: float = 1e-3
+    holdout: float = 0.1
+    seed: int = 0
+    threads: int = 1
+    """torch's CPU threads (the self-play's network and the training)."""
+
+    def __post_init__(self) -> None:
+        for name in ("hands", "batch_hands", "hidden", "depth", "epochs", "batch_size", "threads"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"position-value option {name!r} must be a positive integer, got {value!r}")
+        for name, low, high in (("keep", 0.0, 1.0), ("holdout", 0.0, 0.5), ("lr", 0.0, 1.0)):
+            value = getattr(self, name)
+            if not low < value <= high:
+                raise ValueError(f"position-value option {name!r} must be in ({low}, {high}], got {value!r}")
+
+
+def self_play_positions(
+    engine: SpadesEngine, seeds: np.ndarray, keep: float, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(features (P, F) uint8, labels (P,) float64 points, hand (P,) index into ``seeds``): the kept positions of
+    one hand per seed, every seat played by the greedy ``learned`` bot."""
+    player = LearnedAgent(seed=0)
+    player.check_supports(engine)
+    encoder = encoder_for(engine)
+    state = engine.reset(seeds)
+    g_all = len(seeds)
+    margins = np.full((g_all, engine.n_players), np.nan)  # each seat's side's margin once the hand is over
+    live = np.ones(g_all, bool)
+    features, games, seats = [], [], []
+    while live.any():
+        rows = np.flatnonzero(live)
+        seat = state.to_move[rows]
+        playing = rows[(state.phase[rows] == PLAY) & (rng.random(len(rows)) < keep)]
+        if len(playing):
+            view = rng.integers(0, engine.n_players, len(playing))
+            features.append(position_features(engine, state, playing, view))
+            games.append(playing)
+            seats.append(view)
+        masks = engine.legal_action_mask(state)
+        actions = np.argmax(masks, axis=1)  # a legal filler for the finished games
+        obs = encoder.encode(state, rows, seat)
+        actions[rows] = player.act(obs, masks[rows], DecisionContext(engine, state, rows, seat))
+        for f in engine.step(state, actions, validate=False).finished:
+            first = live[f.games]
+            g = f.games[first]
+            points = bag_adjusted_points(engine.rules, f.delta[first], f.bags_added[first], f.bag_penalties[first])
+            for s in range(engine.n_players):
+                margins[g, s] = side_margin(points, np.full(len(g), engine.side_of_seat[s]))
+            live[g] = False
+        live &= state.phase != OVER
+    games_all, seats_all = np.concatenate(games), np.concatenate(seats)
+    return np.concatenate(features), margins[games_all, seats_all], games_all
+
+
+def train_position_value(config: PositionValueConfig, out: str | Path, log=print) -> dict[str, Any]:
+    """Play the self-play hands, fit the network, write its checkpoint to ``out``; the run's summary (losses in
+    points squared, positions, seconds)."""
+    torch.manual_seed(config.seed)
+    torch.set_num_threads(config.threads)
+    rng = np.random.default_rng(config.seed)
+    engine = SpadesEngine(config.rules)
+    if engine.rules.hearts:
+        raise ValueError(f"position-value: --rules must be a Spades table; {engine.rules.name!r} is Hearts")
+    start = time.perf_counter()
+    parts = []
+    for first in range(0, config.hands, config.batch_hands):
+        seeds = np.arange(first, min(first + config.batch_hands, config.hands)) + 1_000_000 * (config.seed + 1)
+        x, y, hand = self_play_positions(engine, seeds, config.keep, rng)
+        parts.append((x, y, hand + first))
+        log(f"self-play: {first + len(seeds)}/{config.hands} hands, {time.perf_counter() - start:.0f} s")
+    x, y, hand = (np.concatenate(p) for p in zip(*parts, strict=True))
+    held = hand >= config.hands * (1 - config.holdout)
+    net = PositionValue(x.shape[1], config.hidden, config.depth)
+    net.scales.copy_(torch.from_numpy(input_scales(engine)))
+    summary = fit(net, x[~held], y[~held] / VALUE_SCALE, x[held], y[held] / VALUE_SCALE, config, log)
+    summary |= {"positions": len(x), "seconds": round(time.perf_counter() - start, 1)}
+    save_checkpoint(
+        out,
+        {
+            "format": CHECKPOINT_FORMAT,
+            "rules": engine.rules.to_dict(),
+            "obs_version": FEATURES_VERSION,
+            "config": {"kind": KIND, **asdict(config), "summary": summary},
+            "model_hparams": net.hyperparameters(),
+            "model": {k: v.detach().clone() for k, v in net.state_dict().items()},
+            "global_step": int(summary["steps"]),
+        },
+    )
+    log(f"wrote {out}: {summary}")
+    return summary
+
+
+def fit(net: PositionValue, x, y, x_held, y_held, config: PositionValueConfig, log=print) -> dict[str, Any]:
+    """Adam on the mean squared error of ``net`` over (x, y) for ``config.epochs`` epochs, the learning rate
+    annealed to 0; the training and held-out losses in points squared, and the held-out label variance."""
+    opt = torch.optim.Adam(net.parameters(), lr=config.lr)
+    steps = config.epochs * (len(x) // config.batch_size)
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda step: 1 - step / max(steps, 1))
+    gen = torch.Generator().manual_seed(config.seed)
+    xt, yt = torch.from_numpy(x), torch.from_numpy(y).float()
+    loss_sum, n = 0.0, 0
+    for epoch in range(config.epochs):
+        order = torch.randperm(len(x), generator=gen)
+        for k in range(len(x) // config.batch_size):
+            idx = order[k * config.batch_size : (k + 1) * config.batch_size]
+            loss = torch.mean((net(xt[idx]) - yt[idx]) ** 2)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            loss_sum, n = loss_sum + float(loss.detach()), n + 1
+        log(f"epoch {epoch + 1}/{config.epochs}: training loss {loss_sum / n * VALUE_SCALE**2:.1f} points^2")
+        loss_sum, n = 0.0, 0
+    with torch.no_grad():
+        held = float(torch.mean((net(torch.from_numpy(x_held)) - torch.from_numpy(y_held).float()) ** 2))
+    scale = VALUE_SCALE**2
+    return {
+        "steps": steps,
+        "held_out_mse": round(held * scale, 1),
+        "held_out_variance": round(float(np.var(y_held)) * scale, 1),
+    }
