@@ -136,7 +136,8 @@ class GuidedAgent(SearchAgent):
 
     name = "guided"
     uses_observations = True
-    presets: dict[str, dict[str, int]] = {}
+    #: Named option sets, ``guided:fast[,key=value...]`` (docs/bots.md has their measurements).
+    presets: dict[str, dict[str, int]] = {"fast": {"samples": 16, "top": 3, "depth": 0}}
 
     def __init__(
         self,
@@ -177,11 +178,15 @@ class GuidedAgent(SearchAgent):
             play_sharpness=play_sharpness,
             threads=threads,
         )
-        self.compiled_rollouts = False  # the rollouts play the network: in the batched engine
         self.top = int(top)
         """Candidates kept per decision: the ``top`` legal cards of the network's card prior, and its own card."""
         self.depth = int(depth)
         """Plies the network plays after the candidate before the heuristic finishes the hand (-1: all)."""
+
+    def compiled_policy(self) -> HeuristicAgent | None:
+        """With ``depth=0`` (and the heuristic's leaf) the heuristic plays every ply after the candidate: the
+        search's compiled rollouts play them (the same values as the batched engine's); else None."""
+        return self.rollout.heuristic if self.depth == 0 and self.leaf == "heuristic" else None
 
     def unsupported_reason(self, engine: SpadesEngine) -> str | None:
         """Why the guided search cannot play ``engine``'s rules (no learned network for them; with ``leaf=value``

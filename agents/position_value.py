@@ -21,6 +21,7 @@ import torch
 from torch import nn
 
 from agents.checkpoint_io import CheckpointError, read_checkpoint
+from spades_env import cards
 from spades_env.engine import GameState, SpadesEngine
 from spades_env.rules import Rules
 
@@ -30,14 +31,16 @@ FEATURES_VERSION = 1
 KIND = "position_value"
 #: Points per unit of the network's output.
 VALUE_SCALE = 100.0
-#: Scalar features (bids, tricks) are stored as small integers and divided by this.
+#: Scalar features (bids, tricks, cards) are stored as small integers and divided by this.
 COUNT_SCALE = 13.0
+#: Suits counted per hand (the jokers, where there are any, count with spades).
+N_SUITS = 4
 
 
 def feature_size(engine: SpadesEngine) -> int:
     """The width of ``position_features`` at ``engine``'s table."""
     n, c = engine.n_players, engine.layout.n_card_ids
-    return 2 * n * c + 2 * n + 4 * n + 1 + 1 + 4
+    return 2 * n * c + 2 * n + 4 * n + 1 + 1 + 4 + N_SUITS * n + 6 * n
 
 
 def position_features(engine: SpadesEngine, state: GameState, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
@@ -46,7 +49,9 @@ def position_features(engine: SpadesEngine, state: GameState, games: np.ndarray,
 
     every seat's hand (N x C bits) and its card in the trick in progress (N x C), the seat to move and the leader
     (N each, one-hot), each seat's bid (0 before it bid), nil, blind nil and tricks taken (4 x N), the tricks
-    played, spades broken and the suit led (4, one-hot). Counts are integers: ``as_inputs`` scales them."""
+    played, spades broken and the suit led (4, one-hot); then what the score reads, spelt out: each seat's cards
+    of each suit (4 x N), whether its nil stands and whether it is broken, its side's bid and tricks, the tricks
+    its side still needs and those it has over (6 x N). Counts are integers: ``input_scales`` scales them."""
     if engine.rules.hearts:
         raise ValueError("position_features are for Spades tables; Hearts has no bids and scores penalties")
     games = np.asarray(games, dtype=np.int64)
@@ -64,7 +69,14 @@ def position_features(engine: SpadesEngine, state: GameState, games: np.ndarray,
     to_move = ((state.to_move[games] - seats) % n)[:, None] == relative
     leader = ((state.leader[games] - seats) % n)[:, None] == relative
     bids = state.bids[rows, order]
+    won = state.tricks_won[rows, order]
     led = state.led_suit[games][:, None] == np.arange(4)
+    r = cards.N_RANKS
+    suit_counts = [hand_bits[:, :, s * r : (s + 1) * r if s < N_SUITS - 1 else c].sum(axis=2) for s in range(N_SUITS)]
+    side = engine.side_of_seat[order]  # (B, N) the side of each feature seat
+    same = side[:, :, None] == side[:, None, :]  # (B, N, N) feature seats on one side
+    side_bid = (same * np.maximum(bids, 0)[:, None, :]).sum(axis=2)
+    side_won = (same * won[:, None, :]).sum(axis=2)
     parts = [
         hand_bits[:, :, :c].reshape(len(games), -1),
         trick_bits.reshape(len(games), -1),
@@ -73,12 +85,25 @@ def position_features(engine: SpadesEngine, state: GameState, games: np.ndarray,
         np.maximum(bids, 0),
         bids == 0,
         state.blind[rows, order],
-        state.tricks_won[rows, order],
+        won,
         state.n_tricks[games][:, None],
         state.spades_broken[games][:, None],
         led,
+        *suit_counts,
+        (bids == 0) & (won == 0),
+        (bids == 0) & (won > 0),
+        side_bid,
+        side_won,
+        np.maximum(side_bid - side_won, 0),
+        np.maximum(side_won - side_bid, 0),
     ]
     return np.concatenate([np.asarray(p, dtype=np.uint8) for p in parts], axis=1)
+
+
+def led_suit_column(engine: SpadesEngine) -> int:
+    """The first of ``position_features``' four suit-led columns; the cards of each suit follow them (4 x N)."""
+    n, c = engine.n_players, engine.layout.n_card_ids
+    return 2 * n * c + 6 * n + 2
 
 
 def input_scales(engine: SpadesEngine) -> np.ndarray:
@@ -88,6 +113,9 @@ def input_scales(engine: SpadesEngine) -> np.ndarray:
     start = 2 * n * c + 2 * n
     scales[start : start + n] = 1 / COUNT_SCALE  # bids
     scales[start + 3 * n : start + 4 * n + 1] = 1 / COUNT_SCALE  # tricks taken, tricks played
+    tail = start + 4 * n + 1 + 1 + 4
+    scales[tail : tail + N_SUITS * n] = 1 / COUNT_SCALE  # cards of each suit
+    scales[tail + N_SUITS * n + 2 * n :] = 1 / COUNT_SCALE  # side bids, tricks, needed, over
     return scales
 
 

@@ -351,14 +351,21 @@ class SearchAgent(Agent):
     ) -> None:
         """Add each (decision, legal card)'s summed rollout values over the sampled layouts ``hands`` and
         ``discards`` (D, S, N each: ``agents.search_sampling.sample_layouts``) to ``total``: compiled
-        (``agents.search_rollouts``) when the rollout policy is the heuristic and ``compiled_rollouts`` is set,
-        else in the batched engine (``_engine_rollout_totals``); the two give the same values."""
-        if self.compiled_rollouts and isinstance(self.rollout, HeuristicAgent):
+        (``agents.search_rollouts``) when the rollouts play the heuristic alone (``compiled_policy``) and
+        ``compiled_rollouts`` is set, else in the batched engine (``_engine_rollout_totals``); the two give the same
+        values."""
+        policy = self.compiled_policy()
+        if self.compiled_rollouts and policy is not None:
             rollout_totals(
-                ctx.engine, ctx.state, ctx.games, ctx.seats, legal, hands, total, self.rollout, self.threads, discards
+                ctx.engine, ctx.state, ctx.games, ctx.seats, legal, hands, total, policy, self.threads, discards
             )
         else:
             self._engine_rollout_totals(ctx, legal, hands, discards, total)
+
+    def compiled_policy(self) -> HeuristicAgent | None:
+        """The heuristic that plays every ply of the rollouts after the card (the compiled rollouts can play them),
+        or None (another policy: the batched engine)."""
+        return self.rollout if isinstance(self.rollout, HeuristicAgent) else None
 
     def _engine_rollout_totals(
         self, ctx: DecisionContext, legal: np.ndarray, hands: np.ndarray, discards: np.ndarray, total: np.ndarray

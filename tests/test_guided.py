@@ -81,6 +81,17 @@ def test_depth_zero_values_equal_the_searchs_heuristic_rollouts():
     assert np.array_equal(got, want, equal_nan=True)
 
 
+def test_depth_zero_plays_its_rollouts_compiled_with_the_engines_values():
+    """``depth=0``: the compiled heuristic rollouts (the fast path) give the batched engine's values bit for bit."""
+    engine, ctx, masks = _card_decisions()
+    compiled = make_agent("guided:samples=4,top=3,depth=0", seed=9)
+    reference = make_agent("guided:samples=4,top=3,depth=0", seed=9)
+    reference.compiled_rollouts = False
+    assert compiled.compiled_policy() is not None and make_agent(SMALL, seed=0).compiled_policy() is None
+    got = compiled.action_values(_observations(ctx), masks, ctx)
+    assert np.array_equal(got, reference.action_values(_observations(ctx), masks, ctx), equal_nan=True)
+
+
 def test_on_the_real_deal_the_networks_card_is_worth_the_hands_result_under_the_network(monkeypatch):
     """One layout equal to the real deal, the network to the hand's end: the value of its own card is the
     side's bag-adjusted margin when every seat plays the network from the decision on."""

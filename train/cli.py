@@ -315,15 +315,16 @@ def bid_bench(
 def position_value(
     out: str = typer.Option("checkpoints/partnership_position_value.pt", help="The checkpoint to write."),
     rules: str = typer.Option("partnership", help="Rules preset name or YAML path (Spades)."),
-    hands: int = typer.Option(49152, help="Self-play hands of the learned bot (the positions' source)."),
-    epochs: int = typer.Option(6, help="Passes over the positions."),
+    hands: int = typer.Option(32768, help="Self-play hands of the learned bot (the positions' source)."),
+    keep: float = typer.Option(0.75, help="Probability that a position of a hand is kept."),
+    epochs: int = typer.Option(5, help="Passes over the positions."),
     hidden: int = typer.Option(256, help="Width of the network's hidden layers."),
     seed: int = typer.Option(0, help="Seed of the deals, the kept positions and the training."),
 ) -> None:
     """Train the guided bot's position value network on the learned bot's self-play (train/position_value.py)."""
     from train.position_value import PositionValueConfig, train_position_value
 
-    config = PositionValueConfig(rules=rules, hands=hands, epochs=epochs, hidden=hidden, seed=seed)
+    config = PositionValueConfig(rules=rules, hands=hands, keep=keep, epochs=epochs, hidden=hidden, seed=seed)
     train_position_value(config, out, log=typer.echo)
 
 

@@ -11,6 +11,7 @@ runs both.
 
 from __future__ import annotations
 
+import itertools
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -20,8 +21,18 @@ import numpy as np
 import torch
 
 from agents.learned import LearnedAgent
-from agents.position_value import FEATURES_VERSION, KIND, VALUE_SCALE, PositionValue, input_scales, position_features
+from agents.position_value import (
+    FEATURES_VERSION,
+    KIND,
+    VALUE_SCALE,
+    PositionValue,
+    feature_size,
+    input_scales,
+    led_suit_column,
+    position_features,
+)
 from agents.search_rollouts import side_margin
+from spades_env import cards
 from spades_env.engine import OVER, PLAY, SpadesEngine
 from spades_env.envs.context import DecisionContext
 from spades_env.games.spades.scoring import bag_adjusted_points
@@ -34,15 +45,15 @@ class PositionValueConfig:
     """What ``train_position_value`` does (``spades position-value`` options)."""
 
     rules: str = "partnership"
-    hands: int = 16384
+    hands: int = 32768
     """Self-play hands (the last ``holdout`` of them held out for the validation loss)."""
     batch_hands: int = 2048
     """Hands played in one engine batch."""
-    keep: float = 0.5
+    keep: float = 0.75
     """Probability that a PLAY position is kept (fewer, less correlated positions per hand)."""
     hidden: int = 256
     depth: int = 2
-    epochs: int = 4
+    epochs: int = 5
     batch_size: int = 1024
     lr: float = 1e-3
     holdout: float = 0.1
@@ -119,7 +130,7 @@ def train_position_value(config: PositionValueConfig, out: str | Path, log=print
     held = hand >= config.hands * (1 - config.holdout)
     net = PositionValue(x.shape[1], config.hidden, config.depth)
     net.scales.copy_(torch.from_numpy(input_scales(engine)))
-    summary = fit(net, x[~held], y[~held] / VALUE_SCALE, x[held], y[held] / VALUE_SCALE, config, log)
+    summary = fit(net, engine, x[~held], y[~held] / VALUE_SCALE, x[held], y[held] / VALUE_SCALE, config, log)
     summary |= {"positions": len(x), "seconds": round(time.perf_counter() - start, 1)}
     save_checkpoint(
         out,
@@ -137,32 +148,73 @@ def train_position_value(config: PositionValueConfig, out: str | Path, log=print
     return summary
 
 
-def fit(net: PositionValue, x, y, x_held, y_held, config: PositionValueConfig, log=print) -> dict[str, Any]:
-    """Adam on the mean squared error of ``net`` over (x, y) for ``config.epochs`` epochs, the learning rate
-    annealed to 0; the training and held-out losses in points squared, and the held-out label variance."""
+def suit_permutations(engine: SpadesEngine) -> torch.Tensor:
+    """(6, F) int64 feature column orders that swap the three suits other than spades (trumps) in every card block
+    and in the suit led: the same position with its plain suits renamed, which the value should barely tell apart
+    (the network's play is not exactly symmetric; training on all six is data augmentation)."""
+    n, c = engine.n_players, engine.layout.n_card_ids
+    size = feature_size(engine)
+    plain = [suit for suit in range(4) if suit != cards.SPADES]
+    orders = []
+    for perm in itertools.permutations(plain):
+        suit_to = np.arange(4)
+        suit_to[plain] = perm
+        card_to = np.arange(c)
+        for card in range(min(c, 4 * cards.N_RANKS)):
+            card_to[card] = suit_to[card // cards.N_RANKS] * cards.N_RANKS + card % cards.N_RANKS
+        order = np.arange(size)
+        for block in range(2 * n):  # hands, then the trick in progress
+            order[block * c + card_to] = block * c + np.arange(c)
+        led = led_suit_column(engine)
+        order[led + suit_to] = led + np.arange(4)
+        counts = led + 4  # the cards of each suit, N seats per suit
+        for suit in range(4):
+            order[counts + suit_to[suit] * n + np.arange(n)] = counts + suit * n + np.arange(n)
+        orders.append(order)
+    return torch.from_numpy(np.stack(orders))
+
+
+def fit(
+    net: PositionValue, engine: SpadesEngine, x, y, x_held, y_held, config: PositionValueConfig, log=print
+) -> dict[str, Any]:
+    """Adam on the mean squared error of ``net`` over (x, y) for ``config.epochs`` epochs, each batch's plain suits
+    renamed by a random one of ``suit_permutations``, the learning rate annealed to 0; the held-out loss in points
+    squared after each epoch, and the held-out label variance."""
     opt = torch.optim.Adam(net.parameters(), lr=config.lr)
     steps = config.epochs * (len(x) // config.batch_size)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda step: 1 - step / max(steps, 1))
     gen = torch.Generator().manual_seed(config.seed)
     xt, yt = torch.from_numpy(x), torch.from_numpy(y).float()
+    orders = suit_permutations(engine)
     loss_sum, n = 0.0, 0
     for epoch in range(config.epochs):
         order = torch.randperm(len(x), generator=gen)
+        perms = torch.randint(len(orders), (len(x) // config.batch_size,), generator=gen)
         for k in range(len(x) // config.batch_size):
             idx = order[k * config.batch_size : (k + 1) * config.batch_size]
-            loss = torch.mean((net(xt[idx]) - yt[idx]) ** 2)
+            loss = torch.mean((net(xt[idx][:, orders[perms[k]]]) - yt[idx]) ** 2)
             opt.zero_grad()
             loss.backward()
             opt.step()
             sched.step()
             loss_sum, n = loss_sum + float(loss.detach()), n + 1
-        log(f"epoch {epoch + 1}/{config.epochs}: training loss {loss_sum / n * VALUE_SCALE**2:.1f} points^2")
+        held = held_out_loss(net, x_held, y_held)
+        log(
+            f"epoch {epoch + 1}/{config.epochs}: training loss {loss_sum / n * VALUE_SCALE**2:.1f}, held out "
+            f"{held * VALUE_SCALE**2:.1f} points^2"
+        )
         loss_sum, n = 0.0, 0
-    with torch.no_grad():
-        held = float(torch.mean((net(torch.from_numpy(x_held)) - torch.from_numpy(y_held).float()) ** 2))
     scale = VALUE_SCALE**2
     return {
         "steps": steps,
         "held_out_mse": round(held * scale, 1),
         "held_out_variance": round(float(np.var(y_held)) * scale, 1),
     }
+
+
+def held_out_loss(net: PositionValue, x: np.ndarray, y: np.ndarray) -> float:
+    """The mean squared error of ``net`` on (x, y), in the network's units (nan without positions)."""
+    if not len(x):
+        return float("nan")
+    with torch.no_grad():
+        return float(torch.mean((net(torch.from_numpy(x)) - torch.from_numpy(y).float()) ** 2))
