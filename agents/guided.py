@@ -18,7 +18,14 @@ For every card-play decision with more than one legal card the ``guided`` bot
 Bids, the Hearts pass and a lone legal card are the network's (``learned``). The network's card value head is
 not used to cut the rollouts: it was learned on targets centred on each decision's mean
 (``train.bid_values.centred_value_loss``), so it ranks the cards of one decision but has no level that two
-positions could be compared by.
+positions could be compared by. ``leaf=value`` cuts them with a position value network instead
+(``agents.position_value``: after ``depth`` plies it estimates the hand's result from the rollout's whole layout).
+
+Speed: the network's forward pass is the cost. Every network call runs on ``threads`` torch threads (default 1:
+more threads than free cores make its small products many times slower); ``rollout_values=false`` plays the
+rollouts by the card head alone (no card value torso: about half the work; the learned bot's margin rule is
+then not applied in the rollouts); with ``depth=0`` the heuristic plays every ply after the candidate and the
+search's compiled rollouts play them (``compiled_policy``): ``guided:fast``.
 
 A table without a learned network (``agents.learned.LEARNED_CHECKPOINTS``) is refused in one line.
 """

@@ -120,3 +120,11 @@ def test_on_the_real_deal_the_networks_card_is_worth_the_hands_result_under_the_
         points = bag_adjusted_points(engine.rules, f.delta, f.bags_added, f.bag_penalties)
         result = side_margin(points, engine.side_of_seat[ctx.seats[k : k + 1]])[0]
         assert values[k, own[k]] == pytest.approx(result)
+
+
+def test_the_speed_bench_plays_every_spec_on_the_same_decisions(capsys):
+    from bench.guided_speed import main
+
+    rates = main(["--decisions", "4", SMALL, "guided:fast"])
+    assert set(rates) == {SMALL, "guided:fast"} and all(rate > 0 for rate in rates.values())
+    assert "guided:fast: the card of" in capsys.readouterr().out
