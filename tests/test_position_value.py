@@ -154,3 +154,17 @@ def test_torch_threads_are_set_inside_and_put_back():
     with torch_threads(1):
         assert torch.get_num_threads() == 1
     assert torch.get_num_threads() == before
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--hands", "0"], ["'hands' must be a positive integer"]),
+        (["--keep", "1.5"], ["'keep' must be in (0.0, 1.0]"]),
+        (["--rules", "hearts", "--hands", "4"], ["must be a Spades table", "'hearts'"]),
+    ],
+)
+def test_the_command_refuses_bad_options_in_one_line(tmp_path, args, words):
+    from tests.test_cli import assert_usage_error, spades
+
+    assert_usage_error(spades("position-value", "--out", str(tmp_path / "pv.pt"), *args), *words)
