@@ -25,7 +25,8 @@ Speed: the network's forward pass is the cost. Every network call runs on ``thre
 more threads than free cores make its small products many times slower); ``rollout_values=false`` plays the
 rollouts by the card head alone (no card value torso: about half the work; the learned bot's margin rule is
 then not applied in the rollouts); with ``depth=0`` the heuristic plays every ply after the candidate and the
-search's compiled rollouts play them (``compiled_policy``): ``guided:fast``.
+search's compiled rollouts play them (``compiled_policy``): ``guided:fast`` (16 samples) and ``guided:strong``
+(64 samples), the network's bids and candidates over the search's heuristic rollouts.
 
 A table without a learned network (``agents.learned.LEARNED_CHECKPOINTS``) is refused in one line.
 """
@@ -144,7 +145,10 @@ class GuidedAgent(SearchAgent):
     name = "guided"
     uses_observations = True
     #: Named option sets, ``guided:fast[,key=value...]`` (docs/bots.md has their measurements).
-    presets: dict[str, dict[str, int]] = {"fast": {"samples": 16, "top": 3, "depth": 0}}
+    presets: dict[str, dict[str, int]] = {
+        "fast": {"samples": 16, "top": 3, "depth": 0},
+        "strong": {"samples": 64, "top": 3, "depth": 0},
+    }
 
     def __init__(
         self,
@@ -188,7 +192,7 @@ class GuidedAgent(SearchAgent):
         self.top = int(top)
         """Candidates kept per decision: the ``top`` legal cards of the network's card prior, and its own card."""
         self.depth = int(depth)
-        """Plies the network plays after the candidate before the heuristic finishes the hand (-1: all)."""
+        """Plies the network plays after the candidate before the ``leaf`` values the rest (-1: all of them)."""
 
     def compiled_policy(self) -> HeuristicAgent | None:
         """With ``depth=0`` (and the heuristic's leaf) the heuristic plays every ply after the candidate: the

@@ -128,3 +128,12 @@ def test_the_speed_bench_plays_every_spec_on_the_same_decisions(capsys):
     rates = main(["--decisions", "4", SMALL, "guided:fast"])
     assert set(rates) == {SMALL, "guided:fast"} and all(rate > 0 for rate in rates.values())
     assert "guided:fast: the card of" in capsys.readouterr().out
+
+
+def test_the_presets_name_depth_zero_searches_and_take_overrides():
+    fast, strong = make_agent("guided:fast", seed=0), make_agent("guided:strong", seed=0)
+    assert (fast.samples, fast.top, fast.depth) == (16, 3, 0) and (strong.samples, strong.depth) == (64, 0)
+    assert fast.compiled_policy() is not None
+    assert make_agent("guided:fast,samples=8", seed=0).samples == 8
+    with pytest.raises(ValueError, match="guided"):
+        make_agent("guided:fastest", seed=0)
