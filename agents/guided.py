@@ -18,7 +18,15 @@ For every card-play decision with more than one legal card the ``guided`` bot
 Bids, the Hearts pass and a lone legal card are the network's (``learned``). The network's card value head is
 not used to cut the rollouts: it was learned on targets centred on each decision's mean
 (``train.bid_values.centred_value_loss``), so it ranks the cards of one decision but has no level that two
-positions could be compared by.
+positions could be compared by. ``leaf=value`` cuts them with a position value network instead
+(``agents.position_value``: after ``depth`` plies it estimates the hand's result from the rollout's whole layout).
+
+Speed: the network's forward pass is the cost. Every network call runs on ``threads`` torch threads (default 1:
+more threads than free cores make its small products many times slower); ``rollout_values=false`` plays the
+rollouts by the card head alone (no card value torso: about half the work; the learned bot's margin rule is
+then not applied in the rollouts); with ``depth=0`` the heuristic plays every ply after the candidate and the
+search's compiled rollouts play them (``compiled_policy``): ``guided:fast`` (16 samples) and ``guided:strong``
+(64 samples), the network's bids and candidates over the search's heuristic rollouts.
 
 A table without a learned network (``agents.learned.LEARNED_CHECKPOINTS``) is refused in one line.
 """
@@ -26,14 +34,31 @@ A table without a learned network (``agents.learned.LEARNED_CHECKPOINTS``) is re
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
+from pathlib import Path
 
 import numpy as np
 
 from agents.base import Agent, DecisionContext
 from agents.heuristic import HeuristicAgent
-from agents.learned import LearnedAgent
+from agents.learned import CHECKPOINT_DIR, LearnedAgent
+from agents.options import parse_bool
 from agents.search import SearchAgent
 from spades_env.engine import PLAY, GameState, SpadesEngine
+from spades_env.rules import Rules
+
+#: What values a guided rollout once its network plies are played (option ``leaf``).
+LEAVES = ("heuristic", "value")
+#: The committed position value networks (``agents.position_value``, ``docs/models/``): the preset each was trained on.
+POSITION_VALUE_CHECKPOINTS: dict[str, Path] = {"partnership": CHECKPOINT_DIR / "partnership_position_value.pt"}
+
+
+def position_value_path(engine: SpadesEngine) -> Path | None:
+    """The committed position value network for ``engine``'s rules (trained on the same rules), or None."""
+    for preset, path in POSITION_VALUE_CHECKPOINTS.items():
+        if path.exists() and Rules.preset(preset) == engine.rules:
+            return path
+    return None
 
 
 class NetworkRollout(Agent):
@@ -43,10 +68,13 @@ class NetworkRollout(Agent):
     name = "network-rollout"
     uses_observations = True
 
-    def __init__(self, network: LearnedAgent, depth: int) -> None:
+    def __init__(self, network: LearnedAgent, depth: int, values: bool = True) -> None:
         super().__init__(None)
         self.network = network
         self.depth = int(depth)
+        self.values = bool(values)
+        """Play as the ``learned`` bot (its card value head's margin rule included); False: the card head's
+        greedy card alone, about half the network's work (``card_head_actions``)."""
         self.heuristic = HeuristicAgent()
         self.ply = 0
         self._encoders: dict[int, object] = {}
@@ -55,9 +83,18 @@ class NetworkRollout(Agent):
         self.ply += 1
         if 0 <= self.depth < self.ply:
             return self.heuristic.act(None, masks, context)
-        if observations is None:
-            observations = self.encoder(context.engine).encode(context.state, context.games, context.seats)
-        return self.network.act(observations, masks, context)
+        if self.values:
+            if observations is None:
+                observations = self.encoder(context.engine).encode(context.state, context.games, context.seats)
+            return self.network.act(observations, masks, context)
+        from agents.neural import lone_actions  # torch, once a network plays
+
+        actions, free = lone_actions(masks)
+        if len(free):
+            sub = context.take(free)
+            observations = self.encoder(context.engine).encode(sub.state, sub.games, sub.seats)
+            actions[free] = card_head_actions(self.network, observations, masks[free])
+        return actions
 
     def encoder(self, engine: SpadesEngine):
         """The observation encoder of ``engine`` (made once per engine)."""
@@ -68,12 +105,50 @@ class NetworkRollout(Agent):
         return self._encoders[id(engine)]
 
 
+def card_logits(network: LearnedAgent, observations: np.ndarray) -> np.ndarray:
+    """(B, C) float32 the card head's logits of the ``network`` bound to the table at (B, obs) ``observations``:
+    its shared torso and card head only (no card value torso, no bid head), the bits ``play_outputs`` gives."""
+    import torch
+
+    policy = network.bound.policy
+    with torch.no_grad():
+        obs = torch.as_tensor(np.asarray(observations, dtype=np.float32), device=network.bound.device)
+        x, per_card = policy._inputs(obs)
+        return policy._card_logits(policy.torso(x), per_card).float().cpu().numpy()
+
+
+def card_head_actions(network: LearnedAgent, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """(B,) the legal card of the highest ``card_logits`` for (B, obs) card-play ``observations``."""
+    logits = card_logits(network, observations)
+    return np.argmax(np.where(masks[:, : logits.shape[1]], logits, -np.inf), axis=1).astype(np.int64)
+
+
+@contextmanager
+def torch_threads(threads: int):
+    """torch's CPU threads set to ``threads`` inside the block, and put back after (a network call of a bot that
+    plays on ``threads`` cores: more threads than free cores make torch's small products many times slower)."""
+    import torch
+
+    before = torch.get_num_threads()
+    if before != threads:
+        torch.set_num_threads(threads)
+    try:
+        yield
+    finally:
+        if before != threads:
+            torch.set_num_threads(before)
+
+
 class GuidedAgent(SearchAgent):
     """The search with the learned network inside: its prior picks the candidates, its play rolls them out."""
 
     name = "guided"
     uses_observations = True
-    presets: dict[str, dict[str, int]] = {}
+    #: Named option sets, ``guided:fast[,key=value...]`` (docs/bots.md has their measurements).
+    presets: dict[str, dict[str, int]] = {
+        "fast": {"samples": 16, "top": 3, "depth": 0},
+        "strong": {"samples": 64, "top": 3, "depth": 0},
+    }
 
     def __init__(
         self,
@@ -86,34 +161,56 @@ class GuidedAgent(SearchAgent):
         play_margin: float = 0.0,
         precision: str = "",
         max_rollouts: int = 16384,
+        rollout_values: bool = True,
+        leaf: str = "heuristic",
+        threads: int = 1,
     ) -> None:
         if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 1:
             raise ValueError(f"guided bot option 'top' must be a positive integer, got {top!r}")
         if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < -1:
             raise ValueError(f"guided bot option 'depth' must be an integer from -1 (the whole hand) up, got {depth!r}")
+        if leaf not in LEAVES:
+            raise ValueError(f"guided bot option 'leaf' must be one of {list(LEAVES)}, got {leaf!r}")
+        if leaf == "value" and depth < 0:
+            raise ValueError("guided bot option 'leaf=value' needs a 'depth' from 0 up (the plies before the value)")
+        self.leaf = leaf
+        """What values a rollout after its ``depth`` network plies: ``heuristic`` (the heuristic plays the hand out)
+        or ``value`` (the table's position value network, ``agents.position_value``, at that position)."""
+        self._values: dict[int, object] = {}  # id(engine) -> its position value network
         self.network = LearnedAgent(seed=seed, precision=precision)
         """The ``learned`` bot: its network for the table bids, passes, gives the prior and plays the rollouts."""
         super().__init__(
             seed,
             samples=samples,
-            rollout_policy=NetworkRollout(self.network, depth),
+            rollout_policy=NetworkRollout(self.network, depth, parse_bool(rollout_values, "rollout_values")),
             max_rollouts=max_rollouts,
             oversample=oversample,
             play_margin=play_margin,
             play_sharpness=play_sharpness,
+            threads=threads,
         )
-        self.compiled_rollouts = False  # the rollouts play the network: in the batched engine
         self.top = int(top)
         """Candidates kept per decision: the ``top`` legal cards of the network's card prior, and its own card."""
         self.depth = int(depth)
-        """Plies the network plays after the candidate before the heuristic finishes the hand (-1: all)."""
+        """Plies the network plays after the candidate before the ``leaf`` values the rest (-1: all of them)."""
+
+    def compiled_policy(self) -> HeuristicAgent | None:
+        """With ``depth=0`` (and the heuristic's leaf) the heuristic plays every ply after the candidate: the
+        search's compiled rollouts play them (the same values as the batched engine's); else None."""
+        return self.rollout.heuristic if self.depth == 0 and self.leaf == "heuristic" else None
 
     def unsupported_reason(self, engine: SpadesEngine) -> str | None:
-        """Why the guided search cannot play ``engine``'s rules (no learned network for them), or None."""
+        """Why the guided search cannot play ``engine``'s rules (no learned network for them; with ``leaf=value``
+        no position value network), or None."""
         reason = self.network.unsupported_reason(engine)
-        if reason is None:
-            return None
-        return f"bot 'guided' needs a learned network for the rules {engine.rules.name!r} and has none: {reason}"
+        if reason is not None:
+            return f"bot 'guided' needs a learned network for the rules {engine.rules.name!r} and has none: {reason}"
+        if self.leaf == "value" and position_value_path(engine) is None:
+            return (
+                f"bot 'guided' with leaf=value needs a position value network for the rules {engine.rules.name!r} "
+                f"and has none (it has them for {sorted(POSITION_VALUE_CHECKPOINTS)})"
+            )
+        return None
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
@@ -126,7 +223,13 @@ class GuidedAgent(SearchAgent):
         actions it does not value, -inf for the illegal ones) and the network's own action of each decision."""
         if context is None:
             raise ValueError("GuidedAgent needs a DecisionContext (engine, state, games, seats)")
-        masks = np.asarray(masks, dtype=bool)
+        with torch_threads(self.threads):
+            return self._guided_values(observations, np.asarray(masks, dtype=bool), context)
+
+    def _guided_values(
+        self, observations, masks: np.ndarray, context: DecisionContext
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``_values_and_default`` on torch's threads set."""
         engine, state = context.engine, context.state
         if observations is None:
             observations = self.rollout.encoder(engine).encode(state, context.games, context.seats)
@@ -149,13 +252,7 @@ class GuidedAgent(SearchAgent):
     def candidates(self, observations: np.ndarray, legal: np.ndarray, own: np.ndarray) -> np.ndarray:
         """(D, C) bool the cards to search: the ``top`` legal cards of the network's card logits at the seat's
         ``observations`` (D, obs) float32, and each decision's ``own`` (D,) card."""
-        import torch
-
-        policy = self.network.bound.policy
-        with torch.no_grad():
-            obs = torch.as_tensor(observations, device=self.network.bound.device)
-            logits = policy.play_outputs(obs, bids=False)[0][:, : legal.shape[1]].float().cpu().numpy()
-        logits = np.where(legal, logits, -np.inf)
+        logits = np.where(legal, card_logits(self.network, observations)[:, : legal.shape[1]], -np.inf)
         order = np.argsort(-logits, axis=1, kind="stable")[:, : self.top]
         kept = np.zeros_like(legal)
         np.put_along_axis(kept, order, True, axis=1)
@@ -165,6 +262,25 @@ class GuidedAgent(SearchAgent):
     def _rollout(
         self, engine: SpadesEngine, roll: GameState, first: np.ndarray, seats: np.ndarray, plays_left: np.ndarray
     ) -> np.ndarray:
-        """``SearchAgent._rollout`` with the rollout policy's ply count started afresh (``NetworkRollout``)."""
+        """``SearchAgent._rollout`` with the rollout policy's ply count started afresh (``NetworkRollout``); with
+        ``leaf=value``, ``depth`` plies after the candidate, then the position value network's estimate for the
+        hands still in play."""
         self.rollout.ply = 0
-        return super()._rollout(engine, roll, first, seats, plays_left)
+        if self.leaf != "value":
+            return super()._rollout(engine, roll, first, seats, plays_left)
+        values, ended = self._play_rollouts(engine, roll, first, seats, plays_left, self.depth + 1)
+        rows = np.flatnonzero(~ended)
+        if len(rows):
+            values[rows] = self.position_value(engine).points(engine, roll, rows, seats[rows])
+        return values
+
+    def position_value(self, engine: SpadesEngine):
+        """The position value network of ``engine``'s table (loaded once per engine)."""
+        if id(engine) not in self._values:
+            from agents.position_value import load_position_value
+
+            path = position_value_path(engine)
+            if path is None:
+                raise ValueError(self.unsupported_reason(engine))
+            self._values = {id(engine): load_position_value(path, engine)}
+        return self._values[id(engine)]

@@ -351,14 +351,21 @@ class SearchAgent(Agent):
     ) -> None:
         """Add each (decision, legal card)'s summed rollout values over the sampled layouts ``hands`` and
         ``discards`` (D, S, N each: ``agents.search_sampling.sample_layouts``) to ``total``: compiled
-        (``agents.search_rollouts``) when the rollout policy is the heuristic and ``compiled_rollouts`` is set,
-        else in the batched engine (``_engine_rollout_totals``); the two give the same values."""
-        if self.compiled_rollouts and isinstance(self.rollout, HeuristicAgent):
+        (``agents.search_rollouts``) when the rollouts play the heuristic alone (``compiled_policy``) and
+        ``compiled_rollouts`` is set, else in the batched engine (``_engine_rollout_totals``); the two give the same
+        values."""
+        policy = self.compiled_policy()
+        if self.compiled_rollouts and policy is not None:
             rollout_totals(
-                ctx.engine, ctx.state, ctx.games, ctx.seats, legal, hands, total, self.rollout, self.threads, discards
+                ctx.engine, ctx.state, ctx.games, ctx.seats, legal, hands, total, policy, self.threads, discards
             )
         else:
             self._engine_rollout_totals(ctx, legal, hands, discards, total)
+
+    def compiled_policy(self) -> HeuristicAgent | None:
+        """The heuristic that plays every ply of the rollouts after the card (the compiled rollouts can play them),
+        or None (another policy: the batched engine)."""
+        return self.rollout if isinstance(self.rollout, HeuristicAgent) else None
 
     def _engine_rollout_totals(
         self, ctx: DecisionContext, legal: np.ndarray, hands: np.ndarray, discards: np.ndarray, total: np.ndarray
@@ -388,7 +395,20 @@ class SearchAgent(Agent):
     def _rollout(
         self, engine: SpadesEngine, roll: GameState, first: np.ndarray, seats: np.ndarray, plays_left: np.ndarray
     ) -> np.ndarray:
-        """Play ``first`` then finish each hand with the rollout policy; (M,) values for ``seats``' side.
+        """Play ``first`` then finish each hand with the rollout policy; (M,) values for ``seats``' side."""
+        return self._play_rollouts(engine, roll, first, seats, plays_left, int(plays_left.max(initial=0)))[0]
+
+    def _play_rollouts(
+        self,
+        engine: SpadesEngine,
+        roll: GameState,
+        first: np.ndarray,
+        seats: np.ndarray,
+        plays_left: np.ndarray,
+        steps: int,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Play ``first`` then ``steps - 1`` plies of the rollout policy: (M,) values for ``seats``' side of the hands
+        that ended, and (M,) bool which did (the others are in PLAY, ``steps`` plies on).
 
         Rollouts are sorted longest first, so the live ones are a prefix of the
         batch; the prefix is rounded up to a multiple of ``_granularity`` (games past
@@ -400,7 +420,7 @@ class SearchAgent(Agent):
         recorded = np.zeros(m, dtype=bool)
         rules = engine.rules
         side = engine.side_of_seat[seats]
-        for step in range(int(plays_left.max(initial=0))):
+        for step in range(min(steps, int(plays_left.max(initial=0)))):
             live = int(np.count_nonzero(plays_left > step))
             size = min(m, -(-live // gran) * gran)
             view = GameState(**{f: getattr(roll, f)[:size] for f in roll.__dataclass_fields__})
@@ -421,4 +441,4 @@ class SearchAgent(Agent):
                     adjusted = bag_adjusted_points(rules, f.delta[new], f.bags_added[new], f.bag_penalties[new])
                     values[g] = side_margin(adjusted, side[g])
                 recorded[g] = True
-        return values
+        return values, recorded

@@ -81,6 +81,17 @@ def test_depth_zero_values_equal_the_searchs_heuristic_rollouts():
     assert np.array_equal(got, want, equal_nan=True)
 
 
+def test_depth_zero_plays_its_rollouts_compiled_with_the_engines_values():
+    """``depth=0``: the compiled heuristic rollouts (the fast path) give the batched engine's values bit for bit."""
+    engine, ctx, masks = _card_decisions()
+    compiled = make_agent("guided:samples=4,top=3,depth=0", seed=9)
+    reference = make_agent("guided:samples=4,top=3,depth=0", seed=9)
+    reference.compiled_rollouts = False
+    assert compiled.compiled_policy() is not None and make_agent(SMALL, seed=0).compiled_policy() is None
+    got = compiled.action_values(_observations(ctx), masks, ctx)
+    assert np.array_equal(got, reference.action_values(_observations(ctx), masks, ctx), equal_nan=True)
+
+
 def test_on_the_real_deal_the_networks_card_is_worth_the_hands_result_under_the_network(monkeypatch):
     """One layout equal to the real deal, the network to the hand's end: the value of its own card is the
     side's bag-adjusted margin when every seat plays the network from the decision on."""
@@ -109,3 +120,20 @@ def test_on_the_real_deal_the_networks_card_is_worth_the_hands_result_under_the_
         points = bag_adjusted_points(engine.rules, f.delta, f.bags_added, f.bag_penalties)
         result = side_margin(points, engine.side_of_seat[ctx.seats[k : k + 1]])[0]
         assert values[k, own[k]] == pytest.approx(result)
+
+
+def test_the_speed_bench_plays_every_spec_on_the_same_decisions(capsys):
+    from bench.guided_speed import main
+
+    rates = main(["--decisions", "4", SMALL, "guided:fast"])
+    assert set(rates) == {SMALL, "guided:fast"} and all(rate > 0 for rate in rates.values())
+    assert "guided:fast: the card of" in capsys.readouterr().out
+
+
+def test_the_presets_name_depth_zero_searches_and_take_overrides():
+    fast, strong = make_agent("guided:fast", seed=0), make_agent("guided:strong", seed=0)
+    assert (fast.samples, fast.top, fast.depth) == (16, 3, 0) and (strong.samples, strong.depth) == (64, 0)
+    assert fast.compiled_policy() is not None
+    assert make_agent("guided:fast,samples=8", seed=0).samples == 8
+    with pytest.raises(ValueError, match="guided"):
+        make_agent("guided:fastest", seed=0)

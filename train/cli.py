@@ -326,6 +326,23 @@ def bid_bench(
     typer.echo(f"plot: {plot_report(report, Path(out) / 'bid_bench.png')}")
 
 
+@app.command("position-value")
+def position_value(
+    out: str = typer.Option("checkpoints/partnership_position_value.pt", help="The checkpoint to write."),
+    rules: str = typer.Option("partnership", help="Rules preset name or YAML path (Spades)."),
+    hands: int = typer.Option(32768, help="Self-play hands of the learned bot (the positions' source)."),
+    keep: float = typer.Option(0.75, help="Probability that a position of a hand is kept."),
+    epochs: int = typer.Option(5, help="Passes over the positions."),
+    hidden: int = typer.Option(256, help="Width of the network's hidden layers."),
+    seed: int = typer.Option(0, help="Seed of the deals, the kept positions and the training."),
+) -> None:
+    """Train the guided bot's position value network on the learned bot's self-play (train/position_value.py)."""
+    from train.position_value import PositionValueConfig, train_position_value
+
+    config = PositionValueConfig(rules=rules, hands=hands, keep=keep, epochs=epochs, hidden=hidden, seed=seed)
+    train_position_value(config, out, log=typer.echo)
+
+
 @app.command()
 def demo(
     boards: int = typer.Option(60, help="Boards per pair of bots."),
