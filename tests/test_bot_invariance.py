@@ -98,11 +98,13 @@ def test_the_redeal_keeps_what_the_seat_sees_and_moves_what_it_cannot(preset):
 USER_BOT = "examples.my_bot:MyBot"
 #: Every shipped bot at every table it plays: the networks (``learned``, and ``guided`` on them) only where a
 #: checkpoint was trained for the table; and the example of a user's bot.
-SPECS = ["random", "heuristic", "search:fast", DEEP_SEARCH, "engine-rollouts", "learned", GUIDED, USER_BOT]
+#: The guided search's fast preset: its rollouts in the search's compiled code (depth 0).
+GUIDED_FAST = "guided:fast"
+SPECS = ["random", "heuristic", "search:fast", DEEP_SEARCH, "engine-rollouts", "learned", GUIDED, GUIDED_FAST, USER_BOT]
 
 
 def _plays(spec: str, preset: str) -> bool:
-    if spec in ("learned", GUIDED):
+    if spec in ("learned", GUIDED, GUIDED_FAST):
         return preset in LEARNED_CHECKPOINTS
     return spec != USER_BOT or preset != "hearts"
 
