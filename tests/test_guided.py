@@ -32,6 +32,12 @@ def _card_decisions(preset: str = "partnership", n: int = 4):
     return engine, DecisionContext(engine, state, rows[:n], seats[:n]), masks[:n]
 
 
+def real_deal(engine, state, games, seats, samples, rng):
+    """A stand-in for ``sample_layouts``: one layout, the real hands (a test may look), no discards."""
+    hands = state.hands[games][:, None, :]
+    return hands, np.zeros_like(hands)
+
+
 def _observations(ctx: DecisionContext) -> np.ndarray:
     return encoder_for(ctx.engine).encode(ctx.state, ctx.games, ctx.seats)
 
@@ -97,10 +103,6 @@ def test_on_the_real_deal_the_networks_card_is_worth_the_hands_result_under_the_
     side's bag-adjusted margin when every seat plays the network from the decision on."""
     engine, ctx, masks = _card_decisions(n=3)
     bot = make_agent("guided:samples=1,top=2,depth=-1,oversample=1", seed=0)
-
-    def real_deal(engine, state, games, seats, samples, rng):  # the real hands: the test may look
-        hands = state.hands[games][:, None, :]
-        return hands, np.zeros_like(hands)
 
     monkeypatch.setattr("agents.search.sample_layouts", real_deal)
     values = bot.action_values(_observations(ctx), masks, ctx)

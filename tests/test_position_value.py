@@ -13,7 +13,7 @@ from agents.position_value import feature_size, input_scales, load_position_valu
 from spades_env.engine import PLAY, SpadesEngine
 from spades_env.envs.context import DecisionContext
 from spades_env.observation import encoder_for
-from tests.test_guided import _card_decisions, _observations
+from tests.test_guided import _card_decisions, _observations, real_deal
 
 pytestmark = pytest.mark.skipif("partnership" not in available_checkpoints(), reason="no learned checkpoint")
 
@@ -114,10 +114,6 @@ def test_at_depth_zero_a_card_is_worth_the_value_of_the_position_it_leaves(monke
     position after it, from the deciding seat."""
     engine, ctx, masks = _card_decisions(n=3)
     bot = make_agent("guided:samples=1,top=1,depth=0,leaf=value,oversample=1", seed=0)
-
-    def real_deal(engine, state, games, seats, samples, rng):  # the real hands: the test may look
-        hands = state.hands[games][:, None, :]
-        return hands, np.zeros_like(hands)
 
     monkeypatch.setattr("agents.search.sample_layouts", real_deal)
     values = bot.action_values(_observations(ctx), masks, ctx)

@@ -15,7 +15,10 @@ from typing import Any
 import numpy as np
 
 from spades_env.core import seat_view
+from spades_env.core.seat_view import cards_held  # the hand size less the cards played: the pass keeps every size
 from spades_env.games.hearts.phases import PASS, PASS_OFFSETS
+
+__all__ = ["cards_held", "hide"]
 
 
 def hide(view: Any, seats: np.ndarray, rules: Any) -> None:
@@ -31,9 +34,3 @@ def hide(view: Any, seats: np.ndarray, rules: Any) -> None:
     hidden[rows, giver] &= ~passed_on  # the pass to the seat, once made
     seat_view.blank_masks(view, hidden, ("passed",))
     seat_view.hide_key(view)
-
-
-def cards_held(state: Any, rules: Any) -> np.ndarray:
-    """(B, N) int64: the cards each seat holds, from public information only: the hand size less the cards
-    it has played (the pass keeps every hand's size)."""
-    return rules.hand_size - seat_view.played_counts(state)
