@@ -24,11 +24,23 @@ class Agent:
     web table, the bidding benchmark), a bot that leaves this False gets None."""
 
     def __init__(self, seed: int | None = None) -> None:
-        self.rng = np.random.default_rng(seed)
+        self._seed, self._rng = seed, None
 
     def reset(self, seed: int | None = None) -> None:
-        """Re-seed the agent's randomness."""
-        self.rng = np.random.default_rng(seed)
+        """Re-seed the agent's randomness (its generator is made when first used: a bot that draws nothing,
+        re-seeded before every decision as the web table does, never pays for one)."""
+        self._seed, self._rng = seed, None
+
+    @property
+    def rng(self) -> np.random.Generator:
+        """The agent's random generator, ``np.random.default_rng(seed)`` of the last ``reset`` (or of ``__init__``)."""
+        if getattr(self, "_rng", None) is None:
+            self._rng = np.random.default_rng(getattr(self, "_seed", None))
+        return self._rng
+
+    @rng.setter
+    def rng(self, generator: np.random.Generator) -> None:
+        self._rng = generator
 
     def unsupported_reason(self, engine: SpadesEngine) -> str | None:
         """Why the agent cannot play ``engine``'s rules (one line naming the bot and the rules), or None if it can.

@@ -42,6 +42,13 @@ def memory_mib(pid: int) -> tuple[float, float]:
     return int(fields["VmRSS"].split()[0]) / 1024, int(fields["VmHWM"].split()[0]) / 1024
 
 
+def cpu_seconds(pid: int) -> float:
+    """The process's CPU time so far (user + system), from /proc: a cost per request that other jobs on the
+    machine do not inflate as they do latencies."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def quantiles(latencies: list[float]) -> str:
     if not latencies:
         return "no requests"
@@ -86,14 +93,15 @@ async def player(client: httpx.AsyncClient, tally: Tally, deadline: float, seed:
     return done
 
 
-async def play_phase(base: str, clients: int, seconds: float) -> None:
-    tally, t0 = Tally(), time.perf_counter()
+async def play_phase(base: str, clients: int, seconds: float, pid: int) -> None:
+    tally, t0, cpu0 = Tally(), time.perf_counter(), cpu_seconds(pid)
     async with httpx.AsyncClient(base_url=base, timeout=60, limits=httpx.Limits(max_connections=clients)) as client:
         matches = await asyncio.gather(*(player(client, tally, t0 + seconds, k) for k in range(clients)))
-    elapsed = time.perf_counter() - t0
+    elapsed, cpu = time.perf_counter() - t0, cpu_seconds(pid) - cpu0
     print(
         f"play: {clients} clients, {elapsed:.1f} s: {len(tally.latencies) / elapsed:.0f} requests/s, "
-        f"{quantiles(tally.latencies)}, errors {tally.errors}, matches finished {sum(matches)}"
+        f"{quantiles(tally.latencies)}, errors {tally.errors}, matches finished {sum(matches)}; "
+        f"server CPU {cpu / max(len(tally.latencies), 1) * 1000:.2f} ms per request"
     )
 
 
@@ -198,7 +206,7 @@ def main() -> None:
         else:
             raise SystemExit("the server did not start within 180 s")
         print(f"server pid {server.pid}: RSS {memory_mib(server.pid)[0]:.0f} MiB at start")
-        asyncio.run(play_phase(base, args.clients, args.seconds))
+        asyncio.run(play_phase(base, args.clients, args.seconds, server.pid))
         print("after play: RSS {:.0f} MiB (peak {:.0f})".format(*memory_mib(server.pid)))
         asyncio.run(replay_phase(base, args.replays, args.seconds))
         print("after replays: RSS {:.0f} MiB (peak {:.0f})".format(*memory_mib(server.pid)))
