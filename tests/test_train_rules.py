@@ -122,6 +122,26 @@ def test_the_one_command_trains_at_every_preset(tmp_path, preset):
     assert np.isfinite(ckpt["best_diff"]) and (latest.parent / "best.pt").exists()  # it played the evaluation
 
 
+def test_the_one_command_trains_at_a_table_of_a_rules_file(tmp_path):
+    table = tmp_path / "my_table.yaml"
+    table.write_text("name: my-table\nn_players: 5\npartnership: false\nblind_nil: true\n")
+    result = cli("--rules", str(table), "--run-dir", str(tmp_path / "runs"), "--no-progress", *tiny_sets(rounds=1))
+    assert result.exit_code == 0, result.output
+    latest = Path(result.output.split("checkpoint:")[-1].strip())
+    assert latest.parent.parent.name.startswith("my-table__expit_cutthroat__")
+    assert load_checkpoint(latest)["rules"]["blind_nil"] is True
+
+
+def test_the_gpu_sizing_collects_in_shards(tmp_path):
+    """``gpu.yaml`` composes into a run that goes (on the CPU here, its shards in this process: the same data as on
+    its Ray actors)."""
+    sets = tiny_sets(num_envs=8, num_steps=20, device="cpu", actors=0)
+    result = cli("--rules", "hearts", "--gpu", "--run-dir", str(tmp_path), "--no-progress", *sets)
+    assert result.exit_code == 0, result.output
+    ckpt = load_checkpoint(Path(result.output.split("checkpoint:")[-1].strip()))
+    assert ckpt["config"]["collect_shards"] == 8 and ckpt["global_step"] == 2 * 8 * 20 and len(ckpt["env"]) == 8
+
+
 def test_a_rules_run_resumes_to_the_uninterrupted_run(tmp_path):
     full = cli("--rules", "two-player", "--run-dir", str(tmp_path / "full"), "--no-progress", *tiny_sets())
     half = cli("--rules", "two-player", "--run-dir", str(tmp_path / "half"), "--no-progress", "--stop-at", "1",
