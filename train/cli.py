@@ -124,8 +124,14 @@ def train(
     set_: list[str] = typer.Option(  # noqa: B008 (typer reads a repeatable option from a list annotation)
         None, "--set", help="KEY=VALUE: set a config key (a YAML value), e.g. --set seed=4 --set rounds=40; repeatable."
     ),
+    rules: str = typer.Option(
+        None, help="Rules preset or YAML: expert iteration with its game family's generic config (not with --config)."
+    ),
+    gpu: bool = typer.Option(False, "--gpu", help="With --rules: the GPU sizing (as --device cuda)."),
+    progress: bool = typer.Option(True, help="Expert iteration: a progress bar over the rounds (on a terminal)."),
 ) -> None:
-    """One training run from a config (PPO, expert iteration, bid or card values): TensorBoard, resumable.
+    """One training run from a config (PPO, expert iteration, bid or card values), or expert iteration at any table
+    with --rules: TensorBoard, resumable.
 
     \f
     The config's ``algorithm`` picks the trainer (train/ppo.py, train/expert_iteration.py, bid_values_train.py)."""
@@ -134,6 +140,15 @@ def train(
     from train.expert_iteration_config import ExpertIterationConfig
     from train.trainers import trainer_for
 
+    if rules is not None or gpu:
+        from train.train_rules import train_rules
+
+        path = train_rules(
+            rules, gpu=gpu, refused={"--config": config, "--resume": resume}, overrides=_parse_set_options(set_ or []),
+            device=device, run_dir=run_dir, init_from=init_from, actors=actors, stop_at=stop_at, progress=progress,
+        )  # fmt: skip
+        typer.echo(f"checkpoint: {path}")
+        return
     where = {} if actors is None else {"actors": actors}
     if resume is not None:
         options = {"--config": config, "--run-dir": run_dir, "--init-from": init_from, "--set": set_ or None}
@@ -145,6 +160,7 @@ def train(
             )
         config_class, run_training = trainer_for(checkpoint=resume)
         _check_actors_option(actors, config_class is ExpertIterationConfig)
+        where |= {"progress": progress} if config_class is ExpertIterationConfig else {}
         path = run_training(None, resume=resume, stop_at=stop_at, device=device, **where)
     else:
         config_class, run_training = trainer_for(config=config or "configs/train/default.yaml")
@@ -154,7 +170,8 @@ def train(
         overrides = {
             k: v for k, v in {"device": device, "run_dir": run_dir, "init_from": init_from}.items() if v is not None
         } | where
-        path = run_training(dataclasses.replace(cfg, **overrides), stop_at=stop_at)
+        extra = {"progress": progress} if config_class is ExpertIterationConfig else {}
+        path = run_training(dataclasses.replace(cfg, **overrides), stop_at=stop_at, **extra)
     typer.echo(f"checkpoint: {path}")
 
 

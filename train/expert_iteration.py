@@ -22,11 +22,13 @@ and the driver keeps each shard's games between rounds (in the checkpoint: ``--r
 The network is ``agents.policy.SpadesPolicy`` and the checkpoints have PPO's payload format
 (``train/checkpoint.py``), so ``neural:path=RUN/checkpoints/best.pt`` plays them and
 ``spades export`` slims them. Run it with ``spades train --config configs/train/expert_iteration.yaml``
-(the ``algorithm: expert_iteration`` key picks this trainer); resume a stopped or killed run with
+(the ``algorithm: expert_iteration`` key picks this trainer), or at any table with its game family's generic
+config, ``spades train --rules PRESET`` (``train/train_rules.py``); resume a stopped or killed run with
 ``spades train --resume RUN/checkpoints/latest.pt``: it goes on bit-identically to a run never stopped.
 TensorBoard: ``losses/*``, ``agreement/*`` (the network's greedy action against the teacher's choice on
-the round's fresh positions, before training on them), ``time/*`` (collect, label, update seconds) and
-``eval/*`` (duplicate evaluation against HeuristicAgent, ``train.ppo.evaluate_against_heuristic``).
+the round's fresh positions, before training on them), ``time/*`` (collect, label, update seconds, and
+each part's decisions per second, ``decision_rates``) and ``eval/*`` (duplicate evaluation against
+HeuristicAgent, ``train.ppo.evaluate_against_heuristic``).
 """
 
 from __future__ import annotations
@@ -71,6 +73,7 @@ from train.expert_iteration_steps import (
 from train.labelling import LabelSpec, PositionStream, heuristic_behaviour, label_positions
 from train.ppo import make_run_name
 from train.ppo_eval import clone_policy, due_after, eval_gain, evaluate_against_heuristic
+from train.round_progress import round_bar, say
 
 __all__ = ["TRAIN_KEYS", "distillation_loss", "teacher_agreement", "learner_behaviour", "with_reference_probs", "train"]
 
@@ -109,6 +112,18 @@ def collect_and_label(
     return fresh, t1 - t0, time.perf_counter() - t1
 
 
+def decision_rates(played: int, collect_s: float, labelled: int, label_s: float, trained: int, update_s: float):
+    """A round's decisions per second in each of its parts (TensorBoard ``time/*``): decisions ``played`` by the
+    behaviour policy while collecting, positions ``labelled`` by the teacher, positions ``trained`` on per second
+    of the update (each epoch's pass counted once). With ``collect_shards`` the seconds are the shards' summed,
+    so the first two are per worker."""
+    return {
+        "time/play_decisions_per_s": played / max(collect_s, 1e-9),
+        "time/label_decisions_per_s": labelled / max(label_s, 1e-9),
+        "time/update_positions_per_s": trained / max(update_s, 1e-9),
+    }
+
+
 def train(
     config: ExpertIterationConfig | None = None,
     *,
@@ -118,6 +133,7 @@ def train(
     device: str | None = None,
     actors: int | None = None,
     before_shard=None,
+    progress: bool = False,
 ) -> Path:
     """Run (or resume) expert iteration; return the path of the last checkpoint written.
 
@@ -126,7 +142,8 @@ def train(
     ``device`` overrides the config's, and so does ``actors`` (where the shards run: a resumed run may move
     to Ray actors or back into this process; the data do not depend on it). ``before_shard``: with
     ``collect_shards``, called on the worker with each ``train.collect_actors.ShardTask`` before it runs (tests
-    use it to kill an actor).
+    use it to kill an actor). ``progress``: a bar over the rounds with its ETA (on a terminal only,
+    ``train.round_progress``).
     """
     from torch.utils.tensorboard import SummaryWriter
 
@@ -240,7 +257,7 @@ def train(
         for key, value in result.items():
             writer.add_scalar(f"eval/{key}", value, global_step)
         if not quiet:
-            print(f"eval round {done} " + " ".join(f"{k} {v:.2f}" for k, v in result.items()), flush=True)
+            echo(f"eval round {done} " + " ".join(f"{k} {v:.2f}" for k, v in result.items()))
         if config.keep_best and eval_gain(result["diff"], rules) > eval_gain(best["diff"], rules):
             best["diff"] = result["diff"]
             checkpoint(done, "best.pt")
@@ -270,9 +287,13 @@ def train(
                 config, label_spec, policy, reference, stream.env.state, ckpt and ckpt["env"], resume, before_shard
             )
             session.callback(sharded.close)
+        stop = config.rounds if stop_at is None else min(stop_at, config.rounds)
+        bar = round_bar(stop, min(start_round, stop), progress, desc=rules.name)
+        if bar is not None:
+            session.callback(bar.close)
+        echo = say(bar)
         if ckpt is None and config.eval_initial:
             run_eval(0)
-        stop = config.rounds if stop_at is None else min(stop_at, config.rounds)
         last_path = checkpoint(0) if stop == 0 or start_round >= stop else ckpt_dir / "latest.pt"
         for rnd in range(start_round, stop):
             if config.anneal_lr:
@@ -314,22 +335,23 @@ def train(
                 "time/collect_label_s": t2 - t0,
                 **({"time/workers_cpu_s": sharded.cpu_s} if config.collect_shards else {}),
                 "time/update_s": t3 - t2,
-                "charts/labels_per_s": len(fresh["obs"]) / max(label_s, 1e-9),
+                **decision_rates(config.num_envs * config.num_steps, collect_s, len(fresh["obs"]), label_s, m, t3 - t2),
                 "charts/learning_rate": optimizer.param_groups[0]["lr"],
                 "charts/trained_positions": float(m),
             }
             for key, value in scalars.items():
                 writer.add_scalar(key, value, global_step)
             if not quiet:
-                print(
+                echo(
                     f"round {rnd + 1}/{config.rounds} positions {global_step} "
                     f"agree {scalars['agreement/teacher']:.3f} nil {scalars['agreement/teacher_nil_hands']:.3f} "
                     f"best {scalars['agreement/teacher_best']:.3f} "
                     f"ce {scalars['losses/cross_entropy']:.3f} "
                     f"v {scalars['losses/value_loss']:.3f} collect {collect_s:.1f}s label {label_s:.1f}s "
-                    f"(wall {t2 - t0:.1f}s) update {t3 - t2:.1f}s",
-                    flush=True,
+                    f"(wall {t2 - t0:.1f}s) update {t3 - t2:.1f}s"
                 )
+            if bar is not None:
+                bar.update(1)
 
             done = rnd + 1
             eval_due, save_due = due_after(done, config.rounds, stop, config)
