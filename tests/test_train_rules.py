@@ -3,6 +3,7 @@ command at every preset (each family, its special decisions included), the one-l
 
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -16,23 +17,23 @@ from tests.checkpoint_compare import assert_same, without_run_identity  # noqa: 
 from train.checkpoint import load_checkpoint  # noqa: E402
 from train.labelling import LabelSpec, PositionStream, heuristic_behaviour, label_positions  # noqa: E402
 from train.round_progress import round_bar  # noqa: E402
-from train.train_rules import FAMILIES, FAMILY_DIR, game_family, rules_config  # noqa: E402
+from train.train_rules import FAMILY_DIR, families, game_family, rules_config  # noqa: E402
 
 #: Every preset's family, written out: a new preset fails the mapping test until it is placed here.
 FAMILY_OF = {
-    "partnership": "partnership",
-    "partnership-250": "partnership",
-    "partnership-house": "partnership",
-    "partnership-no-blind-nil": "partnership",
-    "partnership-tournament": "partnership",
-    "fourteen": "partnership",
-    "jokers": "partnership",
-    "mirror": "partnership",
-    "two-player": "two_player",
-    "cutthroat-3": "cutthroat",
-    "cutthroat-4": "cutthroat",
-    "cutthroat-5": "cutthroat",
-    "cutthroat-6": "cutthroat",
+    "partnership": "spades_partnership",
+    "partnership-250": "spades_partnership",
+    "partnership-house": "spades_partnership",
+    "partnership-no-blind-nil": "spades_partnership",
+    "partnership-tournament": "spades_partnership",
+    "fourteen": "spades_partnership",
+    "jokers": "spades_partnership",
+    "mirror": "spades_partnership",
+    "two-player": "spades_two_player",
+    "cutthroat-3": "spades_cutthroat",
+    "cutthroat-4": "spades_cutthroat",
+    "cutthroat-5": "spades_cutthroat",
+    "cutthroat-6": "spades_cutthroat",
     "hearts": "hearts",
     "hearts-50": "hearts",
     "hearts-partnership": "hearts",
@@ -63,7 +64,7 @@ def test_every_preset_has_its_family_read_from_its_rules():
     assert sorted(FAMILY_OF) == list_presets()
     assert {preset: game_family(resolve_rules(preset)) for preset in FAMILY_OF} == FAMILY_OF
     # a table of no preset: its family is read from its facts alone
-    assert game_family(Rules(n_players=5, partnership=False, name="five")) == "cutthroat"
+    assert game_family(Rules(n_players=5, partnership=False, name="five")) == "spades_cutthroat"
     assert game_family(Rules.preset("hearts").replace(partnership=True, name="x")) == "hearts"
 
 
@@ -75,10 +76,18 @@ def test_the_family_configs_are_the_base_with_the_familys_keys_and_the_gpu_sizin
     assert (hearts.teacher, hearts.temperature, hearts.reward_scale) == ("search:fast,pass_samples=4", 0.5, 0.04)
     assert (hearts.num_envs, hearts.rounds) == (base.num_envs, base.rounds)  # the shared keys are base.yaml's
     gpu = rules_config("cutthroat-5", gpu=True, overrides={"hidden": 64})
-    assert (gpu.device, gpu.num_envs, gpu.depth, gpu.hidden, gpu.exp_name) == ("cuda", 512, 3, 64, "expit_cutthroat")
+    assert (gpu.device, gpu.num_envs, gpu.depth, gpu.hidden) == ("cuda", 512, 3, 64)
+    assert gpu.exp_name == "expit_spades_cutthroat"
     assert rules_config("two-player", device="cuda:1").device == "cuda:1"  # --device cuda picks the GPU sizing too
     assert rules_config("two-player", device="cuda:1").num_envs == 512
-    assert {p.stem for p in FAMILY_DIR.glob("*.yaml")} == {*FAMILIES, "base", "gpu"}
+    assert set(families()) == set(FAMILY_OF.values())
+    assert {p.stem for p in FAMILY_DIR.glob("*.yaml")} == {*families(), "base", "gpu"}
+
+
+def test_a_game_without_a_family_config_is_refused_in_one_line():
+    rules = SimpleNamespace(game="tricks", n_players=4, partnership=False)  # the facts game_family reads
+    with pytest.raises(ValueError, match=r"no generic training config for game 'tricks'.*add family_configs/tricks"):
+        game_family(rules)
 
 
 def test_the_teacher_of_each_family_values_its_decisions_or_leaves_them_to_the_heuristic():
@@ -128,7 +137,7 @@ def test_the_one_command_trains_at_a_table_of_a_rules_file(tmp_path):
     result = cli("--rules", str(table), "--run-dir", str(tmp_path / "runs"), "--no-progress", *tiny_sets(rounds=1))
     assert result.exit_code == 0, result.output
     latest = Path(result.output.split("checkpoint:")[-1].strip())
-    assert latest.parent.parent.name.startswith("my-table__expit_cutthroat__")
+    assert latest.parent.parent.name.startswith("my-table__expit_spades_cutthroat__")
     assert load_checkpoint(latest)["rules"]["blind_nil"] is True
 
 

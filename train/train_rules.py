@@ -1,12 +1,16 @@
 """``spades train --rules PRESET_OR_YAML``: expert iteration at any table, with the generic config of its game family.
 
-A table's game family (``game_family``: partnership, two-player, cutthroat or Hearts) is read from its rules' facts,
-never from a list of preset names, so a rules YAML of a new table trains as well as a preset. The family's config
-is composed from files of ``configs/train/family/``: ``base.yaml`` (what every family shares: the loop, the network,
-the budget for 2 cores), then the family's own file (its teacher, temperature and reward scale), then ``gpu.yaml``
-for the GPU sizing (``--gpu``, or ``--device cuda``), then the command's ``--set KEY=VALUE`` options. The run is
-``train.expert_iteration.train``'s, so it resumes with ``spades train --resume RUN/checkpoints/latest.pt`` as any
-expert-iteration run (the checkpoint keeps the composed config), and its run directory starts with the rules' name.
+A table's game family (``game_family``) is the first of ``<game>_<shape>`` and ``<game>`` that has a config file, its
+shape read from the rules' facts (``two_player``, ``partnership`` or ``cutthroat``), never from a list of preset
+names: a rules YAML of a new table trains as well as a preset, and a new game adds its ``<game>.yaml``. The families
+today: ``spades_partnership`` (house variants included), ``spades_two_player``, ``spades_cutthroat`` (3 to 6 players)
+and ``hearts`` (each for themselves or in partnership). The family's config is composed from files of
+``train/family_configs/`` (package data: a wheel install has them): ``base.yaml`` (what every family shares: the loop,
+the network, the budget for 2 cores), then the family's own file (its teacher, temperature and reward scale), then
+``gpu.yaml`` for the GPU sizing (``--gpu``, or ``--device cuda``), then the command's ``--set KEY=VALUE`` options. The
+run is ``train.expert_iteration.train``'s, so it resumes with ``spades train --resume RUN/checkpoints/latest.pt`` as
+any expert-iteration run (the checkpoint keeps the composed config), and its run directory starts with the rules'
+name.
 """
 
 from __future__ import annotations
@@ -19,26 +23,35 @@ from spades_env.rules import BaseRules, resolve_rules
 from spades_env.rules_yaml import parse_yaml
 from train.expert_iteration_config import ExpertIterationConfig
 
-#: The repository, and where the generic configs are in it: ``base.yaml``, one file per family, ``gpu.yaml``.
-ROOT = Path(__file__).resolve().parent.parent
-FAMILY_DIR = ROOT / "configs" / "train" / "family"
-#: The game families, each the name of its file in ``FAMILY_DIR``.
-FAMILIES = ("partnership", "two_player", "cutthroat", "hearts")
+#: Where the generic configs are: ``base.yaml``, one file per family, ``gpu.yaml`` (package data).
+FAMILY_DIR = Path(__file__).resolve().parent / "family_configs"
 #: The file every family's config starts from, and the GPU sizing laid over it.
 BASE, GPU_SIZING = "base", "gpu"
 
 
-def game_family(rules: BaseRules) -> str:
-    """The game family of a table, from its rules' facts: ``hearts`` (Hearts, each for themselves or in
-    partnership), else Spades' ``two_player`` (two players, the hands drawn from a pile), ``partnership`` (two sides
-    of two, house variants included) or ``cutthroat`` (3 to 6 players, each for themselves)."""
-    if rules.game == "hearts":
-        return "hearts"
-    if rules.game != "spades":
-        raise ValueError(f"--rules: no generic training config for game {rules.game!r} (families: {FAMILIES})")
-    if rules.two_player:
+def families() -> tuple[str, ...]:
+    """The game families that have a config file (every file of ``FAMILY_DIR`` but the base and the GPU sizing)."""
+    return tuple(sorted(p.stem for p in FAMILY_DIR.glob("*.yaml") if p.stem not in (BASE, GPU_SIZING)))
+
+
+def table_shape(rules: BaseRules) -> str:
+    """How a table's seats play: ``two_player``, ``partnership`` (two sides of two) or ``cutthroat`` (each for
+    themselves, 3 to 6 players)."""
+    if rules.n_players == 2:
         return "two_player"
     return "partnership" if rules.partnership else "cutthroat"
+
+
+def game_family(rules: BaseRules) -> str:
+    """The game family of a table: the first of ``<game>_<shape>`` and ``<game>`` with a config file."""
+    known = families()
+    for family in (f"{rules.game}_{table_shape(rules)}", rules.game):
+        if family in known:
+            return family
+    raise ValueError(
+        f"--rules: no generic training config for game {rules.game!r} at a {table_shape(rules)} table: add "
+        f"{FAMILY_DIR.name}/{rules.game}.yaml (families: {', '.join(known)})"
+    )
 
 
 def uses_gpu_sizing(gpu: bool, device: str | None) -> bool:
@@ -51,8 +64,8 @@ def uses_gpu_sizing(gpu: bool, device: str | None) -> bool:
 
 def family_files(family: str, gpu: bool) -> list[Path]:
     """The files a family's config is composed of, in order (each one's keys over the earlier ones')."""
-    if family not in FAMILIES:
-        raise ValueError(f"unknown game family {family!r}; families: {', '.join(FAMILIES)}")
+    if family not in families():
+        raise ValueError(f"unknown game family {family!r}; families: {', '.join(families())}")
     names = [BASE, family] + ([GPU_SIZING] if gpu else [])
     return [FAMILY_DIR / f"{name}.yaml" for name in names]
 
@@ -82,7 +95,7 @@ def rules_config(
     data: dict[str, Any] = {}
     for path in files:
         data |= parse_yaml(path.read_bytes(), str(path)) or {}
-    source = " + ".join(str(p.relative_to(ROOT)) for p in files)
+    source = " + ".join(f"{FAMILY_DIR.name}/{p.name}" for p in files)
     config = ExpertIterationConfig.from_dict(data | {"rules": str(rules)}, source=source)
     config = config.with_overrides(overrides, source="--set")
     return config if device is None else dataclasses.replace(config, device=device)
