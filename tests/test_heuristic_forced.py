@@ -29,7 +29,7 @@ def test_only_card_names_a_single_flag_else_minus_one():
 
 def _rules_choice(engine, agent, st, g, seat, mask):
     """The card the card-play rules give in game ``g`` (what ``decide`` ran before the shortcut)."""
-    if engine.rules.hearts:
+    if engine.rules.game == "hearts":
         return heuristic_hearts_kernel.play_choice(
             st.hands[g], st.deal[g], st.trick[g], st.n_in_trick[g], st.led_suit[g], st.points_taken[g], seat, mask,
             engine.side_of_seat, bool(engine.rules.partnership), card_points(engine.rules),
