@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.endgame import solve_positions
+from agents.spades.endgame import solve_positions
 from spades_env.engine import SpadesEngine
 from spades_env.engine.state import GameState
 from spades_env.rules import list_presets, resolve_rules
