@@ -6,17 +6,22 @@ keys). It is read with ``torch.load(weights_only=True)``, which never runs code 
 the file: a file whose pickle names any other Python object is refused, not executed.
 Every way a file can be wrong (missing, empty, truncated, text, another torch file, a
 dict of other keys, another format) gives one ``CheckpointError`` line naming the file,
-what it is and what was expected.
+what it is and what was expected. A checkpoint's network plays only rules whose observations
+and actions mean what they meant in training (``observation_differences``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import pickle
 import zipfile
 from pathlib import Path
 from typing import Any
 
 import torch
+
+from spades_env.engine.actions import ActionLayout
+from spades_env.rules import BaseRules
 
 #: Layout of the checkpoint dict. 2: the run state of full checkpoints is plain data (tensors,
 #: dicts of ints); 1: it held NumPy arrays and a pickled environment (only slim files of
@@ -97,3 +102,30 @@ def _unreadable_reason(path: Path, error: Exception) -> str:
         pass
     first = str(error).splitlines()[0] if str(error) else type(error).__name__
     return f"not a torch checkpoint ({type(error).__name__}: {first[:120]})"
+
+
+#: Rules fields the observation encoding depends on (``spades_env.observation``,
+#: ``spades_env.games.hearts.observation``): which encoder and blocks (game, face_up_deal,
+#: bemo), the seat, side and card counts (n_players, partnership, jokers) and the
+#: normalisation of scores and bags (target_score, bag_limit). The action layout is
+#: compared as well (``ActionLayout.for_rules``: bids and the special actions). Fields the game's
+#: rules lack (Hearts has no ``jokers``, ``bemo``, ...) are not compared: another game differs as a whole.
+OBSERVED_RULES = ("game", "n_players", "partnership", "jokers", "face_up_deal", "bemo", "target_score", "bag_limit")
+
+
+def observation_differences(trained: BaseRules, table: BaseRules) -> list[str]:
+    """Why a network trained on ``trained`` would misread ``table``: ``field a vs b`` items (empty: it may play).
+    Another game is one difference (its rules have other fields)."""
+    if trained.game != table.game:
+        return [f"game {trained.game!r} vs {table.game!r}"]
+    fields = {f.name for f in dataclasses.fields(trained)}
+    diffs = [
+        f"{f} {getattr(trained, f)!r} vs {getattr(table, f)!r}"
+        for f in OBSERVED_RULES
+        if f in fields and getattr(trained, f) != getattr(table, f)
+    ]
+    if not diffs:
+        a, b = ActionLayout.for_rules(trained), ActionLayout.for_rules(table)
+        if a != b:
+            diffs.append(f"actions (bids 0-{a.max_bid}, {list(a.specials)} vs 0-{b.max_bid}, {list(b.specials)})")
+    return diffs

@@ -48,7 +48,7 @@ def known_cards(engine: SpadesEngine, state: GameState, g: int, seat: int) -> in
         known |= int(getattr(state, name)[g, seat])
     if state.phase[g] == DRAW and state.shown[g] >= 0:
         known |= 1 << int(state.shown[g])
-    if engine.rules.hearts:  # the cards passed to the seat are in its hand: known
+    if engine.rules.has_passing:  # the cards passed to the seat are in its hand: known
         for k in range(n):
             if (k + int(engine.pass_offset(state.hand_number[g : g + 1])[0])) % n == seat:
                 known |= int(state.passed[g, k]) & int(state.hands[g, seat])

@@ -1,7 +1,7 @@
 """The ``learned`` bot: the committed checkpoint trained for the table's rules, or a clear refusal.
 
 Each committed checkpoint (``docs/models/`` has its card) plays the rules it was trained on and those
-whose observations and actions mean the same (``agents.neural.observation_differences``). The
+whose observations and actions mean the same (``agents.checkpoint_io.observation_differences``). The
 ``learned`` bot holds them all and plays, at each table, the first that can: it binds to a
 table at ``check_supports(engine)`` (tournaments, the web app) or at the first ``act`` with a
 context; a table none of them can play is refused naming the rules they play and, for the
@@ -113,7 +113,7 @@ class LearnedAgent(Agent):
 
     def unsupported_reason(self, engine: SpadesEngine) -> str | None:
         """Why no committed checkpoint can play ``engine``'s rules, or None (and the one that can is bound)."""
-        from agents.neural import observation_differences
+        from agents.checkpoint_io import observation_differences
 
         reasons = {}
         for preset in self.paths:

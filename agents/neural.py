@@ -5,12 +5,11 @@ here) from a checkpoint.
 ``agents.neural_int8``) and ``agents.checkpoint_io``.
 Checkpoints are written by ``train/checkpoint.py`` and read by ``agents.checkpoint_io``,
 so that ``agents`` never imports ``train``. A checkpoint network plays only rules whose
-observations and actions mean what they meant in training (``observation_differences``).
+observations and actions mean what they meant in training (``agents.checkpoint_io.observation_differences``).
 """
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -18,39 +17,12 @@ import numpy as np
 import torch
 
 from agents.base import Agent, DecisionContext, masked_logits
-from agents.checkpoint_io import CheckpointError, read_checkpoint
+from agents.checkpoint_io import CheckpointError, observation_differences, read_checkpoint
 from agents.neural_int8 import int8_copy, parse_precision
 from agents.options import check_card_player, parse_bool
 from agents.policy import SpadesPolicy, weights_loaded_next
 from spades_env.engine import PLAY, SpadesEngine
-from spades_env.engine.actions import ActionLayout
 from spades_env.rules import Rules
-
-#: Rules fields the observation encoding depends on (``spades_env.observation``,
-#: ``spades_env.games.hearts.observation``): which encoder and blocks (game, face_up_deal,
-#: bemo), the seat, side and card counts (n_players, partnership, jokers) and the
-#: normalisation of scores and bags (target_score, bag_limit). The action layout is
-#: compared as well (``ActionLayout.for_rules``: bids and the special actions). Fields the game's
-#: rules lack (Hearts has no ``jokers``, ``bemo``, ...) are not compared: another game differs as a whole.
-OBSERVED_RULES = ("game", "n_players", "partnership", "jokers", "face_up_deal", "bemo", "target_score", "bag_limit")
-
-
-def observation_differences(trained: Rules, table: Rules) -> list[str]:
-    """Why a network trained on ``trained`` would misread ``table``: ``field a vs b`` items (empty: it may play).
-    Another game is one difference (its rules have other fields)."""
-    if trained.game != table.game:
-        return [f"game {trained.game!r} vs {table.game!r}"]
-    fields = {f.name for f in dataclasses.fields(trained)}
-    diffs = [
-        f"{f} {getattr(trained, f)!r} vs {getattr(table, f)!r}"
-        for f in OBSERVED_RULES
-        if f in fields and getattr(trained, f) != getattr(table, f)
-    ]
-    if not diffs:
-        a, b = ActionLayout.for_rules(trained), ActionLayout.for_rules(table)
-        if a != b:
-            diffs.append(f"actions (bids 0-{a.max_bid}, {list(a.specials)} vs 0-{b.max_bid}, {list(b.specials)})")
-    return diffs
 
 
 def torch_device(device: str | torch.device) -> torch.device:
@@ -298,24 +270,22 @@ class NeuralAgent(Agent):
 
     def _played_cards(self, observations, masks: np.ndarray, context: DecisionContext | None) -> np.ndarray:
         """(B,) bool: the decisions that play a card to a trick (PLAY), where a card value head's margin rule applies:
-        in Hearts the passes are card actions too, and the value head knows nothing of them. Without a context
-        the observation's phase block tells (Spades: every card decision plays, there is no other)."""
+        in a game with passing (Hearts) the passes are card actions too, and the value head knows nothing of them.
+        Without a context the observation's phase block tells (without passing every card decision plays)."""
         if self.policy.card_value_head is None:
             return np.zeros(len(masks), bool)
         if context is not None:
             return context.state.phase[context.games] == PLAY
-        if self.rules is not None and self.rules.hearts:
-            return np.asarray(observations)[:, self._hearts_play_column()] == 1
+        if self.rules is not None and self.rules.has_passing:
+            return np.asarray(observations)[:, self._play_column_of_table()] == 1
         return np.ones(len(masks), bool)
 
-    def _hearts_play_column(self) -> int:
-        """The observation entry that is 1 in the PLAY phase at this network's Hearts table."""
-        from spades_env.games.hearts.observation import HEARTS_PHASES
+    def _play_column_of_table(self) -> int:
+        """The observation entry that is 1 in the PLAY phase at this network's table (``phase_column``)."""
         from spades_env.observation import encoder_for
 
         if self._play_column is None:
-            block = encoder_for(SpadesEngine(self.rules)).slices["phase"]
-            self._play_column = block.start + HEARTS_PHASES.index(PLAY)
+            self._play_column = encoder_for(SpadesEngine(self.rules)).phase_column(PLAY)
         return self._play_column
 
     def _network_actions(self, observations: np.ndarray, masks: np.ndarray, played: np.ndarray) -> np.ndarray:

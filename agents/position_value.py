@@ -52,8 +52,10 @@ def position_features(engine: SpadesEngine, state: GameState, games: np.ndarray,
     played, spades broken and the suit led (4, one-hot); then what the score reads, spelt out: each seat's cards
     of each suit (4 x N), whether its nil stands and whether it is broken, its side's bid and tricks, the tricks
     its side still needs and those it has over (6 x N). Counts are integers: ``input_scales`` scales them."""
-    if engine.rules.hearts:
-        raise ValueError("position_features are for Spades tables; Hearts has no bids and scores penalties")
+    if not engine.rules.has_bidding:
+        raise ValueError(
+            f"position_features need a game with bidding (they read the bids), got table {engine.rules.name!r}"
+        )
     games = np.asarray(games, dtype=np.int64)
     seats = np.asarray(seats, dtype=np.int64)
     n, c = engine.n_players, engine.layout.n_card_ids

@@ -15,9 +15,11 @@ For every card-play decision with more than one legal card the agent
    comes from the real state, ``agents.search_sampling.layout_states``), plays the card, and
    finishes the hand with the rollout policy
    (the heuristic by default: all triples of a batch in one compiled call,
-   ``agents.search_rollouts``; another policy: all triples as one engine batch);
-   (with ``endgame=K``, when at most K tricks are left, the exact endgame solver of
-   ``agents.endgame`` values each card on each sample instead: Spades only);
+   ``agents.search_rollouts``; another policy: all triples as one engine batch,
+   ``agents.search_engine_rollouts``);
+   (with ``endgame=K``, when at most K tricks are left, the game's exact endgame solver, its bot part
+   ``endgame`` (``agents.game_parts``; Spades': ``agents.spades.endgame``), values each card on each sample
+   instead: a game without one keeps its rollouts);
 3. plays the card with the best mean outcome: the own side's bag-adjusted hand
    score minus the opponents' (the mean over the others in cutthroat). Ties keep
    the heuristic's own choice. ``action_values`` returns these estimates for every
@@ -29,7 +31,7 @@ Bidding and blind nil go to the lookahead bidder when ``bid_samples`` > 0
 (``agents.search_bidding``: every legal bid tried on sampled deals), else to the
 heuristic, as do the variant decisions (two-player draw and exchange, Bemo,
 weak-hand redeal). The Hearts pass goes to the lookahead pass when ``pass_samples`` > 0
-(``agents.search_passing``: the likely passes tried on sampled deals). In Hearts the
+(the game's bot part ``passing``, ``agents.hearts.passing``: the likely passes tried on sampled deals). In Hearts the
 objective is the others' mean points minus the seat's own side's (points are
 penalties), the cards the seat passed stay with their receiver, and the rollouts
 play the Hearts heuristic. Every preset is supported:
@@ -44,20 +46,18 @@ import time
 import numpy as np
 
 from agents.base import Agent, DecisionContext
-from agents.endgame import solve_positions
+from agents.game_parts import bot_part, has_bot_part
 from agents.heuristic import HeuristicAgent
-from agents.search_passing import pass_values
-from agents.search_rollouts import rollout_totals, side_margin
+from agents.search_engine_rollouts import EngineRollouts
+from agents.search_rollouts import rollout_totals
 from agents.search_sampling import (  # noqa: F401 (SUIT, sample_hidden_hands: part of this module's names)
     SUIT,
-    layout_states,
     sample_hidden_hands,
     sample_layouts,
 )
-from spades_env.engine import BID, BLIND, PLAY, GameState, SpadesEngine
+from spades_env.engine import BID, BLIND, PLAY
 from spades_env.engine.core import check_threads
 from spades_env.engine.state import PASS
-from spades_env.games.spades.scoring import bag_adjusted_points
 
 #: ``play_sharpness`` of the default search in two-player and partnership games (cutthroat: 0, no gain measured).
 AUTO_PLAY_SHARPNESS = 0.5
@@ -91,12 +91,7 @@ def choose(values: np.ndarray, default: np.ndarray) -> np.ndarray:
     return np.where(valued, np.argmax(scored, axis=1), default)
 
 
-def _granularity(m: int) -> int:
-    """Batch-size step for m rollouts: the next power of two up to 512, then 512."""
-    return min(512, 1 << max(0, int(m - 1).bit_length()))
-
-
-class SearchAgent(Agent):
+class SearchAgent(EngineRollouts, Agent):
     """Sampling + heuristic rollouts in the batched engine; bids like the heuristic."""
 
     name = "search"
@@ -167,7 +162,7 @@ class SearchAgent(Agent):
         and 3 (1000 boards each), at about 0.98x the decisions/s on a quiet machine; in two-player +3.3 (seed
         1), +3.5 (seed 0) and +3.1 (seed 3), 1000 boards each; in cutthroat-4 -0.8 (seed 1, 500 boards)."""
         self.pass_top = int(pass_top)
-        """Hearts pass by lookahead (``agents.search_passing``): candidate passes complete the cards set aside
+        """Hearts pass by lookahead (``agents.hearts.passing``): candidate passes complete the cards set aside
         from the heuristic's ``pass_top`` most dangerous (and its own pass), ``pass_samples`` deals each; 0
         passes as the heuristic."""
         self.bid_samples = int(bid_samples)
@@ -189,7 +184,7 @@ class SearchAgent(Agent):
             raise ValueError(f"search bot option 'endgame' must be a non-negative integer, got {endgame!r}")
         self.endgame = int(endgame)
         """Tricks left at or below which cards are valued by the exact endgame solver instead of
-        rollouts (0: never; Spades only, Hearts keeps its rollouts)."""
+        rollouts (0: never; a game without an endgame solver, its bot part ``endgame``, keeps its rollouts: Hearts)."""
         self.decisions = 0
         """Card decisions searched so far (for decisions per second)."""
         self.search_seconds = 0.0
@@ -241,7 +236,7 @@ class SearchAgent(Agent):
         of the side's bag-adjusted hand points minus the others' mean (Hearts: the others' mean points
         minus the side's). Bids and blind nil with ``bid_samples`` > 0 (Spades): the lookahead
         bidder's mean values (``agents.search_bidding.lookahead_bids``). The Hearts pass with
-        ``pass_top`` > 0: each passable card's best candidate pass (``agents.search_passing``; a card in
+        ``pass_top`` > 0: each passable card's best candidate pass (``agents.hearts.passing``; a card in
         no candidate is NaN). -inf: an illegal action;
         NaN: a legal action the search does not value (one legal card, the variant decisions,
         bids without ``bid_samples``: ``act`` plays the heuristic's action there). Each
@@ -277,6 +272,7 @@ class SearchAgent(Agent):
         if self.pass_top and self.pass_samples and len(passing) and engine.rules.has_passing:
             start = time.perf_counter()
             sub = context.take(passing)
+            pass_values = bot_part(engine.rules.game, "passing", "the search bot's option 'pass_samples'")
             values[passing] = pass_values(
                 sub, masks[passing], self.pass_samples, self.pass_top, self.rng, self.bidder, self.threads
             )
@@ -319,12 +315,12 @@ class SearchAgent(Agent):
         points minus its own) when it plays the card and every seat then follows the rollout
         policy to the hand's end. ``legal``: (D, C) bool legal cards of the D decisions.
         With ``endgame`` = K > 0 (Spades), a decision with at most K tricks left values each card
-        on each sample by the exact solver instead (``agents.endgame``: every seat then plays
+        on each sample by the exact solver instead (``agents.spades.endgame``: every seat then plays
         perfectly for its own side's score).
         """
         engine, state, games, seats = ctx.engine, ctx.state, ctx.games, ctx.seats
         s, n = self.samples, engine.n_players
-        if self.oversample > 1 and not engine.rules.hearts:
+        if self.oversample > 1 and engine.rules.has_bidding:  # the layouts are weighted by the bids
             from agents.search_bidding import sample_play_layouts  # it imports this module's sampler
 
             sharpness = self.play_sharpness
@@ -336,10 +332,11 @@ class SearchAgent(Agent):
             hands, discards = sample_layouts(engine, state, games, seats, s, self.rng)
         total = np.zeros(legal.shape)
         solved = np.zeros(len(games), bool)
-        if self.endgame and not engine.rules.hearts:
+        if self.endgame and has_bot_part(engine.rules.game, "endgame"):
             solved = engine.hand_size - state.n_tricks[games] <= self.endgame
             rows = np.flatnonzero(solved)
             if len(rows):  # every sample of these decisions solved exactly: their mean value
+                solve_positions = bot_part(engine.rules.game, "endgame", "the search bot's option 'endgame'")
                 values = solve_positions(engine, state, np.repeat(games[rows], s), hands[rows].reshape(-1, n))
                 total[rows] = np.where(legal[rows], values.reshape(len(rows), s, -1).sum(axis=1), 0.0)
         if not solved.all():
@@ -366,79 +363,3 @@ class SearchAgent(Agent):
         """The heuristic that plays every ply of the rollouts after the card (the compiled rollouts can play them),
         or None (another policy: the batched engine)."""
         return self.rollout if isinstance(self.rollout, HeuristicAgent) else None
-
-    def _engine_rollout_totals(
-        self, ctx: DecisionContext, legal: np.ndarray, hands: np.ndarray, discards: np.ndarray, total: np.ndarray
-    ) -> None:
-        """``_rollout_totals`` in the batched engine: one ``engine.step`` and one policy call per ply over all
-        the (decision, card, sample) triples (any rollout policy)."""
-        engine, state, games, seats = ctx.engine, ctx.state, ctx.games, ctx.seats
-        s, n = self.samples, engine.n_players
-        dec, card = np.nonzero(legal)  # one (decision, card) per candidate
-        trip_dec = np.repeat(dec, s)
-        trip_card = np.repeat(card, s)
-        trip_sample = np.tile(np.arange(s), len(dec))
-        plays_left = engine.hand_size * n - (state.n_tricks[games] * n + state.n_in_trick[games])
-        order = np.argsort(-plays_left[trip_dec], kind="stable")  # longest rollouts first
-        # Pad to a multiple of the granularity (copies of the last, dropped below): batch
-        # sizes then take few distinct values, which keeps the engine's per-size caches small.
-        m = len(order)
-        order = np.concatenate([order, np.full(-m % _granularity(m), order[-1])])
-        trip_dec, trip_card, trip_sample = trip_dec[order], trip_card[order], trip_sample[order]
-
-        layout = (trip_dec, trip_sample)
-        roll = layout_states(engine, state, games[trip_dec], seats[trip_dec], hands[layout], discards[layout])
-        values = self._rollout(engine, roll, trip_card, seats[trip_dec], plays_left[trip_dec])
-        trip_dec, trip_card, values = trip_dec[:m], trip_card[:m], values[:m]
-        np.add.at(total, (trip_dec, trip_card), values)
-
-    def _rollout(
-        self, engine: SpadesEngine, roll: GameState, first: np.ndarray, seats: np.ndarray, plays_left: np.ndarray
-    ) -> np.ndarray:
-        """Play ``first`` then finish each hand with the rollout policy; (M,) values for ``seats``' side."""
-        return self._play_rollouts(engine, roll, first, seats, plays_left, int(plays_left.max(initial=0)))[0]
-
-    def _play_rollouts(
-        self,
-        engine: SpadesEngine,
-        roll: GameState,
-        first: np.ndarray,
-        seats: np.ndarray,
-        plays_left: np.ndarray,
-        steps: int,
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Play ``first`` then ``steps - 1`` plies of the rollout policy: (M,) values for ``seats``' side of the hands
-        that ended, and (M,) bool which did (the others are in PLAY, ``steps`` plies on).
-
-        Rollouts are sorted longest first, so the live ones are a prefix of the
-        batch; the prefix is rounded up to a multiple of ``_granularity`` (games past
-        their hand's end play on harmlessly) to keep the engine's per-size caches small.
-        """
-        m = len(first)
-        gran = _granularity(m)
-        values = np.zeros(m)
-        recorded = np.zeros(m, dtype=bool)
-        rules = engine.rules
-        side = engine.side_of_seat[seats]
-        for step in range(min(steps, int(plays_left.max(initial=0)))):
-            live = int(np.count_nonzero(plays_left > step))
-            size = min(m, -(-live // gran) * gran)
-            view = GameState(**{f: getattr(roll, f)[:size] for f in roll.__dataclass_fields__})
-            if step == 0:
-                actions = first[:size]
-            else:
-                masks = engine.legal_action_mask(view)
-                ctx = DecisionContext(engine, view, np.arange(size), view.to_move)
-                actions = self.rollout.act(None, masks, ctx)
-            result = engine.step(view, actions, validate=False)
-            for f in result.finished:
-                g = f.games
-                new = ~recorded[g]
-                g = g[new]
-                if rules.points_are_penalties:  # fewer than the others is better
-                    values[g] = side_margin(-f.delta[new], side[g])
-                else:
-                    adjusted = bag_adjusted_points(rules, f.delta[new], f.bags_added[new], f.bag_penalties[new])
-                    values[g] = side_margin(adjusted, side[g])
-                recorded[g] = True
-        return values, recorded

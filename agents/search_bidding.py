@@ -24,7 +24,7 @@ The rollouts model every seat, partner and opponents, as the heuristic (bids and
 the estimate is exact against heuristic players and biased against others (against the
 ``search`` bot's card play it overbids: more sets, measured in issue 14).
 
-Hearts has no bidding and is refused; the two-player BLIND decision (taken before the
+A game without bidding (Hearts) is refused; the two-player BLIND decision (taken before the
 draw, with no hand to sample) is left to the heuristic.
 """
 
@@ -37,7 +37,7 @@ import numpy as np
 from agents.base import DecisionContext
 from agents.heuristic import HeuristicAgent
 from agents.search_play_model import play_log_likelihood
-from agents.search_rollouts import play_out_values, side_margin
+from agents.search_rollouts import hand_values, play_out_values, side_margin
 from agents.search_sampling import layout_states, sample_layouts
 from spades_env import cards
 from spades_env.engine import BID, BLIND, PLAY, GameState, SpadesEngine, bits, cards_held
@@ -74,8 +74,8 @@ def lookahead_bids(
     by the heuristic (their values stay -inf).
     """
     engine = ctx.engine
-    if engine.rules.hearts:
-        raise ValueError(f"lookahead bidding needs Spades rules with bidding, got {engine.rules.name!r} (Hearts)")
+    if not engine.rules.has_bidding:
+        raise ValueError(f"lookahead bidding needs a game with bidding, got table {engine.rules.name!r}")
     for name, value in (("samples", samples), ("oversample", oversample), ("max_rollouts", max_rollouts)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
             raise ValueError(f"lookahead bidding option {name!r} must be a positive integer, got {value!r}")
@@ -318,10 +318,7 @@ def rollout_values(
         for f in result.finished:
             new = ~done[f.games]
             g = f.games[new]
-            adjusted = engine.spec.adjusted_points(engine.rules, f.delta[new], f.bags_added[new], f.bag_penalties[new])
-            if engine.rules.hearts:
-                adjusted = -adjusted  # fewer points is better: a side's value, as ``hearts_rollouts`` gives it
-            values[index[g]] = side_margin(adjusted, side[index[g]], opponents_weight)
+            values[index[g]] = side_margin(hand_values(engine, f, new), side[index[g]], opponents_weight)
             done[g] = True
         if done.all():
             return values

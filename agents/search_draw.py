@@ -16,9 +16,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from agents.heuristic import spades_config
-from agents.heuristic_spades_config import C_KEEP
-from agents.heuristic_spades_kernel import draw_choice
+from agents.spades.heuristic import spades_config
+from agents.spades.heuristic_config import C_KEEP
+from agents.spades.heuristic_kernel import draw_choice
 from spades_env.engine import SpadesEngine
 
 #: Simulated piles per table: each card is seen about 13000 times per drawer kind.

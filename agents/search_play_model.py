@@ -6,7 +6,7 @@ or led a suit chose that card from the hand it held. ``play_mismatches`` replays
 each sampled layout (every seat's hand at the start of play: its sampled cards and the cards it has
 played since) and counts, for the opponents of the deciding seat (a partner plays as the deciding seat
 does, which the heuristic does not model), the plays where the heuristic
-(``agents.heuristic_spades_play.play_choice``) holding that layout would have played another card
+(``agents.spades.heuristic_play.play_choice``) holding that layout would have played another card
 (forced cards say nothing). ``agents.search_bidding.sample_play_hands`` subtracts ``PLAY_SHARPNESS``
 times the count from each layout's log-weight. Against heuristic players the model is exact; against
 others, as for the bid model, it is a soft preference (Spades only: Hearts has no bid weighting).
@@ -30,13 +30,12 @@ from agents.search_rollouts import (
     TRICK,
     VOIDS,
     WON,
-    _borrowed_scratch,
-    _heuristic_tables,
-    _legal_row,
-    _play,
-    _scratch_for,
-    spades_play_choice,
+    borrowed_scratch,
+    legal_row,
+    play_card,
+    scratch_for,
 )
+from agents.spades.rollouts import spades_play_choice
 from spades_env.core import state_arrays as sa
 from spades_env.engine import GameState, SpadesEngine
 from spades_env.engine.state import LOWEST_CLUB_LEAD
@@ -74,7 +73,7 @@ def play_mismatches(
     (replayed from the first lead of ``first_leaders[d]``, ``led_suit`` ``first_led`` before it, through the
     finished tricks and the current one)."""
     s, t = sa.borrow(state), sa.borrow_tables(tables)
-    x = _borrowed_scratch(scratch)
+    x = borrowed_scratch(scratch)
     row = x[ROW]
     n = s.hands.shape[1]
     for d in range(len(games)):
@@ -89,7 +88,7 @@ def play_mismatches(
                     seat = (leader + p) % n
                     card = s.history[g, trick, seat] if trick < s.n_tricks[g] else s.trick[g, seat]
                     if side_of_seat[seat] != side_of_seat[me]:  # the opponents' plays
-                        choice = _legal_row(x, t, row)
+                        choice = legal_row(x, t, row)
                         if choice < 0:
                             choice = spades_play_choice(
                                 x[HANDS][0], x[DEAL][0], x[TRICK][0], x[N_IN][0], x[LED][0], x[N_TRICKS][0],
@@ -98,7 +97,7 @@ def play_mismatches(
                             )  # fmt: skip
                         if choice != card:
                             misses += 1
-                    _play(x, card, t)
+                    play_card(x, card, t)
             out[d, j] += misses
     return out
 
@@ -125,14 +124,14 @@ def play_log_likelihood(
         club = np.uint64(1) << np.uint64(engine.lowest_club)
         first = np.argmax((state.deal[games] & club) != 0, axis=1)
     first_led = int(LOWEST_CLUB_LEAD) if rules.lowest_club_leads else int(engine._unbroken_lead)
-    config, partner, deck = _heuristic_tables(engine, policy)
+    config, partner, deck = policy.game_rules(engine).tables(engine)
     if discards is None:
         discards = np.broadcast_to(state.discards[games][:, None, :], hands.shape)
     out = play_mismatches(
         np.ascontiguousarray(games, dtype=np.int64), np.ascontiguousarray(seats, dtype=np.int64),
         np.ascontiguousarray(first, dtype=np.int64), first_led, np.ascontiguousarray(hands, dtype=np.uint64),
         np.ascontiguousarray(discards, dtype=np.uint64), np.zeros((d, m)),
-        engine.side_of_seat, partner, deck, config, tuple(engine.trick_tables), _scratch_for(state),
+        engine.side_of_seat, partner, deck, config, tuple(engine.trick_tables), scratch_for(state),
         sa.state_arrays(state),
     )  # fmt: skip
     return -sharpness * out

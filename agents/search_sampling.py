@@ -2,7 +2,7 @@
 
 ``sample_layouts`` (and ``sample_hidden_hands``, its hands alone) is what every part of the search draws its
 deals from (card play in ``agents.search``, the lookahead bid in ``agents.search_bidding``, the Hearts pass in
-``agents.search_passing``); ``layout_states`` turns sampled layouts into the games the rollouts play, with
+``agents.hearts.passing``); ``layout_states`` turns sampled layouts into the games the rollouts play, with
 nothing of the real state that the deciding seat cannot see (other hands, the two-player opponent's discards,
 the pile's order, the match key, other seats' exchanges and passes).
 """
@@ -61,7 +61,7 @@ def sample_layouts(
     played = np.bitwise_or.reduce(state.deal[games] & ~hands, axis=1)
     # Face-up cards that other seats still hold are known to everyone.
     known = np.where(others, state.face_up[games] & hands, np.uint64(0))  # (D, N)
-    if engine.rules.hearts:
+    if engine.rules.has_passing:
         # The cards the seat passed are known to sit with their receiver until played.
         offset = engine.pass_offset(state.hand_number[games])
         receiver = (seats + offset) % n

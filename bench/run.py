@@ -320,8 +320,7 @@ def rows(batches: list[int]) -> list[Row]:
     table.append(one)
     how = f"{engine_how}; x the 1-thread row"
     table.append(Row("engine, 2 threads", str(big), "card plays/s", _threaded(2, big), one.key, how))
-    for preset in ("cutthroat-4", "two-player", "hearts"):
-        base = HEARTS if preset == "hearts" else SPIEL
+    for preset, base in (("cutthroat-4", SPIEL), ("two-player", SPIEL), ("hearts", HEARTS)):
         table.append(Row(f"engine, {preset}", "4096", "card plays/s", _engine(preset), base, engine_how))
     vector_how = "sample_legal on the returned mask, copy=False"
     for b in batches:

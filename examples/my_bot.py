@@ -17,7 +17,9 @@ class MyBot(Agent):
     uses_observations = True  # without it, act gets None for observations
 
     def unsupported_reason(self, engine):
-        return f"my-bot plays Spades, not the Hearts rules {engine.rules.name!r}" if engine.rules.hearts else None
+        if engine.rules.has_bidding:
+            return None
+        return f"my-bot bids: it needs a game with bidding, not {engine.rules.name!r}"
 
     def act(self, observations, masks, context):
         layout, view = context.engine.layout, encoder_for(context.engine).view

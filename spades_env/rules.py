@@ -11,40 +11,52 @@ build the class of the ``game`` they read (``game: hearts`` gives ``HeartsRules`
 
 Presets ship inside the package as ``spades_env/presets/<name>.yaml`` (read by
 ``spades_env.rules_yaml``); each file holds the fields that differ from its game's defaults.
+
+The games' classes and constants are reached through the registry (``spades_env.games``), never
+imported by name: ``Rules`` is the default game's class, and any other name a game's rules module
+defines (``HeartsRules``, ``BIG_BID_THRESHOLD``) is found there when asked (``__getattr__``).
 """
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
+from typing import Any
 
-from spades_env.games import GAMES
-from spades_env.games.hearts.rules import HeartsRules
-from spades_env.games.spades.rules import BIG_BID_THRESHOLD, JOKER_REMOVED_TWOS, NEGATIVE_TARGET, SpadesRules
+from spades_env.games import GAMES, part
 from spades_env.rules_base import REMOVED_TWOS, RULES_CLASSES, BaseRules
 from spades_env.rules_check import DEFAULT_GAME, RulesError
 from spades_env.rules_yaml import list_presets
 
 __all__ = [
-    "BIG_BID_THRESHOLD",
     "DEFAULT_GAME",
     "GAMES",
-    "JOKER_REMOVED_TWOS",
-    "NEGATIVE_TARGET",
     "REMOVED_TWOS",
     "RULES_CLASSES",
     "BaseRules",
-    "HeartsRules",
     "Rules",
     "RulesError",
-    "SpadesRules",
     "list_presets",
     "preset",
     "resolve_rules",
 ]
+#: The games' public names served from here (``__getattr__``): their rules classes and constants.
+FROM_THE_GAMES = ("BIG_BID_THRESHOLD", "JOKER_REMOVED_TWOS", "NEGATIVE_TARGET", "HeartsRules", "SpadesRules")
 
-#: The Spades rule set (``SpadesRules``): ``Rules(...)`` builds Spades rules; Hearts rules are
+#: The default game's rule set (``SpadesRules``): ``Rules(...)`` builds Spades rules; Hearts rules are
 #: ``HeartsRules(...)`` or ``Rules.preset("hearts")``.
-Rules = SpadesRules
+Rules = part(DEFAULT_GAME, "rules")
+
+
+def __getattr__(name: str) -> Any:
+    """A name of ``FROM_THE_GAMES`` (a rules class, ``HeartsRules``, or a constant, ``BIG_BID_THRESHOLD``),
+    looked up in each registered game's rules module in turn."""
+    if name in FROM_THE_GAMES:
+        for game in GAMES:
+            module = sys.modules[part(game, "rules").__module__]
+            if hasattr(module, name):
+                return getattr(module, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def preset(name: str) -> BaseRules:

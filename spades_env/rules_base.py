@@ -166,11 +166,6 @@ class BaseRules:
 
     # ----------------------------------------------------------------- derived
     @property
-    def hearts(self) -> bool:
-        """The game is Hearts [RULES 7] (a fact: the engine asks the game's spec, not this)."""
-        return self.game == "hearts"
-
-    @property
     def n_sides(self) -> int:
         """Scoring sides: 2 partnerships, or one per player."""
         return 2 if self.partnership else self.n_players

@@ -70,7 +70,7 @@ RULE_SETS += [
     HeartsRules(name="hearts-moon-jack", moon_subtracts=True, jack_of_diamonds=True, target_score=60),
     HeartsRules(name="hearts-team-jack", partnership=True, jack_of_diamonds=True, max_hands=5),
 ]
-HEARTS_RULES = [r for r in RULE_SETS if r.hearts]
+HEARTS_RULES = [r for r in RULE_SETS if r.game == "hearts"]
 RULE_IDS = [f"{i}-{r.name}" for i, r in enumerate(RULE_SETS)]
 
 
@@ -98,7 +98,7 @@ def deal_of(rules: Rules, state, g: int) -> dict:
     if state.passed[g].any() and state.phase[g] != PASS:
         raise AssertionError("a new hand's deal is read after its pass")
     hands = {"hands": [mask_to_cards(int(h)) for h in state.deal[g]]}
-    if rules.hearts:
+    if rules.game == "hearts":
         return hands
     face_up = [mask_to_cards(int(f)) for f in state.face_up[g]]
     if state.pile.shape[1]:
@@ -110,7 +110,7 @@ def new_reference(rules: Rules, state, g: int) -> SpadesReferenceGame | HeartsRe
     """The reference game of game g of a freshly reset batch: same deal, dealer, scores, bags, hands played."""
     start = {"dealer": int(state.dealer[g]), "scores": state.scores[g].tolist()}
     start["hand_number"] = int(state.hand_number[g])
-    if not rules.hearts:
+    if rules.game != "hearts":
         start["bags"] = state.bags[g].tolist()
     else:
         assert not state.bags[g].any(), "Hearts keeps no bags"
@@ -231,13 +231,13 @@ def play_and_compare(
             for i, g in enumerate(fin.games.tolist()):
                 ref = refs[g]
                 stats["hands"] += 1
-                stats["moons"] += rules.hearts and shot_the_moon(ref)
+                stats["moons"] += rules.game == "hearts" and shot_the_moon(ref)
                 assert fin.tricks_won[i].tolist() == ref.tricks_won
                 assert fin.trick_winners[i].tolist() == ref.trick_winners
                 assert fin.delta[i].tolist() == ref.last_points
                 assert result.score_delta[g].tolist() == ref.last_points
                 assert fin.scores[i].tolist() == ref.scores
-                assert fin.bags[i].tolist() == (ref.bags if not rules.hearts else [0] * rules.n_sides)
+                assert fin.bags[i].tolist() == (ref.bags if rules.game != "hearts" else [0] * rules.n_sides)
                 played = [[ref.history[t][k][1] for k in range(rules.n_players)] for t in range(ref.hand_size)]
                 seats = [[ref.history[t][k][0] for k in range(rules.n_players)] for t in range(ref.hand_size)]
                 for t in range(ref.hand_size):

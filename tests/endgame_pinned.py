@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.endgame import solve_positions
+from agents.spades.endgame import solve_positions
 from spades_env.engine import SpadesEngine
 from spades_env.engine.state import GameState
 from spades_env.rules import list_presets, resolve_rules
@@ -23,7 +23,7 @@ from tests.endgame_positions import endgame_states
 
 PINNED = Path(__file__).parent / "golden" / "endgame_recursive_values.npz"
 
-SPADES_PRESETS = tuple(p for p in list_presets() if not resolve_rules(p).hearts)
+SPADES_PRESETS = tuple(p for p in list_presets() if resolve_rules(p).game != "hearts")
 #: (preset, tricks left at most, positions, seed, adjust_bags): 2 to 4 tricks of every Spades
 #: preset (partnership, two-player, cutthroat 3 to 6, jokers, nil and blind nil, Bemo, ...),
 #: and the hand's own score (bag penalties at the limit) on a few.

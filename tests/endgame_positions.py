@@ -1,4 +1,4 @@
-"""Endgame positions from random games, and a brute-force solver in plain Python to check ``agents.endgame`` by.
+"""Endgame positions from random games, and a brute-force solver in plain Python to check ``agents.spades.endgame`` by.
 
 The brute force plays every legal card sequence to the hand's end with the reference engine's
 pieces (``core.reference_tricks`` for legality and trick winners, ``games.spades.reference_scoring``

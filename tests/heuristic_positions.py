@@ -59,7 +59,7 @@ def _random_starts(engine: SpadesEngine, rng: np.random.Generator, g: int) -> di
     scores = rng.integers(-target // 4, int(target * 0.95), size=(g, engine.n_sides))
     scores[: g // 2] = 0
     out = {"scores": scores}
-    if not engine.rules.hearts:
+    if engine.rules.game != "hearts":
         bags = rng.integers(0, max(1, engine.rules.bag_limit), size=(g, engine.n_sides))
         bags[: g // 2] = 0
         out["bags"] = bags
@@ -118,7 +118,7 @@ def record_preset(preset: str, seed: int) -> dict[str, np.ndarray]:
 def engine_phases(engine: SpadesEngine) -> list[int]:
     """The phases a bot decides in under these rules."""
     r, lay = engine.rules, engine.layout
-    if r.hearts:
+    if r.game == "hearts":
         return [PASS, PLAY]
     phases = [BID, PLAY]
     phases += [BLIND] if lay.blind_nil is not None else []

@@ -40,7 +40,7 @@ def test_the_env_shows_the_engines_game(rules, episode, reward, perfect_informat
     state = raw.game_state
     start = engine.reset(seed, dealers=None if dealer is None else [dealer % engine.n_players])
     np.testing.assert_array_equal(state.deal, start.deal)
-    scale = (0.01 if reward == "scaled" else 1.0) * (-1.0 if engine.rules.hearts else 1.0)
+    scale = (0.01 if reward == "scaled" else 1.0) * (-1.0 if engine.rules.game == "hearts" else 1.0)
     rng = np.random.default_rng(seed)
     scores = state.scores[0].copy()
     for step in range(100):

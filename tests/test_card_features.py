@@ -46,7 +46,7 @@ def card_play_positions(rules: str, games: int = 24, seed: int = 0, share: float
 def expected_features(engine, state, g: int, seat: int) -> np.ndarray:
     """The features of seat ``seat`` in game ``g``, counted from the state."""
     n, c = engine.n_players, engine.layout.n_card_ids
-    trump = None if engine.hearts else SPADES
+    trump = None if engine.rules.game == "hearts" else SPADES
     hand = set(mask_to_cards(int(state.hands[g, seat])))
     on_trick = [(s, int(state.trick[g, s])) for s in (np.arange(n) + state.leader[g]) % n if state.trick[g, s] >= 0]
     played = {int(k) for k in state.history[g].ravel() if k >= 0} | {k for _, k in on_trick}

@@ -21,9 +21,9 @@ def nothing_announced(monkeypatch):
 
 def test_a_missing_cache_is_announced_once_per_game(tmp_path, capsys):
     missing = fake_dispatcher(tmp_path / "loops.step_packed-1.py311.nbi")
-    assert compile_notice.announce_compile("spades", missing)
-    assert not compile_notice.announce_compile("spades", missing)  # once per process and game
-    assert compile_notice.announce_compile("hearts", missing)
+    assert compile_notice.announce_compile("spades", 135, missing)
+    assert not compile_notice.announce_compile("spades", 135, missing)  # once per process and game
+    assert compile_notice.announce_compile("hearts", 55, missing)
     lines = capsys.readouterr().err.splitlines()
     assert len(lines) == 2
     assert "compiling the spades engine with Numba" in lines[0] and "135 s" in lines[0]
@@ -33,7 +33,7 @@ def test_a_missing_cache_is_announced_once_per_game(tmp_path, capsys):
 def test_a_cached_game_says_nothing(tmp_path, capsys):
     index = tmp_path / "loops.step_packed-1.py311.nbi"
     index.write_bytes(b"")
-    assert not compile_notice.announce_compile("spades", fake_dispatcher(index))
+    assert not compile_notice.announce_compile("spades", 135, fake_dispatcher(index))
     assert capsys.readouterr().err == ""
 
 

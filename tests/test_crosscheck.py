@@ -76,7 +76,7 @@ def test_matches_near_their_end_agree(rules_index, batch, first_seed, policy_see
     )
     dealers = data.draw(st.lists(st.integers(0, rules.n_players - 1), min_size=batch, max_size=batch))
     start = {"scores": scores, "bags": bags, "dealers": dealers}
-    if rules.hearts:  # any pass direction
+    if rules.game == "hearts":  # any pass direction
         last = 7 if rules.max_hands is None else min(7, rules.max_hands - 1)  # hands played before the match ends
         start["hand_numbers"] = data.draw(st.lists(st.integers(0, last), min_size=batch, max_size=batch))
     style = {"blind": 0.5, "nil": 0.4, "low": 0.9}
@@ -88,7 +88,7 @@ def test_every_rule_set_ends_a_match_alike(rules):
     """Random games rarely reach the end of a match in a few hands: start every side just short of
     the target, so that each rule set's match end (highest or lowest score, ties playing on) is
     compared [RULES 3, 7]."""
-    start = {"scores": [[rules.target_score - (1 if rules.hearts else 10)] * rules.n_sides], "dealers": 1}
+    start = {"scores": [[rules.target_score - (1 if rules.game == "hearts" else 10)] * rules.n_sides], "dealers": 1}
     stats = play_and_compare(rules, [11], 5, {"blind": 0.2, "nil": 0.2, "low": 0.2}, 500, start)
     assert stats["matches"] == 1
 

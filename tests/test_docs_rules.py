@@ -171,7 +171,7 @@ def test_match_end_examples(row):
     rules = rules_of(row["Rules"])
     scores, hands, expected = ints(row["Scores"]), int(row["Hands played"]), result_of(row["Result"])
     assert len(scores) == rules.n_sides
-    if rules.hearts:
+    if rules.game == "hearts":
         assert hearts_match_winner(rules, np.array([scores]), np.array([hands])).tolist() == [expected]
         return
     assert match_winner(rules, np.array([scores]), np.array([hands])).tolist() == [expected]

@@ -1,4 +1,4 @@
-"""The compiled endgame solver (``agents.endgame``) against brute force on small endgames."""
+"""The compiled endgame solver (``agents.spades.endgame``) against brute force on small endgames."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 
 from agents import make_agent
 from agents.base import DecisionContext
-from agents.endgame import NO_VALUE, endgame_tables, solve_positions
+from agents.spades.endgame import NO_VALUE, endgame_tables, solve_positions
 from spades_env import cards
 from spades_env.engine import SpadesEngine
 from spades_env.engine.state import RESTRICTED_LEAD
@@ -71,7 +71,7 @@ def test_spades_may_not_be_led_unbroken():
 
 
 def test_hearts_is_refused_with_a_clear_error():
-    with pytest.raises(ValueError, match="engine: the endgame solver plays Spades rules only"):
+    with pytest.raises(ValueError, match="engine: the endgame solver needs a game with bidding, got table 'hearts'"):
         endgame_tables(SpadesEngine(resolve_rules("hearts")))
 
 

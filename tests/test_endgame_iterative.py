@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents import endgame, endgame_search
-from agents.endgame import NO_VALUE, solve_positions
+from agents.spades import endgame, endgame_search
+from agents.spades.endgame import NO_VALUE, solve_positions
 from tests.endgame_pinned import PINNED, SPADES_PRESETS, pinned_positions
 
 

@@ -21,7 +21,7 @@ from spades_env.games.spades import hand_score as spades_hand_score
 from spades_env.rules import HeartsRules, resolve_rules
 
 PRESETS = [p.stem for p in sorted((Path(spades_env.__file__).parent / "presets").glob("*.yaml"))]
-SPADES_PRESETS = [p for p in PRESETS if not resolve_rules(p).hearts]
+SPADES_PRESETS = [p for p in PRESETS if resolve_rules(p).game != "hearts"]
 
 
 def played_hands(rules, n_games: int = 12, seed: int = 0, start_scores=None):
@@ -65,7 +65,7 @@ def test_spades_finish_hand_reproduces_the_engines_hand_end(preset):
         assert (delta[0] == 7).all()  # row o = i + 1 only: row 0 untouched
 
 
-HEARTS_PRESETS = [p for p in PRESETS if resolve_rules(p).hearts]
+HEARTS_PRESETS = [p for p in PRESETS if resolve_rules(p).game == "hearts"]
 HEARTS_OPTIONS = [
     HeartsRules(moon_subtracts=True, jack_of_diamonds=True, max_hands=2),
     HeartsRules(partnership=True, jack_of_diamonds=True),

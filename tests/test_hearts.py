@@ -316,7 +316,7 @@ HEARTS_PRESETS = ["hearts", "hearts-50", "hearts-partnership"]
 
 
 def test_presets():
-    assert Rules.preset("hearts").hearts and Rules.preset("hearts").target_score == 100
+    assert Rules.preset("hearts").game == "hearts" and Rules.preset("hearts").target_score == 100
     assert Rules.preset("hearts-50").target_score == 50
     assert Rules.preset("hearts-partnership").partnership
 

@@ -1,6 +1,6 @@
 """A forced card (one legal card) is answered without running the card-play rules, as they answer it.
 
-``heuristic_spades_kernel.decide`` and ``heuristic_hearts_kernel.decide`` return the only legal
+``agents.spades.heuristic_kernel.decide`` and ``agents.hearts.heuristic_kernel.decide`` return the only legal
 card straight away (``heuristic_lanes.only_card``); the rules (``play_choice``) must give that
 card in every such position of heuristic games, so that the shortcut changes no decision.
 """
@@ -10,9 +10,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents import HeuristicAgent, heuristic_hearts_kernel, heuristic_spades_play
+from agents import HeuristicAgent
 from agents.base import DecisionContext
+from agents.hearts import heuristic_kernel as hearts_kernel
 from agents.heuristic_lanes import only_card
+from agents.spades import heuristic_play as spades_play
 from spades_env import SpadesEngine
 from spades_env.engine import PLAY
 from spades_env.games.hearts.scoring import card_points
@@ -29,14 +31,14 @@ def test_only_card_names_a_single_flag_else_minus_one():
 
 def _rules_choice(engine, agent, st, g, seat, mask):
     """The card the card-play rules give in game ``g`` (what ``decide`` ran before the shortcut)."""
-    if engine.rules.hearts:
-        return heuristic_hearts_kernel.play_choice(
+    if engine.rules.game == "hearts":
+        return hearts_kernel.play_choice(
             st.hands[g], st.deal[g], st.trick[g], st.n_in_trick[g], st.led_suit[g], st.points_taken[g], seat, mask,
             engine.side_of_seat, bool(engine.rules.partnership), card_points(engine.rules),
         )  # fmt: skip
-    config, partner, deck = agent._tables_for(engine)
+    config, partner, deck = agent.game_rules(engine).tables(engine)
     side = engine.side_of_seat[seat]
-    return heuristic_spades_play.play_choice(
+    return spades_play.play_choice(
         st.hands[g], st.deal[g], st.trick[g], st.n_in_trick[g], st.led_suit[g], st.n_tricks[g], st.tricks_won[g],
         st.bids[g], st.blind[g], st.voids[g], st.bags[g, side], st.discards[g, seat], seat, mask,
         engine.side_of_seat, partner, deck, config,

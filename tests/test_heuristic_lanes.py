@@ -62,7 +62,8 @@ def test_the_two_heuristic_modules_do_not_import_each_other():
         tree = ast.parse((root / f"{name}.py").read_text())
         return {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
 
-    assert "agents.heuristic" not in imports("hearts_heuristic")
-    kernels = ("heuristic_lanes", "heuristic_spades_kernel", "heuristic_spades_play", "heuristic_hearts_kernel")
+    assert not {"agents.heuristic", "agents.spades.heuristic"} & imports("hearts/heuristic")
+    assert not {"agents.heuristic", "agents.hearts.heuristic"} & imports("spades/heuristic")
+    kernels = ("heuristic_lanes", "spades/heuristic_kernel", "spades/heuristic_play", "hearts/heuristic_kernel")
     for name in kernels:
-        assert not {"agents.heuristic", "agents.hearts_heuristic"} & imports(name), name
+        assert not {"agents.heuristic", "agents.hearts.heuristic", "agents.spades.heuristic"} & imports(name), name

@@ -12,7 +12,7 @@ from spades_env.engine import BLIND, DRAW, OVER, PLAY
 from spades_env.observation import SCORE_CLIP, VERSION, ObservationEncoder
 
 # The Spades layout; Hearts has its own (tests/test_hearts.py).
-SPADES_PRESETS = [name for name in list_presets() if not Rules.preset(name).hearts]
+SPADES_PRESETS = [name for name in list_presets() if Rules.preset(name).game != "hearts"]
 RULE_SETS = SPADES_PRESETS + [Rules(partnership=False, n_players=3), Rules(partnership=False, n_players=6)]
 
 

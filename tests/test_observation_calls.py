@@ -67,7 +67,7 @@ def test_batched_rows_equal_one_game_calls_and_the_plain_reading(rules, perfect,
     bit, and the plain reading of the layout; a non-contiguous ``out`` gets the same rows."""
     engine = SpadesEngine(rules)
     enc = encoder_for(engine, perfect_information=perfect)
-    plain = hearts_reference if engine.rules.hearts else reference
+    plain = hearts_reference if engine.rules.game == "hearts" else reference
     state = engine.reset(np.arange(8) + seed)
     rng = np.random.default_rng(seed)
     for _ in range(steps):

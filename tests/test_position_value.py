@@ -44,7 +44,7 @@ def test_features_are_the_layout_seen_from_the_seat():
 def test_hearts_positions_are_refused_in_one_line():
     engine = SpadesEngine("hearts")
     state = engine.reset(np.arange(2))
-    with pytest.raises(ValueError, match="position_features are for Spades tables"):
+    with pytest.raises(ValueError, match="position_features need a game with bidding .*got table 'hearts'"):
         position_features(engine, state, np.arange(2), np.zeros(2, np.int64))
 
 
@@ -157,7 +157,7 @@ def test_torch_threads_are_set_inside_and_put_back():
     [
         (["--hands", "0"], ["'hands' must be a positive integer"]),
         (["--keep", "1.5"], ["'keep' must be in (0.0, 1.0]"]),
-        (["--rules", "hearts", "--hands", "4"], ["must be a Spades table", "'hearts'"]),
+        (["--rules", "hearts", "--hands", "4"], ["needs a game with bidding", "'hearts'"]),
     ],
 )
 def test_the_command_refuses_bad_options_in_one_line(tmp_path, args, words):

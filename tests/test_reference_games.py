@@ -44,7 +44,7 @@ def new_game(rules: Rules):
 def test_each_preset_gets_its_games_reference_engine_which_plays_a_hand(name):
     rules = Rules.preset(name)
     game = new_game(rules)
-    assert type(game) is (HeartsReferenceGame if rules.hearts else SpadesReferenceGame)
+    assert type(game) is (HeartsReferenceGame if rules.game == "hearts" else SpadesReferenceGame)
     assert game.current_player() >= 0
     while game.phase not in ("deal", "over"):
         legal = game.legal_actions()

@@ -261,11 +261,11 @@ def test_a_rules_mapping_written_before_the_split_per_game_still_loads(name):
     other game's at the neutral value it had to keep; such a mapping loads to the same rules, and
     the other game's field at any other value is still refused."""
     rules = Rules.preset(name)
-    other = RULES_CLASSES["spades" if rules.hearts else "hearts"]
+    other = RULES_CLASSES["spades" if rules.game == "hearts" else "hearts"]
     old = rules.to_dict() | {k: v for k, v in other.LEGACY_NEUTRAL.items() if k not in rules.to_dict()}
     assert set(old) == {f.name for cls in RULES_CLASSES.values() for f in dataclasses.fields(cls)}
     assert Rules.from_dict(old) == rules
-    field, value = ("bags", True) if rules.hearts else ("jack_of_diamonds", True)
+    field, value = ("bags", True) if rules.game == "hearts" else ("jack_of_diamonds", True)
     with pytest.raises(RulesError, match=f"rules field '{field}' is a (Spades|Hearts) option"):
         Rules.from_dict(old | {field: value})
     partial = rules.to_dict() | {next(iter(other.LEGACY_NEUTRAL)): next(iter(other.LEGACY_NEUTRAL.values()))}

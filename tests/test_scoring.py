@@ -320,7 +320,7 @@ def test_set_penalty_options_through_a_played_hand(suit_deal, bid_all, play_rand
 
 
 SPADES_PRESETS = [p.stem for p in sorted((Path(spades_env.__file__).parent / "presets").glob("*.yaml"))]
-SPADES_PRESETS = [p for p in SPADES_PRESETS if not resolve_rules(p).hearts]
+SPADES_PRESETS = [p for p in SPADES_PRESETS if resolve_rules(p).game != "hearts"]
 OPTION_RULES = [
     Rules(set_penalty="short", boston=True, ten_for_two_hundred=True, max_hands=4),
     Rules(set_penalty="zero", bags=False, lose_score="-target"),

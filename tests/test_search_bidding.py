@@ -213,7 +213,7 @@ def test_blind_nil_is_weighed_against_looking():
 def test_hearts_is_refused_and_bad_options_are_named():
     hearts = SpadesEngine("hearts")
     state = hearts.reset([1])
-    with pytest.raises(ValueError, match="lookahead bidding needs Spades rules with bidding, got 'hearts'"):
+    with pytest.raises(ValueError, match="lookahead bidding needs a game with bidding, got table 'hearts'"):
         _decide(hearts, state, 2)
     engine = SpadesEngine("partnership")
     state = engine.reset([1])

@@ -1,4 +1,4 @@
-"""The Hearts pass by lookahead (``agents.search_passing``) and Hearts play-outs from a position."""
+"""The Hearts pass by lookahead (``agents.hearts.passing``) and Hearts play-outs from a position."""
 
 from itertools import combinations
 
@@ -8,7 +8,7 @@ import pytest
 
 from agents import HeuristicAgent, SearchAgent
 from agents.base import DecisionContext
-from agents.search_passing import _passed_and_played, pass_candidates, pass_values
+from agents.hearts.passing import _passed_and_played, pass_candidates, pass_values
 from agents.search_rollouts import play_out_values
 from spades_env.engine import PLAY, SpadesEngine, bits
 from spades_env.engine.state import PASS

@@ -137,7 +137,7 @@ def test_the_example_bot_plays_a_tournament_from_the_command_line_and_beats_rand
 
 def test_the_example_bot_refuses_hearts_in_one_line():
     assert_usage_error(spades("tournament", "--bots", f"{MY_BOT},random", "--rules", "hearts", cwd=ROOT),
-                       "my-bot plays Spades, not the Hearts rules 'hearts'")  # fmt: skip
+                       "my-bot bids: it needs a game with bidding, not 'hearts'")  # fmt: skip
 
 
 def test_the_bidding_benchmark_takes_any_bots_bids_from_the_command_line(tmp_path):

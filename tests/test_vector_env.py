@@ -31,7 +31,7 @@ def test_random_play_shapes_and_per_seat_rewards_add_up_to_scores(rules):
     assert obs.shape == (b, env.encoder.size) and obs.dtype == np.float32
     assert info["action_mask"].shape == (b, a) and info["action_mask"].dtype == bool
     totals = np.zeros((b, n))
-    sign = -1 if env.rules.hearts else 1  # Hearts points are penalties: rewards are minus the points
+    sign = -1 if env.rules.game == "hearts" else 1  # Hearts points are penalties: rewards are minus the points
     finished_matches = 0
     rng = np.random.default_rng(0)
     for _ in range(400):

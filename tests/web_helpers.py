@@ -52,7 +52,7 @@ def allowed_cards(game) -> set[str]:
     f = game.finished
     if f is not None:  # a finished hand: every card played in it, and the seat's own pass and receipt
         out = {cards.card_name(int(x)) for x in f.history[0].reshape(-1) if x >= 0}
-        if engine.rules.hearts:
+        if engine.rules.game == "hearts":
             offset = int(engine.pass_offset(f.hand_number)[0])
             out |= mask_names(f.passed[0, seat])
             if offset:
@@ -74,7 +74,7 @@ def allowed_cards(game) -> set[str]:
         out |= mask_names(mine)
         if phase == DRAW and int(s.to_move[0]) == seat:
             out.add(cards.card_name(int(s.shown[0])))
-    if engine.rules.hearts:
+    if engine.rules.game == "hearts":
         out |= mask_names(s.passed[0, seat])
         offset = int(engine.pass_offset(s.hand_number[:1])[0])
         if phase != PASS and offset:

@@ -16,7 +16,6 @@ from agents.builtin_bots import decision_context
 from agents.heuristic import HeuristicAgent
 from agents.search_bidding import MAX_LOOKAHEAD_SAMPLES
 from spades_env.engine import BID, BLIND, PLAY, SpadesEngine
-from spades_env.games.spades.scoring import bag_adjusted_points
 from spades_env.rules import Rules, resolve_rules
 from train.bid_bench_bidders import (
     Bidder,
@@ -163,7 +162,7 @@ def play_hands(
             fields = {
                 "bids": f.bids[keep],
                 "tricks": f.tricks_won[keep],
-                "points": bag_adjusted_points(engine.rules, f.delta, f.bags_added, f.bag_penalties)[keep],
+                "points": engine.spec.adjusted_points(engine.rules, f.delta, f.bags_added, f.bag_penalties)[keep],
                 "bags": f.bags_added[keep],
                 "made": f.made[keep],
             }

@@ -37,8 +37,9 @@ from typing import Any
 import numpy as np
 import torch
 
+from agents.checkpoint_io import observation_differences
 from agents.heuristic import HeuristicAgent
-from agents.neural import NeuralAgent, SpadesPolicy, observation_differences, torch_device
+from agents.neural import NeuralAgent, SpadesPolicy, torch_device
 from train.bid_values import BidLearner, BidPositions, CardPositions, card_loss, centred_value_loss
 from train.bid_values_config import BidValuesConfig
 from train.bid_values_round import CARD_SCALARS_SHOWN, Collected, RoundCollector, bid_line

@@ -28,7 +28,7 @@ import numpy as np
 import torch
 
 from agents.search_rollouts import side_margin
-from spades_env.games.spades.scoring import bag_adjusted_points, score_hand
+from spades_env import games
 from train.bid_values import centred_value_loss
 
 #: Points per unit of the bidding head's values (as ``BidValuesConfig.value_scale``).
@@ -43,11 +43,11 @@ def hindsight_values(engine: Any, finished: Any, index: np.ndarray, seats: np.nd
     hand = index[rows]
     bids = finished.bids[hand].copy()
     bids[np.arange(len(rows)), seats[rows]] = k
-    score = score_hand(
+    score = games.part(engine.rules.game, "scoring").score_hand(
         engine.rules, bids, finished.blind[hand], finished.tricks_won[hand], finished.start_bags[hand],
         finished.trick_winners[hand], finished.bemo[hand],
     )  # fmt: skip
-    adjusted = bag_adjusted_points(engine.rules, score.delta, score.bags_added, score.bag_penalties)
+    adjusted = engine.spec.adjusted_points(engine.rules, score.delta, score.bags_added, score.bag_penalties)
     out = np.zeros(cand.shape, np.float32)
     out[rows, k] = side_margin(adjusted, engine.side_of_seat[seats[rows]])
     return out

@@ -31,11 +31,10 @@ from agents.position_value import (
     led_suit_column,
     position_features,
 )
-from agents.search_rollouts import side_margin
+from agents.search_rollouts import hand_values, side_margin
 from spades_env import cards
 from spades_env.engine import OVER, PLAY, SpadesEngine
 from spades_env.envs.context import DecisionContext
-from spades_env.games.spades.scoring import bag_adjusted_points
 from spades_env.observation import encoder_for
 from train.checkpoint import CHECKPOINT_FORMAT, save_checkpoint
 
@@ -101,7 +100,7 @@ def self_play_positions(
         for f in engine.step(state, actions, validate=False).finished:
             first = live[f.games]
             g = f.games[first]
-            points = bag_adjusted_points(engine.rules, f.delta[first], f.bags_added[first], f.bag_penalties[first])
+            points = hand_values(engine, f, first)
             for s in range(engine.n_players):
                 margins[g, s] = side_margin(points, np.full(len(g), engine.side_of_seat[s]))
             live[g] = False
@@ -117,8 +116,8 @@ def train_position_value(config: PositionValueConfig, out: str | Path, log=print
     torch.set_num_threads(config.threads)
     rng = np.random.default_rng(config.seed)
     engine = SpadesEngine(config.rules)
-    if engine.rules.hearts:
-        raise ValueError(f"position-value: --rules must be a Spades table; {engine.rules.name!r} is Hearts")
+    if not engine.rules.has_bidding:
+        raise ValueError(f"position-value: --rules needs a game with bidding, got table {engine.rules.name!r}")
     start = time.perf_counter()
     parts = []
     for first in range(0, config.hands, config.batch_hands):

@@ -37,8 +37,8 @@ def play(rules: str, bot_spec: str | None = None, steps: int = 400, num_envs: in
 
 
 def solve_endgames(rules: str = "partnership", games: int = 4) -> None:
-    """The exact endgame solver (``agents.endgame``, both its searches) on positions two tricks from the end."""
-    from agents.endgame import solve_positions
+    """The exact endgame solver (``agents.spades.endgame``, both its searches) on positions two tricks from the end."""
+    from agents.spades.endgame import solve_positions
     from spades_env.engine import PLAY, SpadesEngine
     from spades_env.rules import resolve_rules
 

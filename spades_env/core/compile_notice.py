@@ -12,8 +12,6 @@ import sys
 
 import numba
 
-#: Seconds of CPU a game's engine kernels take to compile on this project's machine (docs/benchmarks.md).
-COMPILE_SECONDS = {"spades": 135, "hearts": 55}
 _announced: set[str] = set()
 
 
@@ -28,13 +26,13 @@ def is_cached(dispatcher) -> bool:
         return True
 
 
-def announce_compile(game: str, dispatcher) -> bool:
-    """Say once per process and game, on stderr, that ``game``'s kernels are being compiled when ``dispatcher`` has
-    no cache yet; whether it said so."""
+def announce_compile(game: str, seconds: int, dispatcher) -> bool:
+    """Say once per process and game, on stderr, that ``game``'s kernels are being compiled (about ``seconds`` of
+    CPU: the game's spec says, ``GameSpec.compile_seconds``) when ``dispatcher`` has no cache yet; whether it said
+    so."""
     if game in _announced or is_cached(dispatcher):
         return False
     _announced.add(game)
-    seconds = COMPILE_SECONDS.get(game, 120)
     print(
         f"spades_env: compiling the {game} engine with Numba, once per installation (about {seconds} s of CPU; "
         "later runs load it from the cache; `spades warmup` compiles every kernel ahead)",

@@ -50,6 +50,8 @@ class ObservationLayout:
     """
 
     VERSION = 0
+    PHASES: tuple[int, ...] = ()
+    """The engine phases of the ``phase`` block, in its order (one entry each, 1 in that phase)."""
 
     def __init__(self, engine: SpadesEngine, perfect_information: bool, blocks: list[tuple[str, tuple[int, ...]]]):
         self.engine = engine
@@ -75,6 +77,12 @@ class ObservationLayout:
     def binary_size(self) -> int:
         """The entries at the row's start that are always 0 or 1 (``bit_count`` of the game's first real block)."""
         return self._bits
+
+    def phase_column(self, phase: int) -> int:
+        """The entry of the row that is 1 when the game is in ``phase`` (an engine phase code of ``PHASES``)."""
+        if phase not in self.PHASES:
+            raise ValueError(f"phase must be one of this layout's phases {list(self.PHASES)}, got {phase!r}")
+        return self.slices["phase"].start + self.PHASES.index(phase)
 
     def offsets(self, names: tuple[str, ...]) -> np.ndarray:
         """(len(names),) int64: where each block starts in the row, -1 for a block this layout lacks."""

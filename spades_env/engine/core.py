@@ -46,8 +46,6 @@ from spades_env.games import spec
 from spades_env.rules import BaseRules, resolve_rules
 
 __all__ = [
-    "PASS_NAMES",
-    "PASS_OFFSETS",
     "FinishedHands",
     "IllegalActionError",
     "SpadesEngine",
@@ -55,10 +53,6 @@ __all__ = [
 ]
 
 I64 = np.int64
-#: Hearts: seats between passer and receiver (clockwise) by hand number mod 4: left, right,
-#: across, no pass [RULES 7]; and their names. Kept here for callers: the game's spec owns them.
-PASS_OFFSETS = spec("hearts").pass_offsets
-PASS_NAMES = spec("hearts").pass_names
 
 
 def check_threads(threads, name: str = "threads") -> int:
@@ -102,8 +96,6 @@ class SpadesEngine(HandCycle):
         r = self.rules
         self.spec = spec(r.game)
         """What the engine asks the rules' game (``games.<game>.spec.SPEC``, a ``games.game_spec.GameSpec``)."""
-        self.hearts = r.game == "hearts"
-        """The game is Hearts (a fact for callers; the engine asks ``spec`` instead)."""
         self.layout = ActionLayout.for_rules(r)
         self.n_players = r.n_players
         self.n_sides = r.n_sides
@@ -148,7 +140,7 @@ class SpadesEngine(HandCycle):
         one array (``core.packed.pack_rules``)."""
         r = self.rules
         loops = self.spec.loops()
-        announce_compile(r.game, loops.step_packed)
+        announce_compile(r.game, self.spec.compile_seconds, loops.step_packed)
         self._loops = loops
         self._params = self.spec.params(r, self.layout)
         self._rules = packed.pack_rules(self._params, self.trick_tables)

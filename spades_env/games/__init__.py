@@ -88,7 +88,13 @@ def part(game: str, name: str) -> Any:
         raise ValueError(f"game must be one of {sorted(GAMES)}, got {game!r}")
     if name not in Game._fields:
         raise ValueError(f"a game's part must be one of {list(Game._fields)}, got {name!r}")
-    module, _, attribute = getattr(GAMES[game], name).partition(":")
+    return load(getattr(GAMES[game], name))
+
+
+def load(where: str) -> Any:
+    """What ``where`` names, imported: a module (``"module"``) or one of its attributes (``"module:attribute"``);
+    how a registry of parts named as strings (this one, ``agents.game_parts``) imports the part asked for."""
+    module, _, attribute = where.partition(":")
     loaded = importlib.import_module(module)
     return getattr(loaded, attribute) if attribute else loaded
 

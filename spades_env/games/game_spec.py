@@ -42,6 +42,9 @@ class GameSpec:
     """Seats from passer to receiver (clockwise) by hand number mod 4; 0: no pass."""
     pass_names: tuple[str, str, str, str] = ("none", "none", "none", "none")
     """The pass direction of each hand number mod 4, in words."""
+    compile_seconds: int = 120
+    """Seconds of CPU the game's engine kernels take to compile on this project's machine (docs/benchmarks.md):
+    what the one-line notice of a first compile says (``core.compile_notice``)."""
 
     def __reduce__(self) -> str:
         """Pickled (with an engine) as a reference to its module's ``SPEC``: one spec per game."""

@@ -2,8 +2,8 @@
 
 ``player_view`` builds the JSON of one seat of a game in progress from the engine
 state: its own hand (once it has looked), the cards played, face-up cards, the
-two-player card it was shown and its own discards, in Hearts the cards it passed and
-received. Other seats' cards, the pile, others' discards and passes never enter it.
+two-player card it was shown and its own discards, in a game with passing (Hearts) the cards it
+passed and received. Other seats' cards, the pile, others' discards and passes never enter it.
 ``frame`` is the spectator's view of a replay: every hand face up.
 """
 
@@ -77,7 +77,7 @@ def finished_breakdown(engine: SpadesEngine, f: FinishedHands) -> dict[str, Any]
             for s in range(engine.n_players)
         ],
     }
-    if engine.rules.hearts:
+    if engine.spec.card_points(engine.rules) is not None:  # the cards taken carry points (Hearts)
         out["points_taken"] = f.points_taken[0].tolist()
     return out
 
@@ -129,8 +129,8 @@ def _broken(engine: SpadesEngine, f: FinishedHands) -> bool:
 
 
 def received_mask(engine: SpadesEngine, state, seat: int) -> int:
-    """Hearts: the cards passed to ``seat`` this hand, once every seat has passed (0 before)."""
-    if not engine.rules.hearts or int(state.phase[0]) == PASS:
+    """A game with passing (Hearts): the cards passed to ``seat`` this hand, once every seat has passed (0 before)."""
+    if not engine.rules.has_passing or int(state.phase[0]) == PASS:
         return 0
     offset = int(engine.pass_offset(state.hand_number[:1])[0])
     if not offset:
@@ -149,7 +149,7 @@ def player_view(table: Table, seat: int, finished: FinishedHands | None) -> dict
     out.update(hand=[], face_up={}, draw_card=None, legal=[], passed=[], received=[], discards=[])
     if finished is not None:
         out["hand_result"] = finished_breakdown(engine, finished)
-        if rules.hearts:
+        if rules.has_passing:
             passed = [int(p) for p in finished.passed[0]]
             offset = int(engine.pass_offset(finished.hand_number)[0])
             out["passed"] = names(passed[seat])
@@ -167,7 +167,7 @@ def player_view(table: Table, seat: int, finished: FinishedHands | None) -> dict
         if phase == DRAW and int(s.to_move[0]) == seat:
             out["draw_card"] = cards.card_name(int(s.shown[0]))
         out["discards"] = names(int(s.discards[0, seat]) | int(s.exchanged_out[0, seat]))
-    if rules.hearts:
+    if rules.has_passing:
         out["passed"] = names(s.passed[0, seat])
         out["received"] = names(received_mask(engine, s, seat))
     if int(s.to_move[0]) == seat:
@@ -184,7 +184,7 @@ def frame(table: Table, step: Step | None, finished: FinishedHands | None) -> di
     if finished is not None:
         out["hands"] = [[] for _ in range(n)]
         out["hand_result"] = finished_breakdown(engine, finished)
-        if engine.rules.hearts:
+        if engine.rules.has_passing:
             out["passed"] = [names(p) for p in finished.passed[0]]
         return out
     phase = int(s.phase[0])
@@ -192,7 +192,7 @@ def frame(table: Table, step: Step | None, finished: FinishedHands | None) -> di
     out["hand_result"] = None
     if engine.spec.face_up_deal(engine.rules):
         out["face_up"] = {str(k): names(s.face_up[0, k] & s.hands[0, k]) for k in range(n)}
-    if engine.rules.hearts:
+    if engine.rules.has_passing:
         out["passed"] = [names(p) for p in s.passed[0]]
     if engine.rules.two_player:
         out["shown"] = cards.card_name(int(s.shown[0])) if phase == DRAW else None

@@ -85,9 +85,10 @@ class HeartsObservationEncoder(ObservationLayout):
     """Encodes what a seat can see of a batched Hearts ``GameState`` as flat float32 rows."""
 
     VERSION = HEARTS_VERSION
+    PHASES = HEARTS_PHASES
 
     def __init__(self, engine: SpadesEngine, perfect_information: bool = False) -> None:
-        if not engine.rules.hearts:
+        if engine.rules.game != "hearts":
             raise ValueError(f"HeartsObservationEncoder needs Hearts rules, got game {engine.rules.game!r}")
         n, s, c = engine.n_players, engine.n_sides, engine.layout.n_card_ids
         blocks: list[tuple[str, tuple[int, ...]]] = [("hand", (c,)), ("played", (n, c)), ("trick", (n, c))]

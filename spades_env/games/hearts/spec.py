@@ -38,6 +38,7 @@ class HeartsSpec(GameSpec):
     first_trick_forbidden = int(FIRST_TRICK_FORBIDDEN)
     pass_offsets = PASS_OFFSETS
     pass_names = PASS_NAMES
+    compile_seconds = 55
 
     def params(self, rules: HeartsRules, layout: ActionLayout) -> np.ndarray:
         """The int64 parameters ``p`` of a Hearts rule set (indexed by ``phases.P_*``)."""

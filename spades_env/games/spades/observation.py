@@ -106,6 +106,7 @@ class SpadesObservationEncoder(ObservationLayout):
     """Encodes what a seat can see of a batched Spades ``GameState`` as flat float32 rows."""
 
     VERSION = VERSION
+    PHASES = tuple(range(N_SPADES_PHASES))
 
     def __init__(self, engine: SpadesEngine, perfect_information: bool = False) -> None:
         if engine.rules.game != "spades":

@@ -36,6 +36,7 @@ class SpadesSpec(GameSpec):
     trump = cards.SPADES
     broken_suit = cards.SPADES
     broken_mask = int(cards.TRUMP_MASK)  # the jokers are spades [RULES 6]
+    compile_seconds = 135
 
     def params(self, rules: SpadesRules, layout: ActionLayout) -> np.ndarray:
         """The int64 parameters ``p`` of a Spades rule set (indexed by ``phases.P_*``)."""

@@ -1,6 +1,6 @@
 """The endgame solver's search, compiled and iterative: alpha-beta (two sides) and max^n (more sides).
 
-``agents.endgame`` values each legal card at the root with these; see its docstring for what is
+``agents.spades.endgame`` values each legal card at the root with these; see its docstring for what is
 valued [RULES 3, 5, 6]. Both searches walk the game tree depth first with an explicit stack of
 frames (``SearchStack``), one frame per position on the current line of play, instead of
 recursion: Numba can cache iterative functions, while a cached self-recursive one hangs when

@@ -1,6 +1,6 @@
 """The Hearts heuristic's passing and card play over one game, compiled [RULES 7].
 
-The rules and their order are those described in ``agents.hearts_heuristic``. Each legal card gets
+The rules and their order are those described in ``agents.hearts.heuristic``. Each legal card gets
 a score and the one with the highest score is chosen (the lowest card id on a tie; card 0
 when none is legal), as the NumPy bot did with an argmax over the 52 card ids. Reads only what the deciding seat can
 see: its hand, the cards it passed, the public trick history and the points each seat took.

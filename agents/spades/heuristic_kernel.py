@@ -2,9 +2,9 @@
 
 The rules and their order are those described in ``agents.heuristic`` (bidding, blind nil,
 the two-player draw and exchange, Bemo, the weak-hand redeal [RULES 2-6]; card play is in
-``agents.heuristic_spades_play``). Each function reads only what the deciding seat can see:
+``agents.spades.heuristic_play``). Each function reads only what the deciding seat can see:
 its hand and the public state. The rule set and the options come as ``config`` and
-``tuning`` (``agents.heuristic_spades_config``).
+``tuning`` (``agents.spades.heuristic_config``).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from agents.heuristic_lanes import (
     rank_of,
     suit_of,
 )
-from agents.heuristic_spades_config import (
+from agents.spades.heuristic_config import (
     C_AVERAGE,
     C_BAG_LIMIT,
     C_BAGS,
@@ -52,7 +52,7 @@ from agents.heuristic_spades_config import (
     T_REDEAL,
     T_TWO_PLAYER_BONUS,
 )
-from agents.heuristic_spades_play import play_choice
+from agents.spades.heuristic_play import play_choice
 from spades_env.engine.state import BEMO, BID, BLIND, DRAW, EXCHANGE, PLAY
 
 

@@ -30,7 +30,7 @@ import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from agents.endgame_search import equivalent, live_cards, maxn, minimax, search_stack, side_value
+from agents.spades.endgame_search import equivalent, live_cards, maxn, minimax, search_stack, side_value
 from spades_env.core.trick_play import TrickTables, legal_cards
 from spades_env.engine import SpadesEngine
 from spades_env.engine.state import GameState
@@ -52,10 +52,11 @@ class EndgameTables(NamedTuple):
 
 
 def endgame_tables(engine: SpadesEngine, adjust_bags: bool = True) -> EndgameTables:
-    """The solver's tables for ``engine``'s rules; ValueError for Hearts (not solved here)."""
+    """The solver's tables for ``engine``'s rules; ValueError for a game without bidding (it values Spades'
+    contracts; Hearts is not solved here)."""
     rules = engine.rules
-    if rules.hearts:
-        raise ValueError("engine: the endgame solver plays Spades rules only, got a Hearts engine")
+    if not rules.has_bidding:
+        raise ValueError(f"engine: the endgame solver needs a game with bidding, got table {rules.name!r}")
     cost = rules.bag_penalty / rules.bag_limit if (rules.bags and adjust_bags) else 0.0
     return EndgameTables(engine.trick_tables, score_tables(rules), float(cost), bool(adjust_bags))
 

@@ -34,7 +34,7 @@ from agents.heuristic_lanes import (
     rank_of,
     suit_of,
 )
-from agents.heuristic_spades_config import (
+from agents.spades.heuristic_config import (
     C_BAG_LIMIT,
     C_BAGS,
     C_CARD_IDS,
