@@ -139,3 +139,45 @@ def test_the_presets_name_depth_zero_searches_and_take_overrides():
     assert make_agent("guided:fast,samples=8", seed=0).samples == 8
     with pytest.raises(ValueError, match="guided"):
         make_agent("guided:fastest", seed=0)
+
+
+OTHER_TABLES = [
+    pytest.param(preset, marks=pytest.mark.skipif(preset not in available_checkpoints(), reason="no checkpoint"))
+    for preset in ("cutthroat-4", "hearts")
+]
+
+
+@pytest.mark.parametrize("preset", OTHER_TABLES)
+@pytest.mark.parametrize("spec", [SMALL, "guided:fast,samples=4"])
+def test_at_cutthroat_and_hearts_it_plays_legal_cards_it_valued(preset, spec):
+    """Cutthroat-4 and Hearts have learned networks: the guided search plays there (network plies and the compiled
+    heuristic rollouts), each card legal and one of its finitely valued candidates."""
+    engine, ctx, masks = _card_decisions(preset)
+    bot = make_agent(spec, seed=5)
+    assert bot.unsupported_reason(engine) is None
+    actions = bot.act(_observations(ctx), masks, ctx)
+    assert masks[np.arange(len(actions)), actions].all()
+    values = make_agent(spec, seed=5).action_values(_observations(ctx), masks, ctx)
+    assert np.isfinite(values[np.arange(len(actions)), actions]).all()
+    assert np.isneginf(values[~masks]).all()
+
+
+@pytest.mark.parametrize("preset", OTHER_TABLES)
+def test_at_cutthroat_and_hearts_depth_zero_values_equal_the_searchs(preset):
+    """The guided rollouts at depth 0 are the search's heuristic rollouts at the other tables too (Hearts' side
+    value, cutthroat's margin over the others' mean), bit for bit."""
+    engine, ctx, masks = _card_decisions(preset)
+    guided = make_agent("guided:samples=4,top=13,depth=0,oversample=2", seed=7)
+    search = SearchAgent(seed=7, samples=4, oversample=2)
+    got = guided.action_values(_observations(ctx), masks, ctx)[:, : engine.layout.n_card_ids]
+    want = search.action_values(None, masks, ctx)[:, : engine.layout.n_card_ids]
+    assert np.array_equal(got, want, equal_nan=True)
+
+
+@pytest.mark.parametrize("preset", OTHER_TABLES)
+def test_at_cutthroat_and_hearts_the_value_leaf_is_refused_in_one_line(preset):
+    """The position value network exists for partnership only: ``leaf=value`` elsewhere names what it lacks."""
+    engine = SpadesEngine(preset)
+    reason = make_agent("guided:depth=2,leaf=value", seed=0).unsupported_reason(engine)
+    assert reason is not None and "\n" not in reason
+    assert reason.startswith(f"bot 'guided' with leaf=value needs a position value network for the rules {preset!r}")
