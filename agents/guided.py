@@ -15,7 +15,10 @@ For every card-play decision with more than one legal card the ``guided`` bot
 4. plays the candidate of the best mean value (ties, and every decision it does not value, keep the network's
    own action; with ``play_margin`` > 0 the network's card is kept unless another beats it by more than that).
 
-Bids, the Hearts pass and a lone legal card are the network's (``learned``). The network's card value head is
+Bids, the Hearts pass and a lone legal card are the network's (``learned``); with ``bid_samples`` K > 0 (Spades) the
+bids and blind nil are the lookahead bidder's (``agents.search_bidding.lookahead_bids``: every legal bid, nil and
+blind nil included, tried on K sampled deals) with rollouts in which the network bids and plays every seat (the
+heuristic-rollout lookahead, ``search:bid_samples``, assumes heuristic players). The network's card value head is
 not used to cut the rollouts: it was learned on targets centred on each decision's mean
 (``train.bid_values.centred_value_loss``), so it ranks the cards of one decision but has no level that two
 positions could be compared by. ``leaf=value`` cuts them with a position value network instead
@@ -164,6 +167,7 @@ class GuidedAgent(SearchAgent):
         rollout_values: bool = True,
         leaf: str = "heuristic",
         threads: int = 1,
+        bid_samples: int = 0,
     ) -> None:
         if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 1:
             raise ValueError(f"guided bot option 'top' must be a positive integer, got {top!r}")
@@ -188,7 +192,10 @@ class GuidedAgent(SearchAgent):
             play_margin=play_margin,
             play_sharpness=play_sharpness,
             threads=threads,
+            bid_samples=bid_samples,
         )
+        self.bid_rollout = NetworkRollout(self.network, -1, self.rollout.values)
+        """With ``bid_samples``: the lookahead bidder's rollouts, the network's bids and cards to the hand's end."""
         self.top = int(top)
         """Candidates kept per decision: the ``top`` legal cards of the network's card prior, and its own card."""
         self.depth = int(depth)
@@ -219,8 +226,9 @@ class GuidedAgent(SearchAgent):
     def _values_and_default(
         self, observations, masks: np.ndarray, context: DecisionContext | None
     ) -> tuple[np.ndarray, np.ndarray]:
-        """``action_values`` (card play: the guided rollouts' mean values of the candidates; NaN for the legal
-        actions it does not value, -inf for the illegal ones) and the network's own action of each decision."""
+        """``action_values`` (card play: the guided rollouts' mean values of the candidates; bids and blind nil with
+        ``bid_samples``: the lookahead's with the network's rollouts; NaN for the legal actions it does not value,
+        -inf for the illegal ones) and the network's own action of each decision."""
         if context is None:
             raise ValueError("GuidedAgent needs a DecisionContext (engine, state, games, seats)")
         with torch_threads(self.threads):
@@ -236,6 +244,7 @@ class GuidedAgent(SearchAgent):
         observations = np.asarray(observations, dtype=np.float32)
         default = self.network.act(observations, masks, context)  # binds the network to the table
         values = np.where(masks, np.nan, -np.inf)
+        self._lookahead_bid_values(values, masks, context, self.bid_rollout)
         n_cards = engine.layout.n_card_ids
         play = state.phase[context.games] == PLAY
         todo = np.flatnonzero(play & (masks[:, :n_cards].sum(axis=1) > 1))

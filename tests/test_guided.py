@@ -9,7 +9,7 @@ from agents import SearchAgent, make_agent
 from agents.infoset_probe import sample_decisions
 from agents.learned import available_checkpoints
 from agents.search_rollouts import side_margin
-from spades_env.engine import PLAY, SpadesEngine
+from spades_env.engine import BID, PLAY, SpadesEngine
 from spades_env.envs.context import DecisionContext
 from spades_env.games.spades.scoring import bag_adjusted_points
 from spades_env.observation import encoder_for
@@ -181,3 +181,52 @@ def test_at_cutthroat_and_hearts_the_value_leaf_is_refused_in_one_line(preset):
     reason = make_agent("guided:depth=2,leaf=value", seed=0).unsupported_reason(engine)
     assert reason is not None and "\n" not in reason
     assert reason.startswith(f"bot 'guided' with leaf=value needs a position value network for the rules {preset!r}")
+
+
+def _bid_decisions(n: int = 3):
+    """The partnership engine and a context of ``n`` BID decisions with several legal bids."""
+    engine = SpadesEngine("partnership")
+    state, seats = sample_decisions(engine, 48, seed=4)
+    masks = engine.legal_action_mask(state)
+    rows = np.flatnonzero((state.phase == BID) & (masks.sum(axis=1) > 1))[:n]
+    return engine, DecisionContext(engine, state, rows, seats[rows]), masks[rows]
+
+
+def test_bid_samples_values_each_bid_by_the_hands_result_when_the_network_plays_it_out(monkeypatch):
+    """``bid_samples``: on one layout equal to the real deal, a bid's value is the side's margin when the seat bids it
+    and the network bids and plays every seat from there (its rollouts are the network's, not the heuristic's)."""
+    engine, ctx, masks = _bid_decisions()
+    assert len(ctx.games) == 3
+    bot = make_agent("guided:depth=0,bid_samples=1,oversample=1", seed=0)
+    monkeypatch.setattr("agents.search_bidding.sample_layouts", real_deal)
+    values = bot.action_values(_observations(ctx), masks, ctx)
+    assert np.isfinite(values[masks]).all() and np.isneginf(values[~masks]).all()  # nil among them
+    assert (masks[:, engine.layout.bid_offset] & np.isfinite(values[:, engine.layout.bid_offset])).all()
+    encoder = encoder_for(engine)
+    for k, g in enumerate(ctx.games):
+        bid = int(np.flatnonzero(masks[k])[k % int(masks[k].sum())])  # a different bid in each decision
+        game, action = ctx.state.take(np.array([g])), np.array([bid])
+        while not (finished := engine.step(game, action, validate=False).finished):
+            seat = game.to_move
+            obs = encoder.encode(game, np.array([0]), seat)
+            legal = engine.legal_action_mask(game)
+            action = bot.network.act(obs, legal, DecisionContext(engine, game, np.array([0]), seat))
+        f = finished[0]
+        points = bag_adjusted_points(engine.rules, f.delta, f.bags_added, f.bag_penalties)
+        assert values[k, bid] == pytest.approx(side_margin(points, engine.side_of_seat[ctx.seats[k : k + 1]])[0])
+
+
+def test_bid_samples_bids_the_best_valued_bid_and_leaves_card_play_alone():
+    engine, ctx, masks = _bid_decisions()
+    bot = make_agent("guided:depth=0,samples=2,bid_samples=2", seed=3)
+    values = make_agent("guided:depth=0,samples=2,bid_samples=2", seed=3).action_values(_observations(ctx), masks, ctx)
+    actions = bot.act(_observations(ctx), masks, ctx)
+    assert np.array_equal(values[np.arange(len(actions)), actions], values.max(axis=1))
+    assert bot.bid_decisions == len(ctx.games)
+    engine, card_ctx, card_masks = _card_decisions()
+    plain, bidding = (
+        make_agent("guided:samples=2,depth=0", seed=2),
+        make_agent("guided:samples=2,depth=0,bid_samples=2", seed=2),
+    )
+    obs = _observations(card_ctx)
+    assert np.array_equal(plain.act(obs, card_masks, card_ctx), bidding.act(obs, card_masks, card_ctx))
