@@ -90,6 +90,20 @@ class NetworkRollout(Agent):
             if observations is None:
                 observations = self.encoder(context.engine).encode(context.state, context.games, context.seats)
             return self.network.act(observations, masks, context)
+        actions = np.zeros(len(masks), dtype=np.int64)
+        play = context.state.phase[context.games] == PLAY
+        for rows, decide in ((np.flatnonzero(play), self._card_head_play), (np.flatnonzero(~play), self._network_play)):
+            if len(rows):  # the card play by the card head; bids (a bidding lookahead's rollouts) by the learned bot
+                actions[rows] = decide(masks[rows], context.take(rows))
+        return actions
+
+    def _network_play(self, masks: np.ndarray, context: DecisionContext) -> np.ndarray:
+        """The ``learned`` bot's actions at the seats' observations."""
+        observations = self.encoder(context.engine).encode(context.state, context.games, context.seats)
+        return self.network.act(observations, masks, context)
+
+    def _card_head_play(self, masks: np.ndarray, context: DecisionContext) -> np.ndarray:
+        """Card decisions' cards by the card head alone (``card_head_actions``; a lone legal card unasked)."""
         from agents.neural import lone_actions  # torch, once a network plays
 
         actions, free = lone_actions(masks)

@@ -192,16 +192,20 @@ def _bid_decisions(n: int = 3):
     return engine, DecisionContext(engine, state, rows, seats[rows]), masks[rows]
 
 
-def test_bid_samples_values_each_bid_by_the_hands_result_when_the_network_plays_it_out(monkeypatch):
+@pytest.mark.parametrize("rollout_values", [True, False])
+def test_bid_samples_values_each_bid_by_the_hands_result_when_the_network_plays_it_out(monkeypatch, rollout_values):
     """``bid_samples``: on one layout equal to the real deal, a bid's value is the side's margin when the seat bids it
-    and the network bids and plays every seat from there (its rollouts are the network's, not the heuristic's)."""
+    and the network bids and plays every seat from there (its rollouts are the network's, not the heuristic's; with
+    ``rollout_values=false`` its cards are the card head's, its bids still the learned bot's)."""
+    from agents.guided import card_head_actions
+
     engine, ctx, masks = _bid_decisions()
     assert len(ctx.games) == 3
-    bot = make_agent("guided:depth=0,bid_samples=1,oversample=1", seed=0)
+    bot = make_agent(f"guided:depth=0,bid_samples=1,oversample=1,rollout_values={rollout_values}", seed=0)
     monkeypatch.setattr("agents.search_bidding.sample_layouts", real_deal)
     values = bot.action_values(_observations(ctx), masks, ctx)
-    assert np.isfinite(values[masks]).all() and np.isneginf(values[~masks]).all()  # nil among them
-    assert (masks[:, engine.layout.bid_offset] & np.isfinite(values[:, engine.layout.bid_offset])).all()
+    assert np.isfinite(values[masks]).all() and np.isneginf(values[~masks]).all()
+    assert (masks[:, engine.layout.bid_offset] & np.isfinite(values[:, engine.layout.bid_offset])).all()  # nil
     encoder = encoder_for(engine)
     for k, g in enumerate(ctx.games):
         bid = int(np.flatnonzero(masks[k])[k % int(masks[k].sum())])  # a different bid in each decision
@@ -210,7 +214,10 @@ def test_bid_samples_values_each_bid_by_the_hands_result_when_the_network_plays_
             seat = game.to_move
             obs = encoder.encode(game, np.array([0]), seat)
             legal = engine.legal_action_mask(game)
-            action = bot.network.act(obs, legal, DecisionContext(engine, game, np.array([0]), seat))
+            if game.phase[0] == PLAY and not rollout_values:
+                action = card_head_actions(bot.network, obs, legal) if legal.sum() > 1 else np.argmax(legal, axis=1)
+            else:
+                action = bot.network.act(obs, legal, DecisionContext(engine, game, np.array([0]), seat))
         f = finished[0]
         points = bag_adjusted_points(engine.rules, f.delta, f.bags_added, f.bag_penalties)
         assert values[k, bid] == pytest.approx(side_margin(points, engine.side_of_seat[ctx.seats[k : k + 1]])[0])
