@@ -237,3 +237,22 @@ def test_bid_samples_bids_the_best_valued_bid_and_leaves_card_play_alone():
     )
     obs = _observations(card_ctx)
     assert np.array_equal(plain.act(obs, card_masks, card_ctx), bidding.act(obs, card_masks, card_ctx))
+
+
+def test_it_plays_exactly_the_tables_learned_plays_and_refuses_the_others_in_one_line():
+    """Every preset: the guided search plays where the ``learned`` bot has a network, and elsewhere its one-line
+    refusal names the rules and what it lacks (the learned bot's own reason)."""
+    from spades_env.rules import list_presets
+
+    guided, learned = make_agent("guided:fast", seed=0), make_agent("learned", seed=0)
+    played = set()
+    for preset in list_presets():
+        engine = SpadesEngine(preset)
+        reason, lacks = guided.unsupported_reason(engine), learned.unsupported_reason(engine)
+        assert (reason is None) == (lacks is None), preset
+        if reason is None:
+            played.add(preset)
+        else:
+            assert "\n" not in reason and reason.endswith(lacks)
+            assert reason.startswith(f"bot 'guided' needs a learned network for the rules {engine.rules.name!r}")
+    assert {"partnership", "cutthroat-4", "hearts"} <= played
