@@ -15,7 +15,10 @@ For every card-play decision with more than one legal card the ``guided`` bot
 4. plays the candidate of the best mean value (ties, and every decision it does not value, keep the network's
    own action; with ``play_margin`` > 0 the network's card is kept unless another beats it by more than that).
 
-Bids, the Hearts pass and a lone legal card are the network's (``learned``). The network's card value head is
+Bids, the Hearts pass and a lone legal card are the network's (``learned``); with ``bid_samples`` K > 0 (Spades) the
+bids and blind nil are the lookahead bidder's (``agents.search_bidding.lookahead_bids``: every legal bid, nil and
+blind nil included, tried on K sampled deals) with rollouts in which the network bids and plays every seat (the
+heuristic-rollout lookahead, ``search:bid_samples``, assumes heuristic players). The network's card value head is
 not used to cut the rollouts: it was learned on targets centred on each decision's mean
 (``train.bid_values.centred_value_loss``), so it ranks the cards of one decision but has no level that two
 positions could be compared by. ``leaf=value`` cuts them with a position value network instead
@@ -87,6 +90,20 @@ class NetworkRollout(Agent):
             if observations is None:
                 observations = self.encoder(context.engine).encode(context.state, context.games, context.seats)
             return self.network.act(observations, masks, context)
+        actions = np.zeros(len(masks), dtype=np.int64)
+        play = context.state.phase[context.games] == PLAY
+        for rows, decide in ((np.flatnonzero(play), self._card_head_play), (np.flatnonzero(~play), self._network_play)):
+            if len(rows):  # the card play by the card head; bids (a bidding lookahead's rollouts) by the learned bot
+                actions[rows] = decide(masks[rows], context.take(rows))
+        return actions
+
+    def _network_play(self, masks: np.ndarray, context: DecisionContext) -> np.ndarray:
+        """The ``learned`` bot's actions at the seats' observations."""
+        observations = self.encoder(context.engine).encode(context.state, context.games, context.seats)
+        return self.network.act(observations, masks, context)
+
+    def _card_head_play(self, masks: np.ndarray, context: DecisionContext) -> np.ndarray:
+        """Card decisions' cards by the card head alone (``card_head_actions``; a lone legal card unasked)."""
         from agents.neural import lone_actions  # torch, once a network plays
 
         actions, free = lone_actions(masks)
@@ -164,6 +181,7 @@ class GuidedAgent(SearchAgent):
         rollout_values: bool = True,
         leaf: str = "heuristic",
         threads: int = 1,
+        bid_samples: int = 0,
     ) -> None:
         if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 1:
             raise ValueError(f"guided bot option 'top' must be a positive integer, got {top!r}")
@@ -188,7 +206,10 @@ class GuidedAgent(SearchAgent):
             play_margin=play_margin,
             play_sharpness=play_sharpness,
             threads=threads,
+            bid_samples=bid_samples,
         )
+        self.bid_rollout = NetworkRollout(self.network, -1, self.rollout.values)
+        """With ``bid_samples``: the lookahead bidder's rollouts, the network's bids and cards to the hand's end."""
         self.top = int(top)
         """Candidates kept per decision: the ``top`` legal cards of the network's card prior, and its own card."""
         self.depth = int(depth)
@@ -219,8 +240,9 @@ class GuidedAgent(SearchAgent):
     def _values_and_default(
         self, observations, masks: np.ndarray, context: DecisionContext | None
     ) -> tuple[np.ndarray, np.ndarray]:
-        """``action_values`` (card play: the guided rollouts' mean values of the candidates; NaN for the legal
-        actions it does not value, -inf for the illegal ones) and the network's own action of each decision."""
+        """``action_values`` (card play: the guided rollouts' mean values of the candidates; bids and blind nil with
+        ``bid_samples``: the lookahead's with the network's rollouts; NaN for the legal actions it does not value,
+        -inf for the illegal ones) and the network's own action of each decision."""
         if context is None:
             raise ValueError("GuidedAgent needs a DecisionContext (engine, state, games, seats)")
         with torch_threads(self.threads):
@@ -236,6 +258,7 @@ class GuidedAgent(SearchAgent):
         observations = np.asarray(observations, dtype=np.float32)
         default = self.network.act(observations, masks, context)  # binds the network to the table
         values = np.where(masks, np.nan, -np.inf)
+        self._lookahead_bid_values(values, masks, context, self.bid_rollout)
         n_cards = engine.layout.n_card_ids
         play = state.phase[context.games] == PLAY
         todo = np.flatnonzero(play & (masks[:, :n_cards].sum(axis=1) > 1))

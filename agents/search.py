@@ -254,20 +254,7 @@ class SearchAgent(EngineRollouts, Agent):
         engine, state = context.engine, context.state
         default = self.bidder.act(observations, masks, context)
         values = np.where(masks, np.nan, -np.inf)
-        bidding = np.flatnonzero(np.isin(state.phase[context.games], (BID, BLIND)))
-        if self.bid_samples and len(bidding) and engine.rules.has_bidding:
-            from agents.search_bidding import lookahead_bids  # it imports this module's sampler
-
-            start = time.perf_counter()
-            sub = context.take(bidding)
-            bid_values = lookahead_bids(
-                sub, masks[bidding], self.bid_samples, self.rng, heuristic=self.bidder, threads=self.threads
-            )[1]
-            valued = np.isfinite(bid_values)
-            rows = valued.any(axis=1)  # decisions with several candidates
-            values[bidding[rows]] = np.where(valued[rows], bid_values[rows], values[bidding[rows]])
-            self.bid_seconds += time.perf_counter() - start
-            self.bid_decisions += len(bidding)
+        self._lookahead_bid_values(values, masks, context)
         passing = np.flatnonzero(state.phase[context.games] == PASS)
         if self.pass_top and self.pass_samples and len(passing) and engine.rules.has_passing:
             start = time.perf_counter()
@@ -288,6 +275,33 @@ class SearchAgent(EngineRollouts, Agent):
             self.search_seconds += time.perf_counter() - start
             self.decisions += len(todo)
         return values, default
+
+    def _lookahead_bid_values(
+        self, values: np.ndarray, masks: np.ndarray, context: DecisionContext, rollout_policy: Agent | None = None
+    ) -> None:
+        """With ``bid_samples`` > 0 (Spades), set ``values``' rows of the bids and blind nil decisions that have
+        several candidates to the lookahead bidder's mean values (``agents.search_bidding.lookahead_bids``), its
+        rollouts played by ``rollout_policy`` (None: the heuristic)."""
+        bidding = np.flatnonzero(np.isin(context.state.phase[context.games], (BID, BLIND)))
+        if not (self.bid_samples and len(bidding) and context.engine.rules.has_bidding):
+            return
+        from agents.search_bidding import lookahead_bids  # it imports this module's sampler
+
+        start = time.perf_counter()
+        bid_values = lookahead_bids(
+            context.take(bidding),
+            masks[bidding],
+            self.bid_samples,
+            self.rng,
+            heuristic=self.bidder,
+            threads=self.threads,
+            rollout_policy=rollout_policy,
+        )[1]
+        valued = np.isfinite(bid_values)
+        rows = valued.any(axis=1)  # decisions with several candidates
+        values[bidding[rows]] = np.where(valued[rows], bid_values[rows], values[bidding[rows]])
+        self.bid_seconds += time.perf_counter() - start
+        self.bid_decisions += len(bidding)
 
     # ------------------------------------------------------------------ search
     def _card_values_grouped(self, ctx: DecisionContext, legal: np.ndarray) -> np.ndarray:

@@ -22,7 +22,8 @@ nil or look, where blind nil is open [RULES 2]) the bidder
 
 The rollouts model every seat, partner and opponents, as the heuristic (bids and card play):
 the estimate is exact against heuristic players and biased against others (against the
-``search`` bot's card play it overbids: more sets, measured in issue 14).
+``search`` bot's card play it overbids: more sets, measured in issue 14). ``rollout_policy`` plays them by another
+bot instead (the guided search's ``bid_samples``: the learned network's bids and cards, ``agents.guided``).
 
 A game without bidding (Hearts) is refused; the two-player BLIND decision (taken before the
 draw, with no hand to sample) is left to the heuristic.
@@ -34,7 +35,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from agents.base import DecisionContext
+from agents.base import Agent, DecisionContext
 from agents.heuristic import HeuristicAgent
 from agents.search_play_model import play_log_likelihood
 from agents.search_rollouts import hand_values, play_out_values, side_margin
@@ -62,6 +63,7 @@ def lookahead_bids(
     opponents_weight: float = 1.0,
     max_rollouts: int = 65536,
     threads: int | None = None,
+    rollout_policy: Agent | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """(D,) chosen actions and (D, A) mean rollout value of each candidate (-inf elsewhere).
 
@@ -69,9 +71,11 @@ def lookahead_bids(
     actions; ``samples`` kept layouts per decision, drawn from ``oversample * samples``;
     ``opponents_weight``: 1 scores the side's margin over the others (``SearchAgent``'s objective,
     what a duplicate tournament measures), 0 the side's own points (the bidding benchmark's measure);
-    ``threads``: of the compiled card play (``agents.search_rollouts``; None: the engine's). Decisions in other
-    phases, with one candidate, or at the two-player BLIND are answered
-    by the heuristic (their values stay -inf).
+    ``threads``: of the compiled card play (``agents.search_rollouts``; None: the engine's);
+    ``rollout_policy``: plays every seat's bids and cards after the candidate (None: ``heuristic``, whose card play
+    runs compiled; another bot, e.g. the guided search's network, in the batched engine). The layouts are weighed
+    by the heuristic's bids either way. Decisions in other phases, with one candidate, or at the two-player BLIND
+    are answered by the heuristic (their values stay -inf).
     """
     engine = ctx.engine
     if not engine.rules.has_bidding:
@@ -95,7 +99,7 @@ def lookahead_bids(
         sel = todo[start:stop]
         sub = ctx.take(sel)
         values[sel] = _candidate_values(
-            sub, candidates[sel], samples, oversample, rng, heuristic, opponents_weight, threads
+            sub, candidates[sel], samples, oversample, rng, heuristic, opponents_weight, threads, rollout_policy
         )
         start = stop
     out = default.copy()
@@ -261,8 +265,10 @@ def _candidate_values(
     heuristic: HeuristicAgent,
     opponents_weight: float,
     threads: int | None = None,
+    rollout_policy: Agent | None = None,
 ) -> np.ndarray:
-    """(D, A) mean rollout value of each candidate over the decision's kept samples (-inf elsewhere)."""
+    """(D, A) mean rollout value of each candidate over the decision's kept samples (-inf elsewhere), the
+    rollouts played by ``rollout_policy`` (None: ``heuristic``)."""
     engine, state, games, seats = ctx.engine, ctx.state, ctx.games, ctx.seats
     hands, discards = sample_bidding_layouts(ctx, samples, oversample, rng, heuristic)  # (D, K, N) each
     dec, action = np.nonzero(candidates)
@@ -270,7 +276,8 @@ def _candidate_values(
     r_action = np.repeat(action, samples)
     r_sample = np.tile(np.arange(samples), len(dec))
     roll = layout_states(engine, state, games[r_dec], seats[r_dec], hands[r_dec, r_sample], discards[r_dec, r_sample])
-    values = rollout_values(engine, roll, r_action, seats[r_dec], heuristic, opponents_weight, threads=threads)
+    policy = heuristic if rollout_policy is None else rollout_policy
+    values = rollout_values(engine, roll, r_action, seats[r_dec], policy, opponents_weight, threads=threads)
     total = np.zeros(candidates.shape)
     np.add.at(total, (r_dec, r_action), values)
     return np.where(candidates, total / samples, -np.inf)
@@ -281,7 +288,7 @@ def rollout_values(
     roll: GameState,
     first: np.ndarray,
     seats: np.ndarray,
-    policy: HeuristicAgent,
+    policy: Agent,
     opponents_weight: float = 1.0,
     compiled: bool = True,
     decide: Callable[[GameState, np.ndarray], np.ndarray] | None = None,

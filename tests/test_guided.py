@@ -9,7 +9,7 @@ from agents import SearchAgent, make_agent
 from agents.infoset_probe import sample_decisions
 from agents.learned import available_checkpoints
 from agents.search_rollouts import side_margin
-from spades_env.engine import PLAY, SpadesEngine
+from spades_env.engine import BID, PLAY, SpadesEngine
 from spades_env.envs.context import DecisionContext
 from spades_env.games.spades.scoring import bag_adjusted_points
 from spades_env.observation import encoder_for
@@ -139,3 +139,120 @@ def test_the_presets_name_depth_zero_searches_and_take_overrides():
     assert make_agent("guided:fast,samples=8", seed=0).samples == 8
     with pytest.raises(ValueError, match="guided"):
         make_agent("guided:fastest", seed=0)
+
+
+OTHER_TABLES = [
+    pytest.param(preset, marks=pytest.mark.skipif(preset not in available_checkpoints(), reason="no checkpoint"))
+    for preset in ("cutthroat-4", "hearts")
+]
+
+
+@pytest.mark.parametrize("preset", OTHER_TABLES)
+@pytest.mark.parametrize("spec", [SMALL, "guided:fast,samples=4"])
+def test_at_cutthroat_and_hearts_it_plays_legal_cards_it_valued(preset, spec):
+    """Cutthroat-4 and Hearts have learned networks: the guided search plays there (network plies and the compiled
+    heuristic rollouts), each card legal and one of its finitely valued candidates."""
+    engine, ctx, masks = _card_decisions(preset)
+    bot = make_agent(spec, seed=5)
+    assert bot.unsupported_reason(engine) is None
+    actions = bot.act(_observations(ctx), masks, ctx)
+    assert masks[np.arange(len(actions)), actions].all()
+    values = make_agent(spec, seed=5).action_values(_observations(ctx), masks, ctx)
+    assert np.isfinite(values[np.arange(len(actions)), actions]).all()
+    assert np.isneginf(values[~masks]).all()
+
+
+@pytest.mark.parametrize("preset", OTHER_TABLES)
+def test_at_cutthroat_and_hearts_depth_zero_values_equal_the_searchs(preset):
+    """The guided rollouts at depth 0 are the search's heuristic rollouts at the other tables too (Hearts' side
+    value, cutthroat's margin over the others' mean), bit for bit."""
+    engine, ctx, masks = _card_decisions(preset)
+    guided = make_agent("guided:samples=4,top=13,depth=0,oversample=2", seed=7)
+    search = SearchAgent(seed=7, samples=4, oversample=2)
+    got = guided.action_values(_observations(ctx), masks, ctx)[:, : engine.layout.n_card_ids]
+    want = search.action_values(None, masks, ctx)[:, : engine.layout.n_card_ids]
+    assert np.array_equal(got, want, equal_nan=True)
+
+
+@pytest.mark.parametrize("preset", OTHER_TABLES)
+def test_at_cutthroat_and_hearts_the_value_leaf_is_refused_in_one_line(preset):
+    """The position value network exists for partnership only: ``leaf=value`` elsewhere names what it lacks."""
+    engine = SpadesEngine(preset)
+    reason = make_agent("guided:depth=2,leaf=value", seed=0).unsupported_reason(engine)
+    assert reason is not None and "\n" not in reason
+    assert reason.startswith(f"bot 'guided' with leaf=value needs a position value network for the rules {preset!r}")
+
+
+def _bid_decisions(n: int = 3):
+    """The partnership engine and a context of ``n`` BID decisions with several legal bids."""
+    engine = SpadesEngine("partnership")
+    state, seats = sample_decisions(engine, 48, seed=4)
+    masks = engine.legal_action_mask(state)
+    rows = np.flatnonzero((state.phase == BID) & (masks.sum(axis=1) > 1))[:n]
+    return engine, DecisionContext(engine, state, rows, seats[rows]), masks[rows]
+
+
+@pytest.mark.parametrize("rollout_values", [True, False])
+def test_bid_samples_values_each_bid_by_the_hands_result_when_the_network_plays_it_out(monkeypatch, rollout_values):
+    """``bid_samples``: on one layout equal to the real deal, a bid's value is the side's margin when the seat bids it
+    and the network bids and plays every seat from there (its rollouts are the network's, not the heuristic's; with
+    ``rollout_values=false`` its cards are the card head's, its bids still the learned bot's)."""
+    from agents.guided import card_head_actions
+
+    engine, ctx, masks = _bid_decisions()
+    assert len(ctx.games) == 3
+    bot = make_agent(f"guided:depth=0,bid_samples=1,oversample=1,rollout_values={rollout_values}", seed=0)
+    monkeypatch.setattr("agents.search_bidding.sample_layouts", real_deal)
+    values = bot.action_values(_observations(ctx), masks, ctx)
+    assert np.isfinite(values[masks]).all() and np.isneginf(values[~masks]).all()
+    assert (masks[:, engine.layout.bid_offset] & np.isfinite(values[:, engine.layout.bid_offset])).all()  # nil
+    encoder = encoder_for(engine)
+    for k, g in enumerate(ctx.games):
+        bid = int(np.flatnonzero(masks[k])[k % int(masks[k].sum())])  # a different bid in each decision
+        game, action = ctx.state.take(np.array([g])), np.array([bid])
+        while not (finished := engine.step(game, action, validate=False).finished):
+            seat = game.to_move
+            obs = encoder.encode(game, np.array([0]), seat)
+            legal = engine.legal_action_mask(game)
+            if game.phase[0] == PLAY and not rollout_values:
+                action = card_head_actions(bot.network, obs, legal) if legal.sum() > 1 else np.argmax(legal, axis=1)
+            else:
+                action = bot.network.act(obs, legal, DecisionContext(engine, game, np.array([0]), seat))
+        f = finished[0]
+        points = bag_adjusted_points(engine.rules, f.delta, f.bags_added, f.bag_penalties)
+        assert values[k, bid] == pytest.approx(side_margin(points, engine.side_of_seat[ctx.seats[k : k + 1]])[0])
+
+
+def test_bid_samples_bids_the_best_valued_bid_and_leaves_card_play_alone():
+    engine, ctx, masks = _bid_decisions()
+    bot = make_agent("guided:depth=0,samples=2,bid_samples=2", seed=3)
+    values = make_agent("guided:depth=0,samples=2,bid_samples=2", seed=3).action_values(_observations(ctx), masks, ctx)
+    actions = bot.act(_observations(ctx), masks, ctx)
+    assert np.array_equal(values[np.arange(len(actions)), actions], values.max(axis=1))
+    assert bot.bid_decisions == len(ctx.games)
+    engine, card_ctx, card_masks = _card_decisions()
+    plain, bidding = (
+        make_agent("guided:samples=2,depth=0", seed=2),
+        make_agent("guided:samples=2,depth=0,bid_samples=2", seed=2),
+    )
+    obs = _observations(card_ctx)
+    assert np.array_equal(plain.act(obs, card_masks, card_ctx), bidding.act(obs, card_masks, card_ctx))
+
+
+def test_it_plays_exactly_the_tables_learned_plays_and_refuses_the_others_in_one_line():
+    """Every preset: the guided search plays where the ``learned`` bot has a network, and elsewhere its one-line
+    refusal names the rules and what it lacks (the learned bot's own reason)."""
+    from spades_env.rules import list_presets
+
+    guided, learned = make_agent("guided:fast", seed=0), make_agent("learned", seed=0)
+    played = set()
+    for preset in list_presets():
+        engine = SpadesEngine(preset)
+        reason, lacks = guided.unsupported_reason(engine), learned.unsupported_reason(engine)
+        assert (reason is None) == (lacks is None), preset
+        if reason is None:
+            played.add(preset)
+        else:
+            assert "\n" not in reason and reason.endswith(lacks)
+            assert reason.startswith(f"bot 'guided' needs a learned network for the rules {engine.rules.name!r}")
+    assert {"partnership", "cutthroat-4", "hearts"} <= played
