@@ -31,7 +31,10 @@ then not applied in the rollouts); with ``depth=0`` the heuristic plays every pl
 search's compiled rollouts play them (``compiled_policy``): ``guided:fast`` (16 samples) and ``guided:strong``
 (64 samples), the network's bids and candidates over the search's heuristic rollouts.
 
-A table without a learned network (``agents.learned.LEARNED_CHECKPOINTS``) is refused in one line.
+A table without a learned network (``agents.learned.LEARNED_CHECKPOINTS``) is refused in one line. With
+``path=CHECKPOINT`` the network is that checkpoint's instead (loaded as ``neural:path=`` loads it), in every role
+above: the search then plays the tables that checkpoint plays (its rules, and those whose observations mean the
+same), so that a training loop can hand the search each round's better network, at any table it trains.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from __future__ import annotations
 import time
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -49,6 +53,9 @@ from agents.options import parse_bool
 from agents.search import SearchAgent
 from spades_env.engine import PLAY, GameState, SpadesEngine
 from spades_env.rules import Rules
+
+if TYPE_CHECKING:
+    from agents.neural import NeuralAgent
 
 #: What values a guided rollout once its network plies are played (option ``leaf``).
 LEAVES = ("heuristic", "value")
@@ -64,6 +71,25 @@ def position_value_path(engine: SpadesEngine) -> Path | None:
     return None
 
 
+def checkpoint_network(path: str, seed: int | None, precision: str) -> NeuralAgent:
+    """The network of the checkpoint at ``path`` (the guided bot's option ``path``), loaded as ``neural:path=``
+    loads it (greedy, on the CPU, its cards and card margin as trained); ValueError naming the option otherwise."""
+    from agents.neural import make_neural_agent
+    from agents.neural_int8 import parse_precision
+
+    precision = parse_precision(precision, "guided")  # its own error, before the file is read
+    try:
+        return make_neural_agent(seed=seed, path=path, precision=precision)
+    except ValueError as error:
+        raise ValueError(f"guided bot option 'path': {error}") from None
+
+
+def table_network(network: LearnedAgent | NeuralAgent) -> NeuralAgent:
+    """The network that plays the table: the ``learned`` bot's, bound to the table it last played or checked, or
+    the checkpoint's (option ``path``) itself."""
+    return network.bound if isinstance(network, LearnedAgent) else network
+
+
 class NetworkRollout(Agent):
     """The guided search's rollout policy: the learned network for the first ``depth`` plies of each rollout (every
     ply with ``depth`` -1), then the heuristic. ``ply`` counts the calls since the rollout batch began."""
@@ -71,7 +97,7 @@ class NetworkRollout(Agent):
     name = "network-rollout"
     uses_observations = True
 
-    def __init__(self, network: LearnedAgent, depth: int, values: bool = True) -> None:
+    def __init__(self, network: LearnedAgent | NeuralAgent, depth: int, values: bool = True) -> None:
         super().__init__(None)
         self.network = network
         self.depth = int(depth)
@@ -122,19 +148,21 @@ class NetworkRollout(Agent):
         return self._encoders[id(engine)]
 
 
-def card_logits(network: LearnedAgent, observations: np.ndarray) -> np.ndarray:
-    """(B, C) float32 the card head's logits of the ``network`` bound to the table at (B, obs) ``observations``:
-    its shared torso and card head only (no card value torso, no bid head), the bits ``play_outputs`` gives."""
+def card_logits(network: LearnedAgent | NeuralAgent, observations: np.ndarray) -> np.ndarray:
+    """(B, C) float32 the card head's logits of the ``network`` playing the table (``table_network``) at (B, obs)
+    ``observations``: its shared torso and card head only (no card value torso, no bid head), the bits
+    ``play_outputs`` gives."""
     import torch
 
-    policy = network.bound.policy
+    playing = table_network(network)
+    policy = playing.policy
     with torch.no_grad():
-        obs = torch.as_tensor(np.asarray(observations, dtype=np.float32), device=network.bound.device)
+        obs = torch.as_tensor(np.asarray(observations, dtype=np.float32), device=playing.device)
         x, per_card = policy._inputs(obs)
         return policy._card_logits(policy.torso(x), per_card).float().cpu().numpy()
 
 
-def card_head_actions(network: LearnedAgent, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+def card_head_actions(network: LearnedAgent | NeuralAgent, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
     """(B,) the legal card of the highest ``card_logits`` for (B, obs) card-play ``observations``."""
     logits = card_logits(network, observations)
     return np.argmax(np.where(masks[:, : logits.shape[1]], logits, -np.inf), axis=1).astype(np.int64)
@@ -182,6 +210,7 @@ class GuidedAgent(SearchAgent):
         leaf: str = "heuristic",
         threads: int = 1,
         bid_samples: int = 0,
+        path: str = "",
     ) -> None:
         if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 1:
             raise ValueError(f"guided bot option 'top' must be a positive integer, got {top!r}")
@@ -195,8 +224,15 @@ class GuidedAgent(SearchAgent):
         """What values a rollout after its ``depth`` network plies: ``heuristic`` (the heuristic plays the hand out)
         or ``value`` (the table's position value network, ``agents.position_value``, at that position)."""
         self._values: dict[int, object] = {}  # id(engine) -> its position value network
-        self.network = LearnedAgent(seed=seed, precision=precision)
-        """The ``learned`` bot: its network for the table bids, passes, gives the prior and plays the rollouts."""
+        self.path = str(path).strip()
+        """The checkpoint whose network plays in the search (``checkpoint_network``); empty: the ``learned`` bot's."""
+        self.network = (
+            checkpoint_network(self.path, seed, precision)
+            if self.path
+            else LearnedAgent(seed=seed, precision=precision)
+        )
+        """The ``learned`` bot, or the checkpoint's network (``path``): it bids, passes, gives the prior and plays
+        the rollouts."""
         super().__init__(
             seed,
             samples=samples,
@@ -221,9 +257,11 @@ class GuidedAgent(SearchAgent):
         return self.rollout.heuristic if self.depth == 0 and self.leaf == "heuristic" else None
 
     def unsupported_reason(self, engine: SpadesEngine) -> str | None:
-        """Why the guided search cannot play ``engine``'s rules (no learned network for them; with ``leaf=value``
-        no position value network), or None."""
+        """Why the guided search cannot play ``engine``'s rules (no learned network for them, or a ``path``
+        checkpoint trained for other rules; with ``leaf=value`` no position value network), or None."""
         reason = self.network.unsupported_reason(engine)
+        if reason is not None and self.path:
+            return f"bot 'guided' with path={self.path} cannot play the rules {engine.rules.name!r}: {reason}"
         if reason is not None:
             return f"bot 'guided' needs a learned network for the rules {engine.rules.name!r} and has none: {reason}"
         if self.leaf == "value" and position_value_path(engine) is None:

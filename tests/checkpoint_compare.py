@@ -1,11 +1,13 @@
 """Comparing training checkpoints bit for bit (PPO, expert iteration, sharded and resumed runs), and the committed
-checkpoints with the recipes that made them."""
+checkpoints with the recipes that made them; tiny untrained checkpoints for the tests of the bots that load one."""
 
 from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
+
+from spades_env.engine import SpadesEngine
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -84,3 +86,19 @@ def assert_learned_plays(path: Path, rules: str) -> None:
     other = "cutthroat-4" if rules == "partnership" else "partnership"
     with pytest.raises(ValueError, match=rules):
         direct.check_supports(VectorSpades(other, num_envs=1).engine)
+
+
+def tiny_checkpoint(path, preset):
+    """A small untrained network for ``preset``, written as a training checkpoint."""
+    from agents.neural import SpadesPolicy
+    from spades_env.observation import VERSION, encoder_for
+    from train.checkpoint import CHECKPOINT_FORMAT, save_checkpoint
+
+    engine = SpadesEngine(preset)
+    torch.manual_seed(0)
+    policy = SpadesPolicy.for_engine(engine, encoder_for(engine).size, hidden=16, depth=1)
+    payload = {"format": CHECKPOINT_FORMAT, "rules": engine.rules.to_dict(), "obs_version": VERSION, "config": {}}
+    save_checkpoint(
+        path, payload | {"model_hparams": policy.hyperparameters(), "model": policy.state_dict(), "global_step": 0}
+    )
+    return path

@@ -256,3 +256,67 @@ def test_it_plays_exactly_the_tables_learned_plays_and_refuses_the_others_in_one
             assert "\n" not in reason and reason.endswith(lacks)
             assert reason.startswith(f"bot 'guided' needs a learned network for the rules {engine.rules.name!r}")
     assert {"partnership", "cutthroat-4", "hearts"} <= played
+
+
+# ------------------------------------------------------------------ path=CHECKPOINT: any network in the search
+@pytest.fixture(scope="module")
+def two_player_checkpoint(tmp_path_factory):
+    """A tiny untrained two-player network (a table no committed network plays), as a training checkpoint."""
+    from tests.checkpoint_compare import tiny_checkpoint
+
+    return tiny_checkpoint(tmp_path_factory.mktemp("guided") / "two_player.pt", "two-player")
+
+
+@pytest.mark.parametrize("spec", [SMALL, "guided:fast,samples=4", "guided:samples=2,depth=1,rollout_values=false"])
+def test_path_to_the_learned_checkpoint_decides_exactly_as_the_default(spec):
+    """``path`` naming the committed partnership checkpoint puts the same network in every role (bids, prior,
+    rollouts, card head): the same actions and values as the default bot, seed for seed, cards and bids alike."""
+    from agents.learned import LEARNED_CHECKPOINTS
+
+    with_path = f"{spec},path={LEARNED_CHECKPOINTS['partnership']}"
+    assert make_agent(with_path, seed=0).path == str(LEARNED_CHECKPOINTS["partnership"])
+    for engine, ctx, masks in (_card_decisions(), _bid_decisions()):
+        obs = _observations(ctx)
+        default, given = make_agent(spec, seed=9), make_agent(with_path, seed=9)
+        assert given.unsupported_reason(engine) is None
+        assert np.array_equal(given.act(obs, masks, ctx), default.act(obs, masks, ctx))
+        values = make_agent(with_path, seed=4).action_values(obs, masks, ctx)
+        assert np.array_equal(values, make_agent(spec, seed=4).action_values(obs, masks, ctx), equal_nan=True)
+
+
+def test_path_to_a_two_player_checkpoint_plays_legal_moves_at_two_player(two_player_checkpoint):
+    """Two-player has no learned network, so the default guided bot refuses it; with a two-player checkpoint the
+    search plays there: legal actions in every phase (the draw and the bids by the network), its cards valued."""
+    engine = SpadesEngine("two-player")
+    assert make_agent(SMALL, seed=0).unsupported_reason(engine) is not None
+    bot = make_agent(f"{SMALL},path={two_player_checkpoint}", seed=3)
+    bot.check_supports(engine)
+    state, seats = sample_decisions(engine, 24, seed=5)
+    games = np.arange(len(seats))
+    masks = engine.legal_action_mask(state)
+    assert len(set(state.phase.tolist())) >= 3  # the draw, the bids and the tricks
+    ctx = DecisionContext(engine, state, games, seats)
+    actions = bot.act(_observations(ctx), masks, ctx)
+    assert masks[games, actions].all()
+    assert bot.decisions == int(((state.phase == PLAY) & (masks[:, : engine.layout.n_card_ids].sum(axis=1) > 1)).sum())
+    assert bot.decisions > 0
+
+
+def test_a_checkpoint_of_other_rules_is_refused_in_one_line_naming_both(two_player_checkpoint):
+    bot = make_agent(f"guided:fast,path={two_player_checkpoint}", seed=0)
+    reason = bot.unsupported_reason(SpadesEngine("partnership"))
+    assert reason is not None and "\n" not in reason
+    assert reason.startswith(f"bot 'guided' with path={two_player_checkpoint} cannot play the rules 'partnership'")
+    assert "trained on the rules 'two-player'" in reason
+    with pytest.raises(ValueError, match="bot 'guided' with path="):
+        bot.check_supports(SpadesEngine("partnership"))
+
+
+def test_a_path_that_is_not_a_checkpoint_is_one_line_naming_the_option(tmp_path):
+    (tmp_path / "notes.pt").write_text("not a network")
+    for path, words in ((tmp_path / "absent.pt", "does not exist"), (tmp_path / "notes.pt", "notes.pt")):
+        with pytest.raises(ValueError, match=f"^guided bot option 'path': checkpoint .*{words}") as error:
+            make_agent(f"guided:fast,path={path}", seed=0)
+        assert "\n" not in str(error.value)
+    with pytest.raises(ValueError, match="bot 'guided': option 'precision'"):
+        make_agent(f"guided:path={tmp_path / 'absent.pt'},precision=int4", seed=0)

@@ -7,6 +7,7 @@ from agents import LEARNED_CHECKPOINT, make_agent
 from agents.neural import NeuralAgent
 from spades_env.engine import SpadesEngine
 from spades_env.rules import list_presets
+from tests.checkpoint_compare import tiny_checkpoint
 from train.tournament import TournamentConfig, demo_config, run_tournament
 
 
@@ -98,30 +99,12 @@ def test_cuda_without_a_gpu_is_one_clear_error(monkeypatch):
         make_agent("learned:device=gpu", seed=0)
 
 
-def _tiny_checkpoint(path, preset):
-    """A small untrained network for ``preset``, written as a training checkpoint."""
-    import torch
-
-    from agents.neural import SpadesPolicy
-    from spades_env.observation import VERSION, encoder_for
-    from train.checkpoint import CHECKPOINT_FORMAT, save_checkpoint
-
-    engine = SpadesEngine(preset)
-    torch.manual_seed(0)
-    policy = SpadesPolicy.for_engine(engine, encoder_for(engine).size, hidden=16, depth=1)
-    payload = {"format": CHECKPOINT_FORMAT, "rules": engine.rules.to_dict(), "obs_version": VERSION, "config": {}}
-    save_checkpoint(
-        path, payload | {"model_hparams": policy.hyperparameters(), "model": policy.state_dict(), "global_step": 0}
-    )
-    return path
-
-
 @pytest.fixture
 def two_checkpoints(tmp_path, monkeypatch):
     """``learned`` with the committed partnership network and a tiny Hearts one."""
     import agents.learned
 
-    paths = {"partnership": LEARNED_CHECKPOINT, "hearts": _tiny_checkpoint(tmp_path / "hearts.pt", "hearts")}
+    paths = {"partnership": LEARNED_CHECKPOINT, "hearts": tiny_checkpoint(tmp_path / "hearts.pt", "hearts")}
     monkeypatch.setattr(agents.learned, "LEARNED_CHECKPOINTS", paths | {"two-player": tmp_path / "absent.pt"})
     return paths
 

@@ -40,6 +40,21 @@ def test_bot_options_are_bounded_in_games_and_hints(c, spec, words):
         assert all(w in detail for w in words), detail
 
 
+def test_a_client_never_names_a_file_on_the_server_but_the_server_may_offer_one():
+    """``path`` of ``guided`` and ``neural`` names a file on the server: refused in a client's spec, whatever else
+    it sets; the server's own ``--bots`` entry with a path is picked by its text."""
+    served = "guided:fast,path=runs/best.pt"
+    menu = bots.BotMenu(["heuristic", "guided", "neural", served])
+    for spec in ("guided:path=/etc/passwd", "guided:fast,samples=4,path=runs/best.pt", "neural:path=x.pt"):
+        with pytest.raises(ValueError, match=r"^bot: \w+ option 'path' names a file on the server"):
+            menu.check(spec)
+    assert menu.check(served) == served and menu.canonical(served) == (
+        "guided",
+        (("depth", 0), ("path", "runs/best.pt"), ("samples", 16), ("top", 3)),
+    )
+    assert menu.canonical("guided:fast,samples=4")[0] == "guided"
+
+
 def test_integers_beyond_the_rules_bounds_are_400(c):
     assert "target_score" in json_detail(c.post("/api/games", json={"target_score": 2**64}))
     game_id = c.post("/api/games", json={"bots": "random", "seed": 2}).json()["id"]

@@ -2,7 +2,8 @@
 
 A server offers the bots of its ``BotMenu`` (``spades serve --bots``; by default ``BOTS``). A client picks one of
 them by its text: an offered built-in name (``search``) may carry options (``search:samples=8``), bounded by
-``OPTION_BOUNDS`` (a search of 32,000 samples or a GPU device is refused in one line naming the bound); any other
+``OPTION_BOUNDS`` (a search of 32,000 samples or a GPU device is refused in one line naming the bound) and never
+one of ``SERVER_OPTIONS`` (a file on the server: ``neural:path=``, ``guided:path=``); any other
 entry (a built-in with the server's options, an installed bot, an import string ``module.path:Object``) is picked
 by its exact text and built with the server's options: a client never names a module the server would import.
 Bots that load a network (``learned``) are built once per canonical spec (``TEMPLATES`` of them, dropped by last
@@ -47,6 +48,8 @@ OPTION_BOUNDS: dict[str, dict[str, float]] = {
 }  # fmt: skip
 #: Options whose text must be one of these values on the web (the server has no GPU to lend).
 OPTION_CHOICES: dict[str, dict[str, tuple[str, ...]]] = {"learned": {"device": ("cpu",)}}
+#: Options a client may never set (they name a file on the server): the server offers them in its own ``--bots``.
+SERVER_OPTIONS: dict[str, tuple[str, ...]] = {"neural": ("path",), "guided": ("path",)}
 #: Templates of slow bots kept at once.
 TEMPLATES = 8
 
@@ -91,6 +94,11 @@ class BotMenu:
             raise ValueError(f"{what} {shown(spec)} is not a bot of this server; bots: {', '.join(self.offered)}")
         name, options = parse_spec(spec)
         for option, value in options.items():
+            if option in SERVER_OPTIONS.get(name, ()):
+                raise ValueError(
+                    f"{what}: {name} option {option!r} names a file on the server, which a client may not choose; "
+                    f"the server may offer such a bot in its --bots"
+                )
             bound = OPTION_BOUNDS.get(name, {}).get(option)
             if bound is not None and _number(value) > bound:
                 raise ValueError(f"{what}: {name} option {option!r} is at most {bound} on this server, got {value}")
