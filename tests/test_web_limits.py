@@ -40,6 +40,16 @@ def test_bot_options_are_bounded_in_games_and_hints(c, spec, words):
         assert all(w in detail for w in words), detail
 
 
+@pytest.mark.parametrize(
+    ("spec", "bound"),
+    [("guided:samples=32000", "'samples' is at most 128"), ("guided:strong,top=99", "'top' is at most 13")],
+)
+def test_a_served_guided_bot_is_bounded_as_the_search_is(spec, bound):
+    """A server that offers ``guided`` (``spades serve --bots heuristic,guided``) bounds what a client may ask of it."""
+    with pytest.raises(ValueError, match=bound):
+        bots.BotMenu(["heuristic", "guided"]).check(spec)
+
+
 def test_a_client_never_names_a_file_on_the_server_but_the_server_may_offer_one():
     """``path`` of ``guided`` and ``neural`` names a file on the server: refused in a client's spec, whatever else
     it sets; the server's own ``--bots`` entry with a path is picked by its text."""

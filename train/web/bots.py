@@ -33,7 +33,7 @@ DEFAULT_BOT = "heuristic"
 #: Bots that decide fast; a game with any other bot (a search, a network, a user's bot) runs in the heavy pool.
 LIGHT_BOTS = ("random", "heuristic")
 #: Bots whose building is slow (checkpoints to load): built once per canonical spec, then copied.
-SLOW_TO_BUILD = ("learned",)
+SLOW_TO_BUILD = ("learned", "guided")
 #: The longest spec string a client may send (besides the exact text of an offered bot).
 MAX_SPEC_CHARS = 200
 #: Per bot, the largest value of each numeric option a web client may set (a search of more samples takes
@@ -45,6 +45,10 @@ OPTION_BOUNDS: dict[str, dict[str, float]] = {
         "play_margin": 1000.0,
     },
     "learned": {"bid_samples": 64},
+    "guided": {
+        "samples": 128, "bid_samples": 64, "top": 13, "depth": 13, "oversample": 8, "max_rollouts": 65536,
+        "threads": 1, "play_margin": 1000.0,
+    },
 }  # fmt: skip
 #: Options whose text must be one of these values on the web (the server has no GPU to lend).
 OPTION_CHOICES: dict[str, dict[str, tuple[str, ...]]] = {"learned": {"device": ("cpu",)}}
