@@ -354,13 +354,23 @@ def test_reference_engine_rejects_illegal_actions(suit_deal):
     assert game.phase == "play" and game.legal_actions() == whole_suit("D")
 
 
-def test_row_index_cache_stays_bounded_when_batch_sizes_vary():
+def test_what_an_engine_keeps_stays_bounded_when_batch_sizes_vary():
+    """The engine keeps its per-batch-size buffers (row indices, step statuses) for the last few sizes only: what
+    it holds, which is what it pickles, grows by far less than one buffer per size seen."""
+    import pickle
+
     from spades_env import SpadesEngine
 
     engine = SpadesEngine("partnership")
-    for b in range(1, 200):
-        engine.legal_action_mask(engine.reset(np.arange(b)))
-    assert len(engine._base) <= 8
+    for b in range(1, 10):
+        engine.step(state := engine.reset(np.arange(b)), engine.random_actions(state, np.random.default_rng(b)))
+    held = len(pickle.dumps(engine))
+    sizes = range(10, 400)
+    for b in sizes:
+        engine.step(state := engine.reset(np.arange(b)), engine.random_actions(state, np.random.default_rng(b)))
+        engine.legal_action_mask(state)
+    every_size = sum(sizes) * (8 + 1)  # an int64 row index and an int8 status per game, for every size
+    assert len(pickle.dumps(engine)) - held < every_size / 10
 
 
 @pytest.mark.parametrize("preset", ["partnership", "cutthroat-3", "two-player", "hearts", "partnership-house"])
