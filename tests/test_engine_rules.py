@@ -354,25 +354,6 @@ def test_reference_engine_rejects_illegal_actions(suit_deal):
     assert game.phase == "play" and game.legal_actions() == whole_suit("D")
 
 
-def test_what_an_engine_keeps_stays_bounded_when_batch_sizes_vary():
-    """The engine keeps its per-batch-size buffers (row indices, step statuses) for the last few sizes only: what
-    it holds, which is what it pickles, grows by far less than one buffer per size seen."""
-    import pickle
-
-    from spades_env import SpadesEngine
-
-    engine = SpadesEngine("partnership")
-    for b in range(1, 10):
-        engine.step(state := engine.reset(np.arange(b)), engine.random_actions(state, np.random.default_rng(b)))
-    held = len(pickle.dumps(engine))
-    sizes = range(10, 400)
-    for b in sizes:
-        engine.step(state := engine.reset(np.arange(b)), engine.random_actions(state, np.random.default_rng(b)))
-        engine.legal_action_mask(state)
-    every_size = sum(sizes) * (8 + 1)  # an int64 row index and an int8 status per game, for every size
-    assert len(pickle.dumps(engine)) - held < every_size / 10
-
-
 @pytest.mark.parametrize("preset", ["partnership", "cutthroat-3", "two-player", "hearts", "partnership-house"])
 def test_auto_reset_equals_restarting_finished_matches(preset):
     """step(auto_reset=True) plays exactly the matches of step() + start_matches(splitmix64(key))."""
