@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from bench import openspiel_driver
-from bench.run import pin_to_one_core, timed
+from bench.timing import pin_to_one_core, timed
 
 
 def generator_driven(game: Any, observe: Callable[[Any], Any] | None = None) -> Callable[[], int]:

@@ -40,7 +40,7 @@ def play_random_steps(game: TrickGame, rules: BaseRules, rng: random.Random, ste
 
 
 def random_reference_play(seed: int = 0, steps: int = 256) -> Callable[[], int]:
-    """A body for ``bench.run.timed``: each call takes ``steps`` steps of uniformly random legal
+    """A body for ``bench.timing.timed``: each call takes ``steps`` steps of uniformly random legal
     play in partnership matches (deals included) and returns the decisions taken."""
     rules = Rules.preset("partnership")
     rng = random.Random(seed)

@@ -198,10 +198,12 @@ def play_and_compare(
     style: dict,
     max_steps: int,
     start: dict | None = None,
+    threads: int = 1,
 ) -> dict[str, int]:
     """Play B games in both engines, comparing every step; returns counts of the hands
-    completed, the matches ended, the weak-hand redeals, the cards exchanged and the moons shot (Hearts)."""
-    engine = SpadesEngine(rules)
+    completed, the matches ended, the weak-hand redeals, the cards exchanged and the moons shot (Hearts).
+    ``threads``: the fast engine's (``SpadesEngine(rules, threads)``)."""
+    engine = SpadesEngine(rules, threads=threads)
     state = engine.reset(seeds, **(start or {}))
     b = state.batch_size
     refs = [new_reference(rules, state, g) for g in range(b)]

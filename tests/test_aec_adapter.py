@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 import spades_env
 from spades_env import list_presets
@@ -133,7 +134,7 @@ def test_the_wrapper_asserts_the_action_space_and_enforces_the_order():
             env.step(bad)
     obs, *_ = env.last()
     env.step(np.int64(np.flatnonzero(obs["action_mask"])[0]))  # NumPy integers are actions too
-    assert isinstance(env, spades_env.envs.aec.wrappers.OrderEnforcingWrapper)
+    assert isinstance(env, OrderEnforcingWrapper)
 
 
 def test_assigning_a_finished_match_shows_no_legal_action():

@@ -7,7 +7,7 @@ import random
 import numpy as np
 import pytest
 
-from bench import openspiel_alternatives, openspiel_driver, reference_driver, run
+from bench import openspiel_alternatives, openspiel_driver, rates, reference_driver, run
 from spades_env.games.spades.reference import SpadesReferenceGame
 from spades_env.rules import Rules
 
@@ -115,8 +115,8 @@ def test_bench_openspiel_rows_use_the_cheap_driver(monkeypatch):
         return 1
 
     monkeypatch.setattr(openspiel_driver, "play_random", recording)
-    assert run.openspiel_decisions(0.001) > 0
-    assert run.openspiel_decisions(0.001, observe=True, game="hearts") > 0
+    assert rates.openspiel_decisions(0.001) > 0
+    assert rates.openspiel_decisions(0.001, observe=True, game="hearts") > 0
     (rand, observe), (_, observe_hearts) = calls[0], calls[-1]
     assert isinstance(rand.__self__, random.Random) and observe is None
     assert observe_hearts.__name__ == "set_from"  # OpenSpiel's Observer, not the tensor list
@@ -141,14 +141,14 @@ def test_openspiel_alternatives_measure_every_way(capsys):
         os.sched_setaffinity(0, cores)
     assert "write_observation_tensor" in capsys.readouterr().out
     for name in ("spades", "hearts"):
-        rates = figures[name]
-        assert len(rates) == (8 if name == "spades" else 7) and min(rates.values()) > 0
-        assert "openspiel_driver.play_random (the bench)" in rates
+        ways = figures[name]
+        assert len(ways) == (8 if name == "spades" else 7) and min(ways.values()) > 0
+        assert "openspiel_driver.play_random (the bench)" in ways
 
 
 @pytest.mark.parametrize("batch", [1, 5])
 def test_the_engine_rows_count_the_card_plays_of_the_state_as_it_is_stepped(batch):
-    from bench.run import play_counter
+    from bench.rates import play_counter
     from spades_env import SpadesEngine
     from spades_env.engine import PLAY
 

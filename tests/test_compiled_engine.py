@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import pathlib
+import pickle
 
 import numba
 import numpy as np
@@ -12,7 +13,7 @@ import pytest
 
 from spades_env import IllegalActionError, SpadesEngine, cards
 from spades_env.core.state_arrays import FIELDS, state_arrays
-from spades_env.engine import BID, GameState
+from spades_env.engine import BID, PASS, GameState
 from spades_env.engine.inputs import EngineInputError
 
 ROOT = pathlib.Path(__file__).resolve().parents[1] / "spades_env"
@@ -65,10 +66,28 @@ def test_each_engine_reads_its_game_spec_and_keeps_the_public_tables():
     assert spades.layout.bid_end - spades.layout.bid_offset == 14 and hearts.layout.bid_end == hearts.layout.bid_offset
 
 
-def test_the_engine_picks_its_game_loops_once():
-    spades, hearts = SpadesEngine("partnership"), SpadesEngine("hearts")
-    assert spades._loops.__name__ == "spades_env.games.spades.loops"
-    assert hearts._loops.__name__ == "spades_env.games.hearts.loops"
+def test_each_engine_plays_its_own_games_loops():
+    """The loops an engine runs are its game's (``spec.loops()``: the game folder's generated module), whose
+    rules make a hand's first decision: the bids in Spades, the pass in Hearts."""
+    spades, hearts = SpadesEngine("partnership-no-blind-nil"), SpadesEngine("hearts")
+    assert spades.spec.loops().__name__ == "spades_env.games.spades.loops"
+    assert hearts.spec.loops().__name__ == "spades_env.games.hearts.loops"
+    assert (spades.reset(np.arange(4)).phase == BID).all() and (hearts.reset(np.arange(4)).phase == PASS).all()
+
+
+def test_what_an_engine_keeps_stays_bounded_when_batch_sizes_vary():
+    """The engine keeps its per-batch-size buffers (row indices, step statuses) for the last few sizes only: what
+    it holds, which is what it pickles, grows by far less than one buffer per size seen."""
+    engine = SpadesEngine("partnership")
+    for b in range(1, 10):
+        engine.step(state := engine.reset(np.arange(b)), engine.random_actions(state, np.random.default_rng(b)))
+    held = len(pickle.dumps(engine))
+    sizes = range(10, 400)
+    for b in sizes:
+        engine.step(state := engine.reset(np.arange(b)), engine.random_actions(state, np.random.default_rng(b)))
+        engine.legal_action_mask(state)
+    every_size = sum(sizes) * (8 + 1)  # an int64 row index and an int8 status per game, for every size
+    assert len(pickle.dumps(engine)) - held < every_size / 10
 
 
 def test_the_first_illegal_game_by_index_is_named_and_nothing_changes():

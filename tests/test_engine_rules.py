@@ -354,15 +354,6 @@ def test_reference_engine_rejects_illegal_actions(suit_deal):
     assert game.phase == "play" and game.legal_actions() == whole_suit("D")
 
 
-def test_row_index_cache_stays_bounded_when_batch_sizes_vary():
-    from spades_env import SpadesEngine
-
-    engine = SpadesEngine("partnership")
-    for b in range(1, 200):
-        engine.legal_action_mask(engine.reset(np.arange(b)))
-    assert len(engine._base) <= 8
-
-
 @pytest.mark.parametrize("preset", ["partnership", "cutthroat-3", "two-player", "hearts", "partnership-house"])
 def test_auto_reset_equals_restarting_finished_matches(preset):
     """step(auto_reset=True) plays exactly the matches of step() + start_matches(splitmix64(key))."""

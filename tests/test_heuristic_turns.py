@@ -1,9 +1,10 @@
 """The heuristic's compiled turns (``agents.heuristic_turns``) play the games the Python loop plays.
 
 The Gymnasium env with heuristic opponents runs their moves (and the learner's) in one compiled
-call per learner step; with ``_turns`` switched off it runs them one ``act`` and one AEC step at
-a time, as before. Both must show the same episode, step for step: observation, mask, reward,
-flags, info, the AEC env's bookkeeping and every field of the engine state.
+call per learner step; an opponent without ``compiled_turns`` (here the same heuristic seen through
+its ``act`` alone, ``ActOnly``) is asked one decision at a time, each stepped through the AEC env.
+Both must show the same episode, step for step: observation, mask, reward, flags, info, the AEC
+env's bookkeeping and every field of the engine state.
 """
 
 from __future__ import annotations
@@ -14,16 +15,31 @@ import numpy as np
 import pytest
 
 from agents import HeuristicAgent, RandomAgent
+from agents.heuristic_turns import HeuristicTurns
 from spades_env import list_presets
 from spades_env.engine import SpadesEngine
 from spades_env.envs import SpadesGymEnv
 from spades_env.envs.hand_end import last_card_pending
 
 
-def _python_loop(env: SpadesGymEnv) -> SpadesGymEnv:
-    """``env`` with its compiled turns switched off: every opponent decision through ``act`` and the AEC env."""
-    env._turns = env._turn_seats = None
-    return env
+class ActOnly:
+    """A bot seen through its ``act`` alone (no ``compiled_turns``): the env's Python loop asks it every decision."""
+
+    def __init__(self, bot) -> None:
+        self.bot = bot
+
+    def act(self, observations, masks, context=None):
+        return self.bot.act(observations, masks, context)
+
+
+class Counted(HeuristicAgent):
+    """The heuristic, counting the decisions it is asked for through ``act`` (none where its turns run compiled)."""
+
+    asked = 0
+
+    def act(self, observations, masks, context=None):
+        self.asked += len(masks)
+        return super().act(observations, masks, context)
 
 
 def _snapshot(env: SpadesGymEnv, out: tuple) -> list:
@@ -59,35 +75,39 @@ def test_compiled_turns_play_the_python_loops_hand_on_every_preset(rules):
     n = SpadesEngine(rules).n_players
     for seed in (11, 12):
         seat = seed % n
-        fast = SpadesGymEnv(rules=rules, seat=seat, opponents=HeuristicAgent())
-        slow = _python_loop(SpadesGymEnv(rules=rules, seat=seat, opponents=HeuristicAgent()))
-        assert fast._turns is not None
+        compiled, asked = Counted(), Counted()
+        fast = SpadesGymEnv(rules=rules, seat=seat, opponents=compiled)
+        slow = SpadesGymEnv(rules=rules, seat=seat, opponents=ActOnly(asked))
         _assert_same(_episode(fast, seed, seed), _episode(slow, seed, seed))
+        assert compiled.asked == 0 and asked.asked > 0  # every heuristic decision of ``fast`` ran compiled
 
 
 @pytest.mark.parametrize("rules", ["partnership-250", "hearts-50", "two-player"])
 def test_compiled_turns_play_the_python_loops_match(rules):
     kwargs = dict(rules=rules, seat=1, episode="match", reward="scaled")
-    fast = SpadesGymEnv(opponents=HeuristicAgent(), **kwargs)
-    slow = _python_loop(SpadesGymEnv(opponents=HeuristicAgent(), **kwargs))
+    compiled = Counted()
+    fast = SpadesGymEnv(opponents=compiled, **kwargs)
+    slow = SpadesGymEnv(opponents=ActOnly(HeuristicAgent()), **kwargs)
     _assert_same(_episode(fast, 5, 5, steps=120), _episode(slow, 5, 5, steps=120))
+    assert compiled.asked == 0
 
 
 def test_mixed_opponents_only_the_heuristics_seats_run_compiled():
-    def make():
-        heuristic = HeuristicAgent(set_opponents=1)
+    def make(heuristic):
         return SpadesGymEnv(rules="partnership", seat=0, opponents={1: heuristic, 2: RandomAgent(seed=2), 3: heuristic})
 
-    fast = make()
-    np.testing.assert_array_equal(fast._turn_seats, [False, True, False, True])
-    _assert_same(_episode(fast, 7, 7), _episode(_python_loop(make()), 7, 7))
+    compiled = Counted(set_opponents=1)
+    fast, slow = make(compiled), make(ActOnly(HeuristicAgent(set_opponents=1)))
+    _assert_same(_episode(fast, 7, 7), _episode(slow, 7, 7))
+    assert compiled.asked == 0  # seats 1 and 3 ran compiled; seat 2 (random) through ``act`` and the AEC env
 
 
 def test_changed_options_are_read_at_every_call():
-    fast, slow = (SpadesGymEnv(rules="partnership", opponents=HeuristicAgent()) for _ in range(2))
-    _python_loop(slow)
-    for env in (fast, slow):
-        env.opponents[1].bid_bias = 0.95  # the bot's option changed after the env was made
+    compiled, python_bot = HeuristicAgent(), HeuristicAgent()
+    fast = SpadesGymEnv(rules="partnership", opponents=compiled)
+    slow = SpadesGymEnv(rules="partnership", opponents=ActOnly(python_bot))
+    for bot in (compiled, python_bot):
+        bot.bid_bias = 0.95  # the bot's option changed after the env was made
     _assert_same(_episode(fast, 9, 9), _episode(slow, 9, 9))
 
 
@@ -106,10 +126,26 @@ def test_play_stops_before_the_last_card_and_returns_it():
         turns.play(engine.reset([1, 2]), -1, every_seat)
 
 
-def test_a_state_the_engine_cannot_pack_is_played_through_the_aec_env(monkeypatch):
-    fast = SpadesGymEnv(rules="partnership", opponents=HeuristicAgent())
-    slow = _python_loop(SpadesGymEnv(rules="partnership", opponents=HeuristicAgent()))
-    monkeypatch.setattr(fast.game.engine, "_state_table", lambda state: None)  # as for a strided array
+def test_a_state_the_engine_cannot_pack_is_refused_before_any_move():
+    engine = SpadesEngine("partnership")
+    state = engine.reset(1)
+    state.bids.setflags(write=False)  # a field the engine cannot pack (``core.packed.state_table``)
+    before = state.copy()
     with pytest.raises(ValueError, match="C-contiguous"):
-        fast._turns.play(fast.game.engine.reset(1), -1, fast._turn_seats)
+        HeuristicAgent().compiled_turns(engine).play(state, -1, np.ones(engine.n_players, bool))
+    for f in dataclasses.fields(state):
+        np.testing.assert_array_equal(getattr(state, f.name), getattr(before, f.name))
+
+
+def test_refused_turns_are_played_through_the_aec_env(monkeypatch):
+    """Where the compiled turns refuse a state (one the engine cannot pack), the env plays the turn the Python way."""
+
+    def refuse(self, state, first, seats):
+        raise ValueError("state's arrays must be C-contiguous, aligned and writeable, of their fields' dtypes")
+
+    monkeypatch.setattr(HeuristicTurns, "play", refuse)
+    asked = Counted()
+    fast = SpadesGymEnv(rules="partnership", opponents=asked)
+    slow = SpadesGymEnv(rules="partnership", opponents=ActOnly(HeuristicAgent()))
     _assert_same(_episode(fast, 4, 4), _episode(slow, 4, 4))
+    assert asked.asked > 0

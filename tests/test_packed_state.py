@@ -1,8 +1,10 @@
 """``core.packed``: a state's arrays as one table of addresses, a rule set's tables as one array,
-and the engine's use of them (the same games as the arrays passed one by one)."""
+and the engine's use of them: its step through the table and its step through the arrays play the
+reference engines' games."""
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 import pytest
 from numba import literal_unroll, njit
@@ -10,7 +12,8 @@ from numba import literal_unroll, njit
 from spades_env.core import packed
 from spades_env.core.state_arrays import FIELDS, N_FIELDS, state_arrays
 from spades_env.engine import SpadesEngine
-from spades_env.rules import list_presets
+from spades_env.rules import list_presets, resolve_rules
+from tests.crosscheck_helpers import play_and_compare
 
 
 @njit(cache=True)
@@ -58,9 +61,9 @@ def test_the_table_unpacks_to_the_state_own_arrays(preset):
 @pytest.mark.parametrize("preset", ["partnership", "two-player", "hearts", "jokers"])
 def test_packed_rules_unpack_to_the_parameters_and_tables(preset):
     engine = SpadesEngine(preset)
-    back = _rules_back(engine._rules)
-    t = engine.trick_tables
-    want = (engine._params, t.card_bit, t.suit_of, t.power, t.preferred, t.first_trick_forbidden, t.points,
+    params, t = engine.spec.params(engine.rules, engine.layout), engine.trick_tables
+    back = _rules_back(packed.pack_rules(params, t))
+    want = (params, t.card_bit, t.suit_of, t.power, t.preferred, t.first_trick_forbidden, t.points,
             t.broken_suit, t.lead_after)  # fmt: skip
     for got, expected in zip(back, want, strict=True):
         if isinstance(expected, np.ndarray):  # (scalars come back as Python ints)
@@ -84,16 +87,13 @@ def test_arrays_that_cannot_be_viewed_from_an_address_are_not_packed(name):
     assert packed.state_table(state_arrays(state)) is not None
     BREAKS[name](state)
     assert packed.state_table(state_arrays(state)) is None
-    assert engine._state_table(state) is None
 
 
 def test_a_field_assigned_a_new_array_is_stepped_there_not_at_the_old_address():
     engine = SpadesEngine("partnership")
     state = engine.reset([5, 6])
     rng = np.random.default_rng(5)
-    engine.step(state, engine.random_actions(state, rng))
-    old_table = engine._state_table(state)
-    assert engine._state_table(state) is old_table  # kept while the fields are the same arrays
+    engine.step(state, engine.random_actions(state, rng))  # the engine keeps this state's table
     old_phase, old_to_move = state.phase, state.to_move
     state.to_move = old_to_move.copy()
     state.phase = old_phase.copy()
@@ -102,25 +102,19 @@ def test_a_field_assigned_a_new_array_is_stepped_there_not_at_the_old_address():
     actions = engine.random_actions(state, rng)
     engine.step(state, actions)
     SpadesEngine("partnership").step(twin, actions)
-    assert engine._state_table(state) is not old_table
     np.testing.assert_array_equal(old_to_move, kept)  # the replaced array is left alone
     for name in FIELDS:
         np.testing.assert_array_equal(getattr(state, name), getattr(twin, name), err_msg=name)
 
 
+#: The engine's two ways to step (``SpadesEngine.step``): one thread through the state's packed table
+#: (``loops.step_packed``), more through its arrays, in parallel (``loops.step_threads``).
+STEP_PATHS = {"packed table": 1, "arrays": min(2, numba.config.NUMBA_NUM_THREADS)}
+
+
+@pytest.mark.parametrize("path", list(STEP_PATHS))
 @pytest.mark.parametrize("preset", list_presets())
-def test_the_packed_step_plays_the_games_the_arrays_play(preset):
-    fast, plain = SpadesEngine(preset), SpadesEngine(preset)
-    plain._step_packed = None  # every step through the arrays, one argument each
-    for seed in (0, 7):
-        a, b = fast.reset(np.arange(seed, seed + 4)), plain.reset(np.arange(seed, seed + 4))
-        rng_a, rng_b = np.random.default_rng(seed), np.random.default_rng(seed)
-        for _ in range(120):
-            ra = fast.step(a, fast.random_actions(a, rng_a), auto_reset=True)
-            rb = plain.step(b, plain.random_actions(b, rng_b), auto_reset=True)
-            for name in ("hand_done", "match_done", "score_delta", "winner"):
-                np.testing.assert_array_equal(getattr(ra, name), getattr(rb, name))
-            assert len(ra.finished) == len(rb.finished)
-        for name in FIELDS:
-            np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=f"{preset} {name}")
-    assert fast._packed_state is not None and fast._packed_state[1] is not None
+def test_each_step_path_plays_the_reference_games(preset, path):
+    style = {"blind": 0.5, "nil": 0.3, "low": 0.5}
+    stats = play_and_compare(resolve_rules(preset), [0, 7, 8, 9], 3, style, max_steps=150, threads=STEP_PATHS[path])
+    assert stats["hands"] > 0

@@ -16,7 +16,7 @@ import pytest
 
 from agents import make_agent
 from train.bid_bench import BidBenchConfig, run_bid_bench
-from train.cli import ray_options, with_optional_values
+from train.cli_options import ray_options, with_optional_values
 from train.ray_shards import RayAddressError, RayOptions, parse_address, run_shards
 from train.tournament import (
     StopTournament,

@@ -7,7 +7,7 @@ the update (``train/ppo_update.py``), bidding statistics (``train/ppo_stats.py``
 evaluation against HeuristicAgent (``train/ppo_eval.py``), buffer, GAE and loss
 (``train/ppo_core.py``) and the settings (``train/ppo_config.py``).
 
-Run it with ``spades train --config configs/train/smoke.yaml`` (see ``train/cli.py``)
+Run it with ``spades train --config configs/train/smoke.yaml`` (see ``train/cli_training.py``)
 or call ``train(PPOConfig.from_yaml(path))`` (every setting: ``train/ppo_config.py``). TensorBoard logs go to
 ``{run_dir}/{run_name}`` (behaviour cloning's to ``{run_dir}/{run_name}/imitation``),
 checkpoints to ``{run_dir}/{run_name}/checkpoints/``. Resume a stopped or killed run

@@ -146,13 +146,13 @@ from typing import Any
 import gymnasium
 import numpy as np
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
-from pettingzoo.utils.env_logger import EnvLogger
 
-from spades_env.engine import OVER, IllegalActionError, SpadesEngine
+from spades_env.engine import OVER, SpadesEngine
 from spades_env.engine.state import GameState
+from spades_env.envs.aec_outcomes import AECOutcomes
+from spades_env.envs.aec_wrapper import OrderEnforcing
 from spades_env.envs.hand_end import hand_end_view, last_card_pending
-from spades_env.envs.options import check_options, check_reset_options, check_seed
+from spades_env.envs.options import check_options, check_reset_options, check_seed, reward_scale
 from spades_env.envs.render import render_text
 from spades_env.observation import encoder_for
 from spades_env.rules import Rules, resolve_rules
@@ -169,48 +169,13 @@ RENDER_FPS = 4
 def env(**kwargs: Any) -> AECEnv:
     """The Spades AEC env with PettingZoo's standard wrappers (see ``raw_env`` for arguments).
 
-    One ``OrderEnforcingWrapper`` (``_Wrapper``); the raw env checks that every action is in
-    the action space (PettingZoo's ``AssertOutOfBoundsWrapper``, with a real check).
+    One ``OrderEnforcingWrapper`` (``aec_wrapper.OrderEnforcing``); the raw env checks that every
+    action is in the action space (PettingZoo's ``AssertOutOfBoundsWrapper``, with a real check).
     """
-    return _Wrapper(raw_env(**kwargs))
+    return OrderEnforcing(raw_env(**kwargs))
 
 
-class _Wrapper(wrappers.OrderEnforcingWrapper):
-    """``OrderEnforcingWrapper`` with a direct ``last`` and ``step``.
-
-    The behaviour is that of the wrapper; only the attribute look-ups it repeats on every
-    ``last`` and ``step`` are skipped.
-    """
-
-    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        if not self._has_reset:
-            raise AttributeError("agent_selection cannot be accessed before reset")
-        raw = self.env
-        agent = raw.agent_selection
-        return (
-            raw.observe(agent) if observe else None,
-            raw._cumulative_rewards[agent],
-            raw.terminations[agent],
-            raw.truncations[agent],
-            raw.infos[agent],
-        )
-
-    def step(self, action: Any) -> None:
-        raw = self.env
-        if not self._has_reset:
-            EnvLogger.error_step_before_reset()
-        elif not raw.agents:
-            self._has_updated = True
-            EnvLogger.warn_step_after_terminated_truncated()
-        else:
-            self._has_updated = True
-            raw.step(action)  # it checks the action (in the action space, legal)
-
-    def __str__(self) -> str:
-        return str(self.env)
-
-
-class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
+class raw_env(AECOutcomes):  # noqa: N801 - PettingZoo's naming convention
     """Spades as a PettingZoo AEC env; the module docstring is the specification."""
 
     metadata = {
@@ -265,8 +230,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.state_space = gymnasium.spaces.Box(self._state_encoder.low, self._state_encoder.high, dtype=np.float32)
         self.action_spaces = {a: gymnasium.spaces.Discrete(n_actions) for a in self.possible_agents}
         self._side = self.engine.side_of_seat.tolist()
-        # Hearts points are penalties: the reward is minus the points taken.
-        self._scale = (0.01 if reward == "scaled" else 1.0) * (-1.0 if self.rules.points_are_penalties else 1.0)
+        self._scale = reward_scale(reward, self.rules)
         self._zero_mask = np.zeros(n_actions, np.int8)
         self._n_actions = n_actions
         self._obs_size = self.encoder.size
@@ -400,58 +364,6 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             self.agent_selection = self.possible_agents[state.to_move.item()]
         if self.render_mode == "human":
             self.render()
-
-    def _end_hand(self, agent: str, delta: list[int], winner: int, to_move: int) -> None:
-        """Rewards and terminations after ``agent``'s action ended a hand (side points ``delta``,
-        ``to_move`` the first to move in the next hand)."""
-        match_over = winner >= 0
-        self._live = not match_over
-        self._zero_rewards = False
-        rewards = dict.fromkeys(self.agents, 0.0)
-        if self.reward == "win":
-            if match_over:
-                for name in self.agents:
-                    rewards[name] = 1.0 if self._side[self.agent_name_mapping[name]] == winner else -1.0
-        else:
-            for name in self.agents:
-                # + 0.0: Hearts' minus zero points is 0.0, not -0.0.
-                rewards[name] = delta[self._side[self.agent_name_mapping[name]]] * self._scale + 0.0
-        self.rewards = rewards
-        self._accumulate_rewards()
-        if match_over or self.episode == "hand":
-            self.terminations = dict.fromkeys(self.agents, True)
-            nxt = (self.agent_name_mapping[agent] + 1) % len(self.possible_agents)
-            self.agent_selection = self.possible_agents[nxt]
-        else:
-            self.agent_selection = self.possible_agents[to_move]
-
-    def _action_id(self, agent: str, action: Any) -> int:
-        """``action`` as an action id if it is in the action space (a NumPy integer too), else -1."""
-        return int(action) if self.action_spaces[agent].contains(action) else -1
-
-    def _raise_illegal(self, agent: str, action: Any, a: int) -> None:
-        """Raise ``IllegalActionError`` for ``action`` (id ``a``, -1 outside the action space)."""
-        if a < 0 or a >= self._n_actions:
-            legal = np.flatnonzero(self._legal()).tolist()
-            raise IllegalActionError(
-                f"action {action!r} for {agent} is not in the action space (an int in 0..{self._n_actions - 1}); "
-                f"legal actions: {legal}"
-            )
-        self._action[0] = a
-        self.engine.step(self.game_state.copy(), self._action)  # raises the engine's error
-        raise IllegalActionError(f"illegal action {a} for {agent}")
-
-    def _penalize(self, agent: str) -> None:
-        """End the game after an illegal action, as ``TerminateIllegalWrapper`` does."""
-        self._cumulative_rewards[agent] = 0.0
-        self.terminations = dict.fromkeys(self.agents, True)
-        self.truncations = dict.fromkeys(self.agents, True)
-        self.rewards = dict.fromkeys(self.agents, 0.0)
-        self._zero_rewards = False
-        self.rewards[agent] = self.illegal_reward
-        self.infos[agent] = {"illegal_action": True}
-        self._accumulate_rewards()
-        self._deads_step_first()
 
     # ----------------------------------------------------------------- render
     def render(self) -> str | None:

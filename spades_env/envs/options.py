@@ -1,4 +1,5 @@
-"""Argument checks shared by every env: episode and reward options, reset options, seeds, batch sizes."""
+"""Argument checks shared by every env: episode and reward options, reset options, seeds, batch sizes; and the
+reward options' one rule (``reward_scale``)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,12 @@ def check_options(episode: str, reward: str) -> None:
         raise ValueError(f"reward must be one of {list(REWARDS)}, got {reward!r}")
     if reward == "win" and episode != "match":
         raise ValueError("reward='win' (+1/-1 at the end of a match) needs episode='match'")
+
+
+def reward_scale(reward: str, rules: Any) -> float:
+    """What a side's points are multiplied by to make its reward (``reward`` "points" or "scaled"): 1, or 1/100
+    when scaled; negative where the points are penalties (Hearts: the reward is minus the points taken)."""
+    return (0.01 if reward == "scaled" else 1.0) * (-1.0 if rules.points_are_penalties else 1.0)
 
 
 def check_reset_options(options: Any, allowed: Iterable[str], ignored: Iterable[str] = ()) -> dict[str, Any]:

@@ -68,7 +68,7 @@ from spades_env.engine.records import hand_records
 from spades_env.engine.sampling import sample_legal as sample_legal  # re-exported: the engine's draw
 from spades_env.envs.context import DecisionContext
 from spades_env.envs.hand_end import hand_end_view, last_card_pending
-from spades_env.envs.options import check_count, check_options, check_reset_options, check_seed
+from spades_env.envs.options import check_count, check_options, check_reset_options, check_seed, reward_scale
 from spades_env.observation import encoder_for
 from spades_env.rules import Rules, resolve_rules
 
@@ -128,8 +128,7 @@ class VectorSpades(gymnasium.vector.VectorEnv):
         self._mask_rows = self._rows * n_actions
         self._n_card_ids = self.engine.layout.n_card_ids
         self._seat_side = self.engine.side_of_seat
-        sign = -1.0 if self.rules.points_are_penalties else 1.0  # Hearts: the reward is minus the points taken
-        self._scale = np.float32((0.01 if reward == "scaled" else 1.0) * sign)
+        self._scale = np.float32(reward_scale(reward, self.rules))
         self.state = None
         self.finished: list = []
 

@@ -20,9 +20,9 @@ the match's winner).
 This file is generated from the one template of every game's loops
 (``spades_env/games/loops_template.py.in``, by ``python -m spades_env.games.generate_loops``): edit
 the template and regenerate. Numba's cache keys a compiled function on its own file only: after
-editing a function these loops call in another file (``phases``, ``hand_score``,
-``core.state_arrays``, ``core.trick_play``), clear the ``__pycache__`` of this file too (or touch
-it), or the cached loops run the old code.
+editing a function these loops call in another file (``phases`` and the files beside it that it
+calls, ``hand_score``, ``core.state_arrays``, ``core.trick_play``), clear the ``__pycache__`` of
+this file too (or touch it), or the cached loops run the old code.
 """
 
 from __future__ import annotations

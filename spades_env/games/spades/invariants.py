@@ -12,7 +12,8 @@ import numpy as np
 from spades_env.core import bits
 from spades_env.core.checks import card_mask, require, require_no_pile
 from spades_env.core.phases import PLAY
-from spades_env.games.spades.phases import BEMO, BID, BLIND, DRAW, MAX_EXCHANGE
+from spades_env.games.spades.params import BEMO, BID, BLIND, DRAW
+from spades_env.games.spades.two_player import MAX_EXCHANGE
 
 if TYPE_CHECKING:
     from spades_env.engine.core import SpadesEngine

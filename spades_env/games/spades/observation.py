@@ -84,7 +84,7 @@ from spades_env.core.encode_bits import (
     seat_at,
 )
 from spades_env.core.phases import OVER, PLAY
-from spades_env.games.spades.phases import DRAW, N_SPADES_PHASES
+from spades_env.games.spades.params import DRAW, N_SPADES_PHASES
 
 if TYPE_CHECKING:
     from spades_env.engine.core import SpadesEngine

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from spades_env import cards
 from spades_env.core.phases import LOWEST_CLUB_LEAD, OVER, SHARED_PHASE_NAMES
 from spades_env.core.text import finished_trick_lines, side_name, trick_lines
-from spades_env.games.spades.phases import DRAW, PHASE_NAMES
+from spades_env.games.spades.params import DRAW, PHASE_NAMES
 
 if TYPE_CHECKING:
     from spades_env.engine.core import SpadesEngine

@@ -13,9 +13,9 @@ from spades_env import cards
 from spades_env.core import bits
 from spades_env.core.phases import OVER, PLAY
 from spades_env.games.game_spec import GameSpec
-from spades_env.games.spades import hand_score
-from spades_env.games.spades import phases as ph
-from spades_env.games.spades.phases import BEMO, BID, BLIND, DRAW, EXCHANGE, WEAK_HAND_MASK
+from spades_env.games.spades import hand_score, params
+from spades_env.games.spades.bidding import WEAK_HAND_MASK
+from spades_env.games.spades.params import BEMO, BID, BLIND, DRAW, EXCHANGE
 
 if TYPE_CHECKING:
     from spades_env.engine.actions import ActionLayout
@@ -39,39 +39,39 @@ class SpadesSpec(GameSpec):
     compile_seconds = 135
 
     def params(self, rules: SpadesRules, layout: ActionLayout) -> np.ndarray:
-        """The int64 parameters ``p`` of a Spades rule set (indexed by ``phases.P_*``)."""
-        p = np.zeros(ph.N_PARAMS, dtype=np.int64)
+        """The int64 parameters ``p`` of a Spades rule set (indexed by ``params.P_*``)."""
+        p = np.zeros(params.N_PARAMS, dtype=np.int64)
         ids = {
-            ph.P_BLIND_NIL: layout.blind_nil,
-            ph.P_LOOK: layout.look,
-            ph.P_KEEP: layout.keep,
-            ph.P_DISCARD: layout.discard,
-            ph.P_EXCHANGE_DONE: layout.exchange_done,
-            ph.P_NO_BEMO: layout.no_bemo,
-            ph.P_BIG_BEMO: layout.big_bemo,
-            ph.P_REDEAL: layout.redeal,
+            params.P_BLIND_NIL: layout.blind_nil,
+            params.P_LOOK: layout.look,
+            params.P_KEEP: layout.keep,
+            params.P_DISCARD: layout.discard,
+            params.P_EXCHANGE_DONE: layout.exchange_done,
+            params.P_NO_BEMO: layout.no_bemo,
+            params.P_BIG_BEMO: layout.big_bemo,
+            params.P_REDEAL: layout.redeal,
         }
         for at, action in ids.items():
             p[at] = -1 if action is None else action
-        p[ph.P_N_PLAYERS] = rules.n_players
-        p[ph.P_HAND_SIZE] = rules.hand_size
-        p[ph.P_N_CARD_IDS] = layout.n_card_ids
-        p[ph.P_BID_OFFSET] = layout.bid_offset
-        p[ph.P_MIRROR] = rules.mirror
-        p[ph.P_FOURTEEN] = rules.partnership and rules.fourteen
-        p[ph.P_TEAM_BID] = rules.min_team_bid if rules.partnership else 0
-        p[ph.P_TWO_PLAYER] = rules.two_player
-        p[ph.P_BEMO] = rules.bemo
-        p[ph.P_CLUB_LEADS] = rules.lowest_club_leads
-        p[ph.P_LOWEST_CLUB] = min(c for c in rules.deck if cards.card_suit(c) == cards.CLUBS)
-        p[ph.P_PILE_SIZE] = len(rules.deck) if rules.two_player else 0
-        p[ph.P_BLIND_OPEN] = 0 if not rules.blind_nil else 1 if rules.blind_nil_requires_behind_by is None else 2
-        p[ph.P_BEHIND_BY] = rules.blind_nil_requires_behind_by or 0
+        p[params.P_N_PLAYERS] = rules.n_players
+        p[params.P_HAND_SIZE] = rules.hand_size
+        p[params.P_N_CARD_IDS] = layout.n_card_ids
+        p[params.P_BID_OFFSET] = layout.bid_offset
+        p[params.P_MIRROR] = rules.mirror
+        p[params.P_FOURTEEN] = rules.partnership and rules.fourteen
+        p[params.P_TEAM_BID] = rules.min_team_bid if rules.partnership else 0
+        p[params.P_TWO_PLAYER] = rules.two_player
+        p[params.P_BEMO] = rules.bemo
+        p[params.P_CLUB_LEADS] = rules.lowest_club_leads
+        p[params.P_LOWEST_CLUB] = min(c for c in rules.deck if cards.card_suit(c) == cards.CLUBS)
+        p[params.P_PILE_SIZE] = len(rules.deck) if rules.two_player else 0
+        p[params.P_BLIND_OPEN] = 0 if not rules.blind_nil else 1 if rules.blind_nil_requires_behind_by is None else 2
+        p[params.P_BEHIND_BY] = rules.blind_nil_requires_behind_by or 0
         for seat in range(rules.n_players):
-            p[ph.P_SIDE_OF_SEAT + seat] = rules.side_of_seat(seat)
-        p[ph.P_FACE_UP] = FACE_UP_CARDS if rules.face_up_deal else 0
-        p[ph.P_DECK_SIZE] = len(rules.deck)
-        p[ph.P_DECK : ph.P_DECK + len(rules.deck)] = rules.deck
+            p[params.P_SIDE_OF_SEAT + seat] = rules.side_of_seat(seat)
+        p[params.P_FACE_UP] = FACE_UP_CARDS if rules.face_up_deal else 0
+        p[params.P_DECK_SIZE] = len(rules.deck)
+        p[params.P_DECK : params.P_DECK + len(rules.deck)] = rules.deck
         return p
 
     def hand_end_tables(self, rules: SpadesRules) -> hand_score.ScoreTables:
@@ -226,12 +226,12 @@ class SpadesSpec(GameSpec):
         return extra
 
     def replay_key(self, engine: SpadesEngine, state: GameState, action: int, draws: list[int]) -> int | None:
-        """A two-player blind-nil exchange of a card draws from the key (``phases.exchange``): the key under
+        """A two-player blind-nil exchange of a card draws from the key (``two_player.exchange``): the key under
         which it draws the seat's lowest recorded draw not yet drawn (``hashing.key_for_stream``)."""
         if int(state.phase[0]) != EXCHANGE or action == engine.layout.exchange_done:
             return None
         from spades_env.core.hashing import key_for_stream
-        from spades_env.games.spades.phases import EXCHANGE_SALT, exchange_counter, exchange_pool
+        from spades_env.games.spades.two_player import EXCHANGE_SALT, exchange_counter, exchange_pool
 
         seat = int(state.to_move[0])
         left = draws[seat] & ~int(state.exchanged_in[0, seat])
