@@ -91,6 +91,19 @@ def test_learned_games_share_one_network_per_checkpoint(c):
     assert len(modules) == held
 
 
+@pytest.mark.slow  # loads the committed checkpoints (seconds)
+def test_served_guided_bots_share_the_learned_networks():
+    """``guided`` is built once per spec, as ``learned`` is: its copies (and a ``learned`` bot's) hold the same
+    network objects, not one copy each."""
+    menu = bots.BotMenu(["heuristic", "learned", "guided"])
+    guided = [menu.make("guided:fast", seed) for seed in range(3)]
+    learned = menu.make("learned", 0)
+    networks = {id(m) for m in bots._modules(learned)}
+    assert networks
+    for bot in guided:
+        assert {id(m) for m in bots._modules(bot)} == networks
+
+
 # ------------------------------------------------------------------ every error is JSON
 def test_a_fault_of_the_server_is_a_json_500_with_an_id_and_the_traceback_is_logged(c, monkeypatch, caplog):
     game_id = c.post("/api/games", json={"seed": 1}).json()["id"]
