@@ -189,7 +189,7 @@ def test_a_greedy_bot_takes_a_lone_legal_action_without_the_network_and_asks_it_
     agent = NeuralAgent.from_checkpoint(LEARNED_CHECKPOINT, precision=precision)
     asked, real = [], agent.policy.play_outputs
     agent.policy.play_outputs = lambda obs, bids=True: asked.append(len(obs)) or real(obs, bids)
-    envs = VectorSpades("partnership", num_envs=64)
+    envs = VectorSpades("partnership", num_envs=16)
     obs, info = envs.reset(seed=4)
     lone = free = 0
     for _ in range(60):  # bids, then the card play to the last trick
