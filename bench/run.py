@@ -55,8 +55,8 @@ HEARTS, HEARTS_OBS = "OpenSpiel hearts (pyspiel)", "OpenSpiel hearts + informati
 CHEAP_PICK = "random.random() on legal_actions()"
 
 
-def rows(batches: list[int]) -> list[Row]:
-    """Every row of ``make bench``, with how it is driven. Without blind nil every hand takes the
+def rows(batches: list[int], learned_batch: int = 4096) -> list[Row]:
+    """Every row of ``make bench``, with how it is driven (the learned bot's rows on ``learned_batch`` positions). Without blind nil every hand takes the
     same number of steps, so the games stay in lockstep and every card play takes the full-batch
     fast path."""
     observed = "+ Observer.set_from into a float32 buffer"
@@ -106,12 +106,13 @@ def rows(batches: list[int]) -> list[Row]:
     gym_base, gym_how = (engine_one, "x the engine B=1 row; ") if 1 in batches else (SPIEL, "")
     gym_how += "hand episodes, learner: random.random() on mask.nonzero()"
     table.append(Row("Gymnasium env, heuristic opponents", "1", "steps/s", gym_heuristic_steps, gym_base, gym_how))
-    learned_how = "act on 4096 card-play positions (20 random steps in), torch 1 thread"
-    learned = Row("learned bot (two 512 x 3 torsos)", "4096", "decisions/s", learned_decisions, None, learned_how)
+    learned_how = f"act on {learned_batch} card-play positions (20 random steps in), torch 1 thread"
+    play = functools.partial(learned_decisions, batch=learned_batch)
+    learned = Row("learned bot (two 512 x 3 torsos)", str(learned_batch), "decisions/s", play, None, learned_how)
     table.append(learned)
-    int8 = functools.partial(learned_decisions, spec="learned:precision=int8")
+    int8 = functools.partial(learned_decisions, batch=learned_batch, spec="learned:precision=int8")
     int8_how = "the same positions, x the float32 row"
-    table.append(Row("learned bot, precision=int8", "4096", "decisions/s", int8, learned.key, int8_how))
+    table.append(Row("learned bot, precision=int8", str(learned_batch), "decisions/s", int8, learned.key, int8_how))
     tournament_how = "benchmark_heuristic(hands=4096): one batch of 4096 games"
     table.append(Row("heuristic duplicate tournament", "-", "hands/s", heuristic_hands, None, tournament_how))
     return table
@@ -122,12 +123,15 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--seconds", type=float, default=2.0, help="time per measurement (split over the rounds)")
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds; medians are reported")
     parser.add_argument("--batches", type=int, nargs="+", default=[1, 256, 4096, 16384])
+    parser.add_argument("--learned-batch", type=int, default=4096, help="positions of the learned bot's rows")
     parser.add_argument("--json", type=str, default=None, help="also write the figures to this JSON file")
     args = parser.parse_args(argv)
     if args.rounds < 1:
         parser.error(f"--rounds must be at least 1, got {args.rounds}")
+    if args.learned_batch < 1:
+        parser.error(f"--learned-batch must be at least 1, got {args.learned_batch}")
     pin_to_one_core()
-    table = rows(args.batches)
+    table = rows(args.batches, args.learned_batch)
     # Round-robin: each round measures every row for its share of the time, and a row's ratio
     # is the median over rounds of its rate over its baseline's in the same round, so that
     # the machine's drift during the run (it can be 2x on a shared host) cancels.

@@ -35,7 +35,7 @@ def test_bench_runs_every_row(tmp_path, capsys):
     out = tmp_path / "bench.json"
     cores = os.sched_getaffinity(0)
     try:
-        figures = run.main(["--seconds", "0.01", "--batches", "8", "--json", str(out)])
+        figures = run.main(["--seconds", "0.01", "--batches", "8", "--learned-batch", "64", "--json", str(out)])
     finally:
         os.sched_setaffinity(0, cores)  # the bench pins itself to one core
     table = capsys.readouterr().out
@@ -48,8 +48,8 @@ def test_bench_runs_every_row(tmp_path, capsys):
         "PettingZoo AEC env [B=1]",
         "PettingZoo AEC env, hearts [B=1]",
         "Gymnasium env, heuristic opponents [B=1]",
-        "learned bot (two 512 x 3 torsos) [B=4096]",
-        "learned bot, precision=int8 [B=4096]",
+        "learned bot (two 512 x 3 torsos) [B=64]",
+        "learned bot, precision=int8 [B=64]",
         "heuristic duplicate tournament [B=-]",
     )
     for name in names:
