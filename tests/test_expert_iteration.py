@@ -350,3 +350,33 @@ def test_the_cutthroat4_dagger_checkpoint_is_the_cutthroat4_imitation_recipes_ne
     direct.check_supports(VectorSpades("cutthroat-4", num_envs=1).engine)
     with pytest.raises(ValueError, match="cutthroat-4"):
         direct.check_supports(VectorSpades("partnership", num_envs=1).engine)
+
+
+@pytest.mark.parametrize("shards", [0, 2])
+def test_a_teacher_naming_the_network_searches_with_the_network_of_each_round(tmp_path, monkeypatch, shards):
+    import agents
+
+    specs = []
+    real = agents.make_agent
+
+    def spy(spec, *args, **kwargs):
+        specs.append(spec)
+        return real(spec, *args, **kwargs)
+
+    monkeypatch.setattr(agents, "make_agent", spy)
+    teacher = "guided:samples=2,top=2,depth=0,oversample=1,path={network}"
+    config = smoke_config(
+        tmp_path, teacher=teacher, warmup_teacher="search:samples=2,oversample=1", rounds=2, eval_every=0,
+        eval_final=False, collect_shards=shards,
+    )  # fmt: skip
+    last = train(config, quiet=True)
+    network = last.parent / "teacher.pt"
+    labels = [s for s in specs if s.startswith(("guided", "search"))]
+    assert labels[0] == "search:samples=2,oversample=1"  # the heuristic's round: the warm-up teacher
+    assert labels[-1] == teacher.replace("{network}", str(network))  # the learner's round: its network
+    # The teacher's network is the one that played round 2: the network after round 1's update.
+    after_one = train(dataclasses.replace(config, run_dir=str(tmp_path / "again")), stop_at=1, quiet=True)
+    assert_same(load_checkpoint(network)["model"], load_checkpoint(after_one)["model"])
+    assert NeuralAgent.from_checkpoint(network).policy.hyperparameters() == load_checkpoint(last)["model_hparams"]
+    with pytest.raises(ValueError, match="warmup_teacher="):
+        ExpertIterationConfig(warmup_teacher="guided:path={network}")

@@ -135,6 +135,15 @@ def export_slim(src: str | Path, dst: str | Path, play_only: bool = False, half:
     return save_checkpoint(dst, slim)
 
 
+def save_network(path: str | Path, payload: dict[str, Any]) -> Path:
+    """Write the playing part of a run's ``payload`` (``training_payload``'s dict: its network as it is now) as a
+    slim checkpoint at ``path``, as ``export_slim`` would write it from the run's checkpoint: a bot
+    (``neural:path=``, ``guided:path=``) plays it."""
+    slim = {k: payload[k] for k in SLIM_KEYS}
+    slim["slim"] = True
+    return save_checkpoint(path, slim)
+
+
 # ------------------------------------------------------------------ plain data
 
 

@@ -86,6 +86,8 @@ class ShardTask:
     """The shard's games at the start of the round (the driver's copy)."""
     heuristic: bool
     """Played by HeuristicAgent (the first ``heuristic_rounds``) rather than the network."""
+    teacher: str = ""
+    """The round's teacher spec (``train.expert_iteration_steps.round_teacher``); empty: the setup's."""
 
 
 @dataclass
@@ -142,7 +144,9 @@ class ShardWorker:
         if s.train_on == "learner" and not task.heuristic:
             positions = positions.take(learner_rows(positions, stream.env.engine, games))
         t1 = time.perf_counter()
-        spec = dataclasses.replace(s.label, seed=(s.seed, task.round, task.shard))
+        spec = dataclasses.replace(
+            s.label, seed=(s.seed, task.round, task.shard), teacher=task.teacher or s.label.teacher
+        )
         labels = label_shard(LabelShard(positions, 0, spec))
         fresh = train_arrays(positions, labels)
         t2, c2 = time.perf_counter(), time.process_time()
@@ -252,11 +256,13 @@ class ShardedCollection:
     def checkpoint_state(self) -> list[dict[str, torch.Tensor]]:
         return [env_state(s) for s in self.states]
 
-    def round(self, rnd: int, heuristic: bool, weights: Weights | None) -> tuple[dict[str, np.ndarray], float, float]:
-        """Collect and label every shard for round ``rnd``: (the positions' ``TRAIN_KEYS`` arrays in shard order,
-        the workers' collect seconds, their label seconds; ``cpu_s``: their CPU seconds); the shards' games move on
-        only once all are back."""
-        tasks = [ShardTask(rnd, k, state, heuristic) for k, state in enumerate(self.states)]
+    def round(
+        self, rnd: int, heuristic: bool, weights: Weights | None, teacher: str = ""
+    ) -> tuple[dict[str, np.ndarray], float, float]:
+        """Collect and label every shard for round ``rnd`` (``teacher``: the round's teacher spec; empty: the
+        setup's): (the positions' ``TRAIN_KEYS`` arrays in shard order, the workers' collect seconds, their label
+        seconds; ``cpu_s``: their CPU seconds); the shards' games move on only once all are back."""
+        tasks = [ShardTask(rnd, k, state, heuristic, teacher) for k, state in enumerate(self.states)]
         results = self.runner.run(tasks, None if heuristic else weights)
         self.states = [r.state for r in results]
         self.cpu_s = sum(r.cpu_s for r in results)

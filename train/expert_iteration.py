@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import time
 from pathlib import Path
 from typing import Any
@@ -53,6 +54,7 @@ from train.checkpoint import (
     restore_rng_states,
     run_path_of,
     save_checkpoint,
+    save_network,
     seed_everything,
     tensor_to_array,
     training_payload,
@@ -65,6 +67,7 @@ from train.expert_iteration_steps import (
     distillation_loss,
     learner_behaviour,
     learner_rows,
+    round_teacher,
     teacher_agreement,
     train_arrays,
     train_on_replay,
@@ -227,20 +230,27 @@ def train(
 
     sharded = None
 
+    def payload(done: int) -> dict[str, Any]:
+        return training_payload(
+            rules=rules,
+            config=config,
+            policy=policy,
+            optimizer=optimizer,
+            rngs=rngs,
+            global_step=global_step,
+            update=done,
+            run_name=run_name,
+        )
+
+    def write_teacher(done: int) -> Path:
+        """The network as it is now, for a teacher that searches with it (``{network}``)."""
+        return save_network(ckpt_dir / "teacher.pt", payload(done))
+
     def checkpoint(done: int, name: str = "latest.pt") -> Path:
         return save_checkpoint(
             ckpt_dir / name,
             {
-                **training_payload(
-                    rules=rules,
-                    config=config,
-                    policy=policy,
-                    optimizer=optimizer,
-                    rngs=rngs,
-                    global_step=global_step,
-                    update=done,
-                    run_name=run_name,
-                ),
+                **payload(done),
                 **run_games(),
                 "replay": [{k: array_to_tensor(v) for k, v in part.items()} for part in replay],
                 "best_diff": best["diff"],
@@ -303,9 +313,10 @@ def train(
             t0 = time.perf_counter()
             policy.eval()
             heuristic_round = rnd < config.heuristic_rounds
+            teacher = round_teacher(config, heuristic_round, functools.partial(write_teacher, rnd))
             if config.collect_shards:
                 weights = None if heuristic_round else numpy_weights(policy)
-                fresh, collect_s, label_s = sharded.round(rnd, heuristic_round, weights)
+                fresh, collect_s, label_s = sharded.round(rnd, heuristic_round, weights, teacher)
             else:
                 if heuristic_round:
                     behaviour = heuristic_behaviour(heuristic)
@@ -315,7 +326,7 @@ def train(
                         behaviour = against_heuristic(behaviour, heuristic)
                 if reference is not None:
                     behaviour = with_reference_probs(behaviour, reference, dev)
-                spec = dataclasses.replace(label_spec, seed=(config.seed, rnd))
+                spec = dataclasses.replace(label_spec, seed=(config.seed, rnd), teacher=teacher)
                 learner_only = config.train_on == "learner" and not heuristic_round
                 fresh, collect_s, label_s = collect_and_label(stream, config, behaviour, spec, ray, learner_only)
             global_step += len(fresh["obs"])

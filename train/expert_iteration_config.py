@@ -18,6 +18,9 @@ TARGETS = ("values", "choice")
 #: The ``train_on`` settings.
 TRAIN_ON = ("all", "learner")
 
+#: What ``teacher`` writes for the network being trained (``ExpertIterationConfig.teacher``).
+NETWORK = "{network}"
+
 #: The ``algorithm`` key that sends a training config to expert iteration.
 ALGORITHM = "expert_iteration"
 
@@ -62,7 +65,14 @@ class ExpertIterationConfig(ConfigFile):
     ``learner`` (only the learner's own decisions: the heuristic's seats are dropped before labelling, so a
     round holds ``num_envs * num_steps / n_sides`` positions)."""
     teacher: str = "search:fast"
-    """Bot spec of the teacher; its ``action_values`` label every position (``agents.search``)."""
+    """Bot spec of the teacher; its ``action_values`` label every position (``agents.search``). ``{network}`` in it
+    (e.g. ``guided:fast,path={network}``) stands for the network being trained: each round the run writes the
+    network that plays the round to ``checkpoints/teacher.pt`` and the teacher searches with it, so that the
+    search gets the better network every round (the rounds played by the heuristic are labelled by
+    ``warmup_teacher``)."""
+    warmup_teacher: str = "search:fast"
+    """The teacher of the ``heuristic_rounds`` when ``teacher`` names ``{network}`` (the network has not learned
+    yet); unused otherwise."""
     target: str = "values"
     """What a card decision with a choice is trained toward: ``values`` (the softmax of the teacher's action
     values at ``temperature``) or ``choice`` (the card the teacher's ``act`` plays, one-hot; e.g.
@@ -175,6 +185,7 @@ class ExpertIterationConfig(ConfigFile):
             "checkpoint_every": self.checkpoint_every >= 1,
             "eval_every": self.eval_every >= 0,
             "eval_deals": self.eval_deals >= 1,
+            "warmup_teacher": NETWORK not in self.warmup_teacher,
         }
         bad = [k for k, ok in checks.items() if not ok]
         if bad:

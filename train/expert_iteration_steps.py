@@ -7,12 +7,15 @@ process or on Ray actors) both use them, so a shard collected anywhere is played
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 
 from agents.neural import SpadesPolicy
+from train.expert_iteration_config import NETWORK
 from train.ppo_core import MaskedCategorical
 
 #: The arrays a labelled position trains on (one dict of them per round in the replay).
@@ -80,6 +83,17 @@ def teacher_agreement(policy: SpadesPolicy, data: dict[str, np.ndarray], device:
         if (nil := valued & _part(data, "nil_hand")).any()
         else float("nan"),
     }
+
+
+def round_teacher(config, heuristic_round: bool, write_network: Callable[[], Path]) -> str:
+    """The teacher spec of a round: ``config.teacher``, its ``{network}`` replaced by the path ``write_network()``
+    writes the round's network to (the network that plays the round); a round played by the heuristic gets
+    ``config.warmup_teacher`` instead."""
+    if NETWORK not in config.teacher:
+        return config.teacher
+    if heuristic_round:
+        return config.warmup_teacher
+    return config.teacher.replace(NETWORK, str(write_network()))
 
 
 def learner_behaviour(policy: SpadesPolicy, rng: np.random.Generator, device: torch.device):
