@@ -380,3 +380,19 @@ def test_a_teacher_naming_the_network_searches_with_the_network_of_each_round(tm
     assert NeuralAgent.from_checkpoint(network).policy.hyperparameters() == load_checkpoint(last)["model_hparams"]
     with pytest.raises(ValueError, match="warmup_teacher="):
         ExpertIterationConfig(warmup_teacher="guided:path={network}")
+
+
+def test_an_evaluation_against_a_search_bot_logs_its_curves(tmp_path):
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    config = smoke_config(
+        tmp_path, rounds=1, eval_every=0, eval_search="search:samples=2,oversample=1", eval_search_deals=2
+    )
+    last = train(config, quiet=True)
+    events = EventAccumulator(str(last.parent.parent))
+    events.Reload()
+    assert {"eval/diff", "eval_search/diff", "eval_search/diff_ci95", "eval_search/board_win_rate"} <= set(
+        events.Tags()["scalars"]
+    )
+    with pytest.raises(ValueError, match="eval_search='nosuchbot'"):
+        ExpertIterationConfig(eval_search="nosuchbot")

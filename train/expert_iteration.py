@@ -75,7 +75,7 @@ from train.expert_iteration_steps import (
 )
 from train.labelling import LabelSpec, PositionStream, heuristic_behaviour, label_positions
 from train.ppo import make_run_name
-from train.ppo_eval import clone_policy, due_after, eval_gain, evaluate_against_heuristic
+from train.ppo_eval import clone_policy, due_after, eval_gain, evaluate_against, evaluate_against_heuristic
 from train.round_progress import round_bar, say
 
 __all__ = ["TRAIN_KEYS", "distillation_loss", "teacher_agreement", "learner_behaviour", "with_reference_probs", "train"]
@@ -264,10 +264,14 @@ def train(
         """Duplicate evaluation against HeuristicAgent; ``best.pt`` keeps the best network so far."""
         agent = NeuralAgent(clone_policy(policy, torch.device("cpu")), greedy=True, name="ppo", rules=rules)
         result = evaluate_against_heuristic(agent, config.rules, config.eval_deals, config.eval_seed)
-        for key, value in result.items():
-            writer.add_scalar(f"eval/{key}", value, global_step)
+        scalars = {f"eval/{k}": v for k, v in result.items()}
+        if config.eval_search:
+            vs = evaluate_against(agent, config.eval_search, config.rules, config.eval_search_deals, config.eval_seed)
+            scalars |= {f"eval_search/{k}": v for k, v in vs.items() if k in ("diff", "diff_ci95", "board_win_rate")}
+        for key, value in scalars.items():
+            writer.add_scalar(key, value, global_step)
         if not quiet:
-            echo(f"eval round {done} " + " ".join(f"{k} {v:.2f}" for k, v in result.items()))
+            echo(f"eval round {done} " + " ".join(f"{k.removeprefix('eval/')} {v:.2f}" for k, v in scalars.items()))
         if config.keep_best and eval_gain(result["diff"], rules) > eval_gain(best["diff"], rules):
             best["diff"] = result["diff"]
             checkpoint(done, "best.pt")

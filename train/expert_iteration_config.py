@@ -154,6 +154,12 @@ class ExpertIterationConfig(ConfigFile):
     """Boards per evaluation (each played in both seatings)."""
     eval_seed: int = 1_000_003
     """Seed of the evaluation deals (fixed: evaluations compare like with like)."""
+    eval_search: str = ""
+    """A second opponent for every evaluation, a bot spec such as ``search:fast`` (curves ``eval_search/diff``,
+    ``eval_search/diff_ci95``, ``eval_search/board_win_rate``); empty: HeuristicAgent only. ``best.pt`` follows
+    the evaluation against the heuristic."""
+    eval_search_deals: int = 128
+    """Boards per evaluation against ``eval_search`` (a search bot plays ~400-1800 decisions/s)."""
     keep_best: bool = True
     """Save ``checkpoints/best.pt`` whenever an evaluation gives the best ``diff`` so far."""
 
@@ -186,12 +192,22 @@ class ExpertIterationConfig(ConfigFile):
             "eval_every": self.eval_every >= 0,
             "eval_deals": self.eval_deals >= 1,
             "warmup_teacher": NETWORK not in self.warmup_teacher,
+            "eval_search_deals": self.eval_search_deals >= 1,
         }
         bad = [k for k, ok in checks.items() if not ok]
         if bad:
             raise ValueError(
                 f"bad expert-iteration config value(s): {', '.join(f'{k}={getattr(self, k)!r}' for k in bad)}"
             )
+        if self.eval_search:
+            from agents import parse_spec
+
+            try:
+                parse_spec(self.eval_search)
+            except ValueError as error:
+                raise ValueError(
+                    f"bad expert-iteration config value eval_search={self.eval_search!r}: {error}"
+                ) from None
         if self.train_on == "learner" and self.opponents != "heuristic":
             raise ValueError(
                 f"train_on='learner' needs opponents='heuristic' (with opponents={self.opponents!r} the learner "
