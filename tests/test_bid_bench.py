@@ -106,7 +106,7 @@ def test_cli_bid_bench_with_a_neural_checkpoint(tmp_path):
     torch = pytest.importorskip("torch")
     from agents.neural import SpadesPolicy
     from spades_env.observation import VERSION, ObservationEncoder
-    from train.checkpoint import CHECKPOINT_FORMAT, save_checkpoint
+    from train.runs.checkpoint import CHECKPOINT_FORMAT, save_checkpoint
 
     engine = SpadesEngine("partnership")
     torch.manual_seed(0)

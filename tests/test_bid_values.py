@@ -29,7 +29,7 @@ from train.bid_values import (  # noqa: E402
 )
 from train.bid_values_config import BidValuesConfig  # noqa: E402
 from train.bid_values_train import train  # noqa: E402
-from train.checkpoint import load_checkpoint  # noqa: E402
+from train.runs.checkpoint import load_checkpoint  # noqa: E402
 from train.trainers import trainer_for  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent

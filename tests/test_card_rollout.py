@@ -21,7 +21,7 @@ from train.bid_values import BidLearner, deal_and_bid, play_card_positions  # no
 from train.bid_values_config import BidValuesConfig  # noqa: E402
 from train.bid_values_train import train  # noqa: E402
 from train.card_values import card_values_by_network, card_values_on_deal  # noqa: E402
-from train.checkpoint import load_checkpoint  # noqa: E402
+from train.runs.checkpoint import load_checkpoint  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -1,5 +1,5 @@
-"""Training configs (``train/config_file.py``) refuse unknown keys and values of the wrong type in one line naming the
-key and what it takes; ``with_overrides`` and ``spades train --set KEY=VALUE`` set keys the same checked way."""
+"""Training configs (``train/runs/config_file.py``) refuse unknown keys and values of the wrong type in one line naming
+the key and what it takes; ``with_overrides`` and ``spades train --set KEY=VALUE`` set keys the same checked way."""
 
 from pathlib import Path
 

@@ -6,7 +6,7 @@ from typer.testing import CliRunner
 import train.bid_bench
 import train.tournament
 from train.cli import app
-from train.output_paths import check_output_file, check_output_folder
+from train.runs.output_paths import check_output_file, check_output_folder
 
 
 def test_check_output_file_names_the_option_and_the_problem(tmp_path):

@@ -15,7 +15,6 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from tests.checkpoint_compare import assert_same  # noqa: E402
-from train.checkpoint import load_checkpoint  # noqa: E402
 from train.collect_actors import (  # noqa: E402
     LocalShards,
     ShardedCollection,
@@ -28,6 +27,7 @@ from train.collect_actors import (  # noqa: E402
 from train.expert_iteration import train  # noqa: E402
 from train.expert_iteration_config import ExpertIterationConfig  # noqa: E402
 from train.labelling import LabelSpec, PositionStream  # noqa: E402
+from train.runs.checkpoint import load_checkpoint  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SMOKE = ROOT / "configs" / "train" / "expert_iteration_smoke.yaml"

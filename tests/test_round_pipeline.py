@@ -18,7 +18,7 @@ from train.bid_values import BidLearner  # noqa: E402
 from train.bid_values_config import BidValuesConfig  # noqa: E402
 from train.bid_values_round import RoundCollector  # noqa: E402
 from train.bid_values_train import load_network, train  # noqa: E402
-from train.checkpoint import load_checkpoint  # noqa: E402
+from train.runs.checkpoint import load_checkpoint  # noqa: E402
 
 RECIPES = Path(__file__).resolve().parent.parent / "configs" / "train"
 

@@ -15,8 +15,8 @@ torch = pytest.importorskip("torch")
 from agents.neural import NeuralAgent  # noqa: E402
 from tests.checkpoint_compare import assert_same, without_run_identity  # noqa: E402
 from tests.run_logs import run_scalars  # noqa: E402
-from train.checkpoint import load_checkpoint, save_checkpoint  # noqa: E402
 from train.ppo import PPOConfig, train  # noqa: E402
+from train.runs.checkpoint import load_checkpoint, save_checkpoint  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SMOKE = ROOT / "configs" / "train" / "smoke.yaml"
@@ -240,7 +240,7 @@ def test_evaluation_against_the_heuristic_reports_points_with_a_confidence_inter
 
 def test_slim_checkpoint_plays_like_the_full_one_and_can_seed_a_run(tmp_path, full_run):
     from spades_env.envs.vector import VectorSpades
-    from train.checkpoint import export_slim
+    from train.runs.checkpoint import export_slim
 
     slim = export_slim(full_run, tmp_path / "slim.pt")
     data = torch.load(slim, weights_only=True)

@@ -26,7 +26,7 @@ from train.bid_bench_bidders import (
     lookahead_bidder,
     neural_bidder,
 )
-from train.tournament_chunks import require_int
+from train.runs.config_file import require_int
 
 #: Deal ``d`` of a benchmark with seed ``s`` is dealt from engine seed ``s * DEAL_STRIDE + d``.
 DEAL_STRIDE = 1_000_000

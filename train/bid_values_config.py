@@ -11,7 +11,7 @@ from typing import ClassVar
 
 import numba
 
-from train.config_file import ConfigFile
+from train.runs.config_file import ConfigFile
 
 #: The ``algorithm`` key that sends a training config to the bid-values trainer.
 ALGORITHM = "bid_values"

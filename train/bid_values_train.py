@@ -17,7 +17,7 @@ head toward every legal card's value on the real deal (``train/card_values.py``)
 ``pipeline: true`` collects each next round in a thread of its own while the update trains
 (``train/bid_values_round.py``).
 
-The checkpoints have PPO's payload format (``train/checkpoint.py``), and the config's ``card_play`` says who plays
+The checkpoints have PPO's payload format (``train/runs/checkpoint.py``), and the config's ``card_play`` says who plays
 the cards when ``neural:path=RUN/checkpoints/best.pt`` plays them. Run it with ``spades train --config
 configs/train/bid_values.yaml`` (``algorithm: bid_values``); resume a stopped or killed run with ``spades train
 --resume RUN/checkpoints/latest.pt``: it goes on bit-identically to a run never stopped (the replay's games are
@@ -44,11 +44,13 @@ from train.bid_values import BidLearner, BidPositions, CardPositions, card_loss,
 from train.bid_values_config import BidValuesConfig
 from train.bid_values_round import CARD_SCALARS_SHOWN, Collected, RoundCollector, bid_line
 from train.card_values import ValuedCardPositions, card_value_loss
-from train.checkpoint import (
+from train.ppo_eval import clone_policy, due_after, eval_gain, evaluate_against_heuristic
+from train.runs.checkpoint import (
     array_to_tensor,
     env_state,
     load_checkpoint,
     load_run_state,
+    make_run_name,
     restore_rng_states,
     run_path_of,
     save_checkpoint,
@@ -57,8 +59,6 @@ from train.checkpoint import (
     tensor_to_array,
     training_payload,
 )
-from train.ppo import make_run_name
-from train.ppo_eval import clone_policy, due_after, eval_gain, evaluate_against_heuristic
 
 #: Keys of a full checkpoint beyond ``REQUIRED_KEYS``: the run state that resuming needs.
 RUN_KEYS = ("optimizer", "rng", "update", "run_name", "replay")

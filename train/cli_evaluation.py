@@ -85,7 +85,7 @@ def bid_bench(
     from pathlib import Path
 
     from train.bid_bench import BidBenchConfig, plot_report, print_report, run_bid_bench, write_json
-    from train.output_paths import check_output_folder
+    from train.runs.output_paths import check_output_folder
 
     cfg = BidBenchConfig(
         rules=rules,

@@ -137,7 +137,7 @@ def export(
     """Write a slim checkpoint: network weights, rules, observation version and config only."""
     from pathlib import Path
 
-    from train.checkpoint import export_slim
+    from train.runs.checkpoint import export_slim
 
     path = export_slim(checkpoint, out, play_only=play_only, half=half)
     typer.echo(f"slim checkpoint: {path} ({Path(path).stat().st_size / 2**20:.2f} MiB)")

@@ -32,7 +32,6 @@ import torch
 from agents.heuristic import HeuristicAgent
 from agents.neural import SpadesPolicy
 from spades_env.engine import GameState
-from train.checkpoint import CheckpointError, env_state, state_from_env
 from train.expert_iteration_steps import (
     TRAIN_KEYS,
     against_heuristic,
@@ -42,6 +41,7 @@ from train.expert_iteration_steps import (
     with_reference_probs,
 )
 from train.labelling import LabelShard, LabelSpec, PositionStream, heuristic_behaviour, label_shard
+from train.runs.checkpoint import CheckpointError, env_state, state_from_env
 
 #: Network weights as they travel to the workers: ``{name: numpy array}`` (a state_dict on the CPU).
 Weights = dict[str, np.ndarray]

@@ -20,7 +20,7 @@ actors (``actors_ray``: a local Ray or a cluster), the same data either way; ste
 and the driver keeps each shard's games between rounds (in the checkpoint: ``--resume`` works the same).
 
 The network is ``agents.policy.SpadesPolicy`` and the checkpoints have PPO's payload format
-(``train/checkpoint.py``), so ``neural:path=RUN/checkpoints/best.pt`` plays them and
+(``train/runs/checkpoint.py``), so ``neural:path=RUN/checkpoints/best.pt`` plays them and
 ``spades export`` slims them. Run it with ``spades train --config configs/train/expert_iteration.yaml``
 (the ``algorithm: expert_iteration`` key picks this trainer), or at any table with its game family's generic
 config, ``spades train --rules PRESET`` (``train/train_rules.py``); resume a stopped or killed run with
@@ -44,19 +44,6 @@ import torch
 
 from agents.heuristic import HeuristicAgent
 from agents.neural import NeuralAgent, SpadesPolicy, torch_device
-from train.checkpoint import (
-    array_to_tensor,
-    env_state,
-    load_checkpoint,
-    load_run_state,
-    restore_env,
-    restore_rng_states,
-    run_path_of,
-    save_checkpoint,
-    seed_everything,
-    tensor_to_array,
-    training_payload,
-)
 from train.collect_actors import numpy_weights, open_sharded_collection
 from train.expert_iteration_config import ExpertIterationConfig
 from train.expert_iteration_steps import (
@@ -71,9 +58,22 @@ from train.expert_iteration_steps import (
     with_reference_probs,
 )
 from train.labelling import LabelSpec, PositionStream, heuristic_behaviour, label_positions
-from train.ppo import make_run_name
 from train.ppo_eval import clone_policy, due_after, eval_gain, evaluate_against_heuristic
-from train.round_progress import round_bar, say
+from train.runs.checkpoint import (
+    array_to_tensor,
+    env_state,
+    load_checkpoint,
+    load_run_state,
+    make_run_name,
+    restore_env,
+    restore_rng_states,
+    run_path_of,
+    save_checkpoint,
+    seed_everything,
+    tensor_to_array,
+    training_payload,
+)
+from train.runs.round_progress import round_bar, say
 
 __all__ = ["TRAIN_KEYS", "distillation_loss", "teacher_agreement", "learner_behaviour", "with_reference_probs", "train"]
 
@@ -143,7 +143,7 @@ def train(
     to Ray actors or back into this process; the data do not depend on it). ``before_shard``: with
     ``collect_shards``, called on the worker with each ``train.collect_actors.ShardTask`` before it runs (tests
     use it to kill an actor). ``progress``: a bar over the rounds with its ETA (on a terminal only,
-    ``train.round_progress``).
+    ``train.runs.round_progress``).
     """
     from torch.utils.tensorboard import SummaryWriter
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from train.config_file import ConfigFile
+from train.runs.config_file import ConfigFile
 
 #: The ``opponents`` settings.
 OPPONENTS = ("self", "heuristic")

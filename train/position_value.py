@@ -36,7 +36,7 @@ from spades_env import cards
 from spades_env.engine import OVER, PLAY, SpadesEngine
 from spades_env.envs.context import DecisionContext
 from spades_env.observation import encoder_for
-from train.checkpoint import CHECKPOINT_FORMAT, save_checkpoint
+from train.runs.checkpoint import CHECKPOINT_FORMAT, save_checkpoint
 
 
 @dataclass(frozen=True)

@@ -27,19 +27,6 @@ import numpy as np
 import torch
 
 from agents.neural import SpadesPolicy, torch_device
-from train.checkpoint import (
-    array_to_tensor,
-    env_state,
-    load_checkpoint,
-    load_run_state,
-    restore_env,
-    restore_rng_states,
-    run_path_of,
-    save_checkpoint,
-    seed_everything,
-    tensor_to_array,
-    training_payload,
-)
 from train.critic import ActorCritic, PerfectCritic, policy_columns
 from train.hindsight_bids import HindsightBids, hindsight_scalars
 from train.pairing import PairedGames
@@ -50,6 +37,20 @@ from train.ppo_opponents import HEURISTIC, SELF_PLAY, Opponents
 from train.ppo_rollout import collect_rollout
 from train.ppo_stats import HandStats
 from train.ppo_update import ppo_update
+from train.runs.checkpoint import (
+    array_to_tensor,
+    env_state,
+    load_checkpoint,
+    load_run_state,
+    make_run_name,
+    restore_env,
+    restore_rng_states,
+    run_path_of,
+    save_checkpoint,
+    seed_everything,
+    tensor_to_array,
+    training_payload,
+)
 
 __all__ = [
     "HEURISTIC",
@@ -58,14 +59,8 @@ __all__ = [
     "PPOConfig",
     "evaluate",
     "evaluate_against_heuristic",
-    "make_run_name",
     "train",
 ]
-
-
-def make_run_name(config: PPOConfig, rules_name: str) -> str:
-    """``{rules}__{exp_name}__{seed}__{unix time}``."""
-    return f"{rules_name}__{config.exp_name}__{config.seed}__{int(time.time())}"
 
 
 #: Keys of a full checkpoint beyond ``REQUIRED_KEYS``: the run state that resuming needs.

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from agents.options import CARD_PLAYERS
-from train.config_file import ConfigFile
+from train.runs.config_file import ConfigFile
 
 #: The ``critic`` settings (``train/critic.py``).
 CRITICS = ("shared", "perfect")

@@ -23,6 +23,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from train.runs.config_file import require_int
+
 #: ``--ray`` without an address: start a Ray on this machine for the run.
 LOCAL = "local"
 #: Seconds to wait for a cluster's address to accept a connection before giving up.
@@ -49,8 +51,6 @@ class RayOptions:
     """Called on the worker with the shard before it runs (tests use it to kill a worker; None: nothing)."""
 
     def __post_init__(self) -> None:
-        from train.tournament_chunks import require_int
-
         if self.workers is not None:
             require_int("--ray-workers", self.workers, 1)
         require_int("max_retries", self.max_retries, 0)

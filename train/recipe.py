@@ -236,8 +236,8 @@ def run_recipe(
     ``stop_after``: stop once that stage is done. Returns the last stage's network (or ``stop_after``'s).
     ``pipeline``: every stage whose config has the setting (the bid-values stages) collects each next round beside
     the update (``train/bid_values_round.py``: faster on two cores or a GPU, not the committed networks' runs)."""
-    from train.checkpoint import export_slim
-    from train.output_paths import check_output_folder
+    from train.runs.checkpoint import export_slim
+    from train.runs.output_paths import check_output_folder
 
     recipe = Recipe.from_yaml(path)
     names = [s.name for s in recipe.stages]

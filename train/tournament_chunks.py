@@ -18,6 +18,7 @@ from agents import make_agent
 from agents.base import Agent
 from spades_env.engine import SpadesEngine
 from spades_env.rules import Rules
+from train.runs.config_file import require_int
 from train.tournament_play import GameTally, play_games
 
 MODES = ("hand", "match")
@@ -72,15 +73,6 @@ class TournamentConfig:
         """Every pair (i, j), i < j, of bot indices, in order."""
         k = len(self.bots)
         return [(i, j) for i in range(k) for j in range(i + 1, k)]
-
-
-def require_int(name: str, value: Any, low: int, high: int | None = None) -> None:
-    """Refuse (ValueError) a setting ``name`` that is not an integer in ``low..high``."""
-    allowed = f"an integer from {low}" + (f" to {high}" if high is not None else " up")
-    if isinstance(value, bool) or not isinstance(value, int | np.integer):
-        raise ValueError(f"{name} must be {allowed}, got {value!r}")
-    if value < low or (high is not None and value > high):
-        raise ValueError(f"{name} must be {allowed}, got {value}")
 
 
 def seatings(rules: Rules) -> np.ndarray:

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from spades_env.rules import resolve_rules
-from train.output_paths import check_output_file
 from train.paired_stats import least_squares_ratings, ratio, ratio_diff_ci
+from train.runs.output_paths import check_output_file
 from train.tournament_log import TournamentLogWarning, unique_games
 
 if TYPE_CHECKING:

@@ -15,7 +15,7 @@ def trainer_for(*, config: str | Path | None = None, checkpoint: str | Path | No
     expert iteration for ``algorithm: expert_iteration``, the bid-values trainer for ``algorithm: bid_values``,
     PPO otherwise (``spades train`` dispatches with it)."""
     if checkpoint is not None:
-        from train.checkpoint import load_checkpoint
+        from train.runs.checkpoint import load_checkpoint
 
         data = load_checkpoint(checkpoint).get("config")
     else:

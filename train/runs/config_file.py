@@ -1,7 +1,8 @@
 """The YAML and mapping round trip every trainer's config shares (``PPOConfig``, ``ExpertIterationConfig``,
 ``BidValuesConfig``): frozen dataclasses that refuse unknown keys naming the known ones, and values of the wrong type
 naming the key and the type it takes; ``with_overrides`` sets some keys of a loaded config the same checked way (a
-recipe stage's ``overrides:``, ``spades train --set KEY=VALUE``)."""
+recipe stage's ``overrides:``, ``spades train --set KEY=VALUE``). ``require_int`` is the same check of one integer
+setting with its range, for the configs that check their own (tournament, bidding benchmark, Ray options)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import types
 import typing
 from pathlib import Path
 from typing import Any, ClassVar
+
+import numpy as np
 
 from spades_env.rules_yaml import parse_yaml
 
@@ -69,3 +72,11 @@ def _accepted(hint: Any) -> tuple[tuple[type, ...], str]:
         accepted, what = _ACCEPTS.get(inner, ((), ""))
         return ((*accepted, type(None)), f"{what} or null") if accepted else ((), "")
     return _ACCEPTS.get(hint, ((), ""))
+
+def require_int(name: str, value: Any, low: int, high: int | None = None) -> None:
+    """Refuse (ValueError) a setting ``name`` that is not an integer in ``low..high``."""
+    allowed = f"an integer from {low}" + (f" to {high}" if high is not None else " up")
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        raise ValueError(f"{name} must be {allowed}, got {value!r}")
+    if value < low or (high is not None and value > high):
+        raise ValueError(f"{name} must be {allowed}, got {value}")

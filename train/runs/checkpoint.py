@@ -38,6 +38,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -238,6 +239,11 @@ def training_payload(
         "update": update,
         "run_name": run_name,
     }
+
+
+def make_run_name(config: Any, rules_name: str) -> str:
+    """``{rules}__{exp_name}__{seed}__{unix time}``: a new run's name, from its config's ``exp_name`` and ``seed``."""
+    return f"{rules_name}__{config.exp_name}__{config.seed}__{int(time.time())}"
 
 
 def run_path_of(run_dir: str | Path, run_name: str, resume: str | Path | None) -> Path:
