@@ -7,7 +7,7 @@ import pytest
 
 from spades_env import cards
 from spades_env.engine import SpadesEngine
-from train.bid_bench import (
+from train.evaluation.bid_bench import (
     BidBenchConfig,
     HeuristicAgent,
     count_bid,

@@ -16,8 +16,8 @@ import pytest
 from agents import HeuristicAgent, RandomAgent
 from spades_env.engine import SpadesEngine
 from spades_env.rules import Rules
-from train.bid_bench import counting_bidder, play_hands
-from train.tournament_play import GameTally, play_games
+from train.evaluation.bid_bench import counting_bidder, play_hands
+from train.evaluation.tournament_play import GameTally, play_games
 
 #: Bag penalties are frequent with 3-bag limits (penalty 50: a bag is worth 16.67 points).
 SMALL_BAGS = Rules.preset("partnership").replace(name="small-bags", bag_limit=3, bag_penalty=50)

@@ -94,7 +94,7 @@ def test_a_tiny_hearts_run_evaluates_in_hearts_points_and_keeps_the_fewest(heart
 def test_the_committed_hearts_expit_checkpoint_is_the_recipes_network_and_plays_hearts_only():
     from agents import make_agent
     from spades_env.engine import SpadesEngine
-    from train.tournament import TournamentConfig, run_tournament
+    from train.evaluation.tournament import TournamentConfig, run_tournament
 
     path = ROOT / "checkpoints" / "hearts_expit.pt"
     recipe = ExpertIterationConfig.from_yaml(RECIPE)

@@ -185,7 +185,7 @@ def test_the_anchor_mixes_the_behaviour_policy_into_the_valued_targets(positions
 def test_labels_from_ray_tasks_equal_the_labels_of_one_process(positions):
     import ray
 
-    from train.ray_shards import RayOptions
+    from train.distributed.ray_shards import RayOptions
 
     started = not ray.is_initialized()
     if started:

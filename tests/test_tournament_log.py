@@ -6,7 +6,7 @@ import pytest
 from typer.testing import CliRunner
 
 from train.cli import app
-from train.tournament import TournamentConfig, TournamentLogWarning, run_tournament, summarize
+from train.evaluation.tournament import TournamentConfig, TournamentLogWarning, run_tournament, summarize
 
 CONFIG = TournamentConfig(bots=("heuristic", "random"), boards=4, chunk=2)
 

@@ -18,8 +18,8 @@ import spades_env  # noqa: F401 (registers the Gymnasium env)
 from agents import RandomAgent, make_agent, parse_spec, resolve_spec
 from agents.specs import ENTRY_POINT_GROUP
 from tests.test_cli import assert_usage_error, spades
-from train.bid_bench import BidBenchConfig, run_bid_bench
-from train.tournament import TournamentConfig, run_tournament
+from train.evaluation.bid_bench import BidBenchConfig, run_bid_bench
+from train.evaluation.tournament import TournamentConfig, run_tournament
 
 ROOT = Path(__file__).resolve().parent.parent
 MY_BOT = "examples.my_bot:MyBot"
@@ -154,8 +154,8 @@ def test_the_bidding_benchmark_takes_any_bots_bids_from_the_command_line(tmp_pat
 def test_a_bots_bids_are_the_same_played_in_shards_as_in_one_run():
     """Each chunk re-seeds a bot's bidder, so Ray's shards (one chunk each) give the local run's statistics."""
     from spades_env.engine import SpadesEngine
-    from train.bid_bench_play import make_bidders, play_chunk
-    from train.bid_bench_ray import play_shard, shards_of
+    from train.evaluation.bid_bench_play import make_bidders, play_chunk
+    from train.evaluation.bid_bench_ray import play_shard, shards_of
 
     config = BidBenchConfig(deals=8, chunk=4, seed=4, bidders=("random", MY_BOT))
     engine = SpadesEngine(config.rules)

@@ -31,7 +31,7 @@ from tests.browser_helpers import (
     start,
     table,
 )
-from train.tournament import TournamentConfig, run_tournament
+from train.evaluation.tournament import TournamentConfig, run_tournament
 from train.web.replay import verify_record
 
 CHROMIUM_FLAGS = [

@@ -24,7 +24,7 @@ configs/train/bid_values.yaml`` (``algorithm: bid_values``); resume a stopped or
 kept, their observations encoded again). TensorBoard: ``losses/value_loss``, ``regret/*`` (the points the
 learner's bid, before training on the round, and the heuristic's bid leave to the best candidate of the
 round's rollouts: the rollouts see every hand, so neither reaches 0), ``bidding/*``, ``time/*``, ``eval/*``
-(duplicate evaluation against HeuristicAgent, ``train.ppo_eval.evaluate_against_heuristic``).
+(duplicate evaluation against HeuristicAgent, ``train.evaluation.network_eval.evaluate_against_heuristic``).
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ from train.bid_values import BidLearner, BidPositions, CardPositions, card_loss,
 from train.bid_values_config import BidValuesConfig
 from train.bid_values_round import CARD_SCALARS_SHOWN, Collected, RoundCollector, bid_line
 from train.card_values import ValuedCardPositions, card_value_loss
-from train.ppo_eval import clone_policy, due_after, eval_gain, evaluate_against_heuristic
+from train.evaluation.network_eval import clone_policy, due_after, eval_gain, evaluate_against_heuristic
 from train.runs.checkpoint import (
     array_to_tensor,
     env_state,

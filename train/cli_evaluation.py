@@ -33,7 +33,7 @@ def tournament(
     """Duplicate tournament between bots: fixed deals, seats swapped, resumable JSONL log."""
     import warnings
 
-    from train.tournament import (
+    from train.evaluation.tournament import (
         TournamentConfig,
         TournamentLogWarning,
         check_report_outputs,
@@ -81,10 +81,10 @@ def bid_bench(
     ray_workers: int = typer.Option(None, "--ray-workers", help=WORKERS_HELP),
     progress: bool = typer.Option(True, help="Show a progress bar."),
 ) -> None:
-    """Bidding strategies and any bot's bids on the same deals under heuristic card play (train/bid_bench.py)."""
+    """Bidding strategies and any bot's bids on the same deals, heuristic card play (train/evaluation/bid_bench.py)."""
     from pathlib import Path
 
-    from train.bid_bench import BidBenchConfig, plot_report, print_report, run_bid_bench, write_json
+    from train.evaluation.bid_bench import BidBenchConfig, plot_report, print_report, run_bid_bench, write_json
     from train.runs.output_paths import check_output_folder
 
     cfg = BidBenchConfig(
@@ -110,7 +110,7 @@ def demo(
     seed: int = typer.Option(0, help="Tournament seed."),
 ) -> None:
     """A short duplicate tournament of the built-in bots (random, heuristic, search)."""
-    from train.tournament import demo_config, print_report, run_tournament
+    from train.evaluation.tournament import demo_config, print_report, run_tournament
 
     report = run_tournament(demo_config(boards=boards, seed=seed), None, progress=True)
     print_report(report)

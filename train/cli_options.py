@@ -40,7 +40,7 @@ def ray_options(address: str | None, workers: int | None):
         if workers is not None:
             raise ValueError("--ray-workers sets the workers of a Ray run: give --ray [ADDRESS] too")
         return None
-    from train.ray_shards import RayOptions
+    from train.distributed.ray_shards import RayOptions
 
     return RayOptions(address=address, workers=workers)
 

@@ -169,7 +169,7 @@ class LocalShards:
 class RayShards:
     """The shards on N persistent Ray actors (``ShardWorker`` each, 1 CPU); a dead actor is replaced and its shard
     run again (at most ``max_restarts`` times a round; ``restarts`` counts them all). Call inside
-    ``train.ray_shards.ray_session``."""
+    ``train.distributed.ray_shards.ray_session``."""
 
     def __init__(
         self,
@@ -279,7 +279,7 @@ def open_sharded_collection(
 ) -> ShardedCollection:
     """The sharded collection of an expert-iteration run (``config``: its ``ExpertIterationConfig``): the shards of
     ``batch`` (the run's first games) or the ``saved`` games of a checkpoint (``where``), run in this process
-    (``actors: 0``) or on ``config.actors`` Ray actors (inside ``train.ray_shards.ray_session``)."""
+    (``actors: 0``) or on ``config.actors`` Ray actors (inside ``train.distributed.ray_shards.ray_session``)."""
     shards = config.collect_shards
     states = (
         ShardedCollection.split(batch, shards)

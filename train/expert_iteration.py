@@ -45,6 +45,7 @@ import torch
 from agents.heuristic import HeuristicAgent
 from agents.neural import NeuralAgent, SpadesPolicy, torch_device
 from train.collect_actors import numpy_weights, open_sharded_collection
+from train.evaluation.network_eval import clone_policy, due_after, eval_gain, evaluate_against_heuristic
 from train.expert_iteration_config import ExpertIterationConfig
 from train.expert_iteration_steps import (
     TRAIN_KEYS,
@@ -58,7 +59,6 @@ from train.expert_iteration_steps import (
     with_reference_probs,
 )
 from train.labelling import LabelSpec, PositionStream, heuristic_behaviour, label_positions
-from train.ppo_eval import clone_policy, due_after, eval_gain, evaluate_against_heuristic
 from train.runs.checkpoint import (
     array_to_tensor,
     env_state,
@@ -275,7 +275,7 @@ def train(
     ray = None
     session = contextlib.ExitStack()
     if config.label_workers or config.actors:
-        from train.ray_shards import RayOptions, ray_session
+        from train.distributed.ray_shards import RayOptions, ray_session
 
         address = config.actors_ray if config.actors else config.label_ray
         ray = RayOptions(address=address, workers=config.label_workers or config.actors)

@@ -328,13 +328,13 @@ def shards(positions: Positions, spec: LabelSpec, n_shards: int) -> list[LabelSh
 
 
 def label_positions(positions: Positions, spec: LabelSpec, ray=None) -> Labels:
-    """Label every position: in this process, or with ``ray`` (a ``train.ray_shards.RayOptions``) as Ray tasks,
-    one shard of whole chunks per worker; either way the same labels (the shards are pure functions)."""
+    """Label every position: in this process, or with ``ray`` (a ``train.distributed.ray_shards.RayOptions``) as Ray
+    tasks, one shard of whole chunks per worker; either way the same labels (the shards are pure functions)."""
     if ray is None:
         return label_shard(LabelShard(positions, 0, spec))
     import os
 
-    from train.ray_shards import run_shards
+    from train.distributed.ray_shards import run_shards
 
     parts = shards(positions, spec, ray.workers or os.cpu_count() or 1)
     done: dict[int, Labels] = {}

@@ -5,7 +5,7 @@ together (a game whose match ended waits, taking no decision, until its twin's e
 hand ``h`` of a match deals every seat the same cards in both (deals are a function of the key
 and the hand number, ``spades_env.engine.dealing``). Where a hand's opponents are bots, the
 twin's learner plays the other side (``draw_opponents``): the cards its twin's opponents held,
-as a duplicate tournament seats them (``train/tournament.py``).
+as a duplicate tournament seats them (``train/evaluation/tournament.py``).
 
 A seat's reward for a hand becomes ``own - pair_weight * twin``, where ``twin`` is the reward of
 the same seat, with the same cards, in the twin game: the card luck both share cancels (the

@@ -4,7 +4,7 @@ One network (``agents.policy.SpadesPolicy``: shared torso, card and bidding head
 plays every seat of ``num_envs`` games in lockstep (``spades_env.VectorSpades``).
 The pieces live beside it: rollout collection and the opponents (``train/ppo_rollout.py``),
 the update (``train/ppo_update.py``), bidding statistics (``train/ppo_stats.py``),
-evaluation against HeuristicAgent (``train/ppo_eval.py``), buffer, GAE and loss
+evaluation against HeuristicAgent (``train/evaluation/network_eval.py``), buffer, GAE and loss
 (``train/ppo_core.py``) and the settings (``train/ppo_config.py``).
 
 Run it with ``spades train --config configs/train/smoke.yaml`` (see ``train/cli_training.py``)
@@ -28,11 +28,11 @@ import torch
 
 from agents.neural import SpadesPolicy, torch_device
 from train.critic import ActorCritic, PerfectCritic, policy_columns
+from train.evaluation.network_eval import due_after, eval_gain, evaluate, evaluate_against_heuristic
 from train.hindsight_bids import HindsightBids, hindsight_scalars
 from train.pairing import PairedGames
 from train.ppo_config import PPOConfig
 from train.ppo_core import TurnBuffer
-from train.ppo_eval import due_after, eval_gain, evaluate, evaluate_against_heuristic
 from train.ppo_opponents import HEURISTIC, SELF_PLAY, Opponents
 from train.ppo_rollout import collect_rollout
 from train.ppo_stats import HandStats

@@ -11,8 +11,8 @@ import torch
 
 from agents.heuristic import HeuristicAgent
 from agents.neural import SpadesPolicy
+from train.evaluation.network_eval import net_from
 from train.ppo_config import PPOConfig
-from train.ppo_eval import net_from
 
 #: ``opponent`` codes of a game besides pool indices 0, 1, ...
 SELF_PLAY, HEURISTIC = -1, -2

@@ -5,7 +5,7 @@ played again decision by decision; a frame (``views.frame``) is taken after the 
 after every decision, every hand face up. A tournament JSONL log holds each game's
 results (points, contracts, bags...); played with ``spades tournament --records`` it holds
 every hand's record too, and its games replay frame by frame like records (without, they
-come with no frames). The log's report is ``train.tournament_report.summarize``.
+come with no frames). The log's report is ``train.evaluation.tournament_report.summarize``.
 
 Nothing in an upload makes the server read a file: the rules of a record are inline (a mapping), those of
 a log's header a preset name; a ``path`` is read only under the folder the server was started with
@@ -24,9 +24,9 @@ from typing import Any
 from spades_env.engine import records
 from spades_env.rules import list_presets
 from spades_env.rules_check import shown
-from train.tournament import TournamentConfig
-from train.tournament_log import TournamentLogWarning, parse_game
-from train.tournament_report import summarize
+from train.evaluation.tournament import TournamentConfig
+from train.evaluation.tournament_log import TournamentLogWarning, parse_game
+from train.evaluation.tournament_report import summarize
 from train.web.table import Table
 from train.web.views import finished_breakdown, frame
 

@@ -24,7 +24,7 @@ from agents.builtin_bots import decision_context
 from spades_env.engine import OVER, FinishedHands, SpadesEngine, records
 from spades_env.rules import Rules, list_presets
 from spades_env.rules_check import MAX_RULES_INT, shown
-from train.tournament_play import Observer
+from train.evaluation.tournament_play import Observer
 from train.web.bots import BotMenu, is_heavy
 from train.web.storage import NEXT
 from train.web.table import Table

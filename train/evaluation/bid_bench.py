@@ -11,7 +11,7 @@ Design
   duplicate tournament, so that the card luck of a deal cancels.
 * Everything runs as one engine batch per chunk of deals: every deal, seating (and, for
   the oracle, every candidate bid pair) is a game of the batch. On Ray (``ray=``,
-  ``train/bid_bench_ray.py``) the chunks are the shards, with the same report.
+  ``train/evaluation/bid_bench_ray.py``) the chunks are the shards, with the same report.
 
 Strategies (``STRATEGIES``):
 
@@ -45,7 +45,7 @@ import numpy as np
 
 from agents.heuristic import HeuristicAgent
 from spades_env.engine import SpadesEngine
-from train.bid_bench_bidders import (
+from train.evaluation.bid_bench_bidders import (
     count_bid,
     counting_bidder,
     fixed_bidder,
@@ -53,7 +53,7 @@ from train.bid_bench_bidders import (
     lookahead_bidder,
     neural_bidder,
 )
-from train.bid_bench_play import (
+from train.evaluation.bid_bench_play import (
     DEAL_STRIDE,
     MAX_ORACLE_WIDTH,
     BidBenchConfig,
@@ -67,24 +67,24 @@ from train.bid_bench_play import (
     play_hands,
     strategy_names,
 )
-from train.bid_bench_report import draw_report, plot_bars, plot_report, print_report, write_json
-from train.paired_stats import mean_ci
+from train.evaluation.bid_bench_report import draw_report, plot_bars, plot_report, print_report, write_json
+from train.evaluation.paired_stats import mean_ci
 
 if TYPE_CHECKING:
-    from train.ray_shards import RayOptions
+    from train.distributed.ray_shards import RayOptions
 
 
 def run_bid_bench(config: BidBenchConfig, progress: bool = False, ray: RayOptions | None = None) -> dict[str, Any]:
     """Play every strategy on the benchmark's deals and return the report (see ``summarize``).
 
-    ``ray``: play the chunks as Ray tasks (``train/bid_bench_ray.py``); the report is the same.
+    ``ray``: play the chunks as Ray tasks (``train/evaluation/bid_bench_ray.py``); the report is the same.
     """
     rules = bench_rules(config)
     engine = SpadesEngine(rules)
     bidders = make_bidders(config, engine)  # built (a checkpoint loaded) here first, on Ray too: bad input fails now
     if ray is not None:
-        from train.bid_bench_ray import play_on_ray
-        from train.ray_shards import check_reachable
+        from train.distributed.ray_shards import check_reachable
+        from train.evaluation.bid_bench_ray import play_on_ray
 
         check_reachable(ray.address)
         return summarize(config, play_on_ray(config, rules, ray, progress))

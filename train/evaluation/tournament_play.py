@@ -1,6 +1,6 @@
 """Playing duplicate games in one engine batch: the bots act on the games they sit in, tallies per side.
 
-``play_games`` is the tournament's inner loop (``train/tournament.py``); ``GameTally`` sums
+``play_games`` is the tournament's inner loop (``train/evaluation/tournament.py``); ``GameTally`` sums
 each side's points, bag-adjusted points, contracts, sets, bags and nils from the engine's
 ``FinishedHands`` (which carry the hand's bags and bag penalties) [RULES 3]; the bag-adjusted
 points are the game's (``engine.spec.adjusted_points``: in Spades ``games.spades.scoring.bag_adjusted_points``;

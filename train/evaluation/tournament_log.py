@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from train.tournament_chunks import TournamentConfig
+    from train.evaluation.tournament_chunks import TournamentConfig
 
 LOG_VERSION = 1
 #: The fields of a game record the report reads.

@@ -1,7 +1,7 @@
 """The bidding benchmark as Ray tasks (``spades bid-bench --ray``): the same statistics, so the same report.
 
 Every strategy but the lookahead bidder is a pure function of a chunk of deals, so each chunk is
-a shard playing them all (``train.bid_bench_play.play_chunk``, the one implementation of a chunk). The
+a shard playing them all (``train.evaluation.bid_bench_play.play_chunk``, the one implementation of a chunk). The
 lookahead bidder draws its sampled deals from one generator seeded once and carried from chunk
 to chunk, so its chunks depend on the ones before: they are one shard, played in chunk order,
 which gives exactly the local run's draws. The driver puts each strategy's chunks back in
@@ -16,8 +16,8 @@ import numpy as np
 
 from spades_env.engine import SpadesEngine
 from spades_env.rules import Rules
-from train.bid_bench_play import BidBenchConfig, chunk_starts, make_bidders, play_chunk, strategy_names
-from train.ray_shards import RayOptions, run_shards
+from train.distributed.ray_shards import RayOptions, run_shards
+from train.evaluation.bid_bench_play import BidBenchConfig, chunk_starts, make_bidders, play_chunk, strategy_names
 
 #: The strategy whose chunks are played in order, in one shard.
 SEQUENTIAL = "lookahead"

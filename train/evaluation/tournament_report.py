@@ -1,7 +1,7 @@
 """The report of a duplicate tournament: per pair and per bot figures, as a dict, JSON, CSV or rich tables.
 
 Points per hand are ratios of totals, A - B is their difference with a 95% CI over
-boards, and the ratings are a least-squares fit of the pairs' A - B (``train.paired_stats``,
+boards, and the ratings are a least-squares fit of the pairs' A - B (``train.evaluation.paired_stats``,
 whose docstring gives the estimators). ``ESTIMATORS`` says the same in the report itself.
 """
 
@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from spades_env.rules import resolve_rules
-from train.paired_stats import least_squares_ratings, ratio, ratio_diff_ci
+from train.evaluation.paired_stats import least_squares_ratings, ratio, ratio_diff_ci
+from train.evaluation.tournament_log import TournamentLogWarning, unique_games
 from train.runs.output_paths import check_output_file
-from train.tournament_log import TournamentLogWarning, unique_games
 
 if TYPE_CHECKING:
-    from train.tournament_chunks import TournamentConfig
+    from train.evaluation.tournament_chunks import TournamentConfig
 
 STAT_KEYS = ("contracts", "sets", "bags", "nil_bids", "nil_made")
 #: How the report's figures are computed (its ``estimators`` field).

@@ -1,8 +1,9 @@
-"""A tournament's config and its chunks: the shards a run plays, here or as Ray tasks (``train/tournament_ray.py``).
+"""A tournament's config and its chunks: the shards a run plays, here or as Ray tasks
+(``train/evaluation/tournament_ray.py``).
 
 A chunk is a pure function of the config: its boards, every seating, bots seeded from (seed, pair, chunk); the design
-is ``train/tournament.py``'s docstring. This module is below the runner, the log, the report and the Ray path, so
-that none of them imports another in a circle.
+is ``train/evaluation/tournament.py``'s docstring. This module is below the runner, the log, the report and the Ray
+path, so that none of them imports another in a circle.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ from agents import make_agent
 from agents.base import Agent
 from spades_env.engine import SpadesEngine
 from spades_env.rules import Rules
+from train.evaluation.tournament_play import GameTally, play_games
 from train.runs.config_file import require_int
-from train.tournament_play import GameTally, play_games
 
 MODES = ("hand", "match")
 #: Board ``b`` of a tournament with seed ``s`` is dealt from engine seed ``s * BOARD_STRIDE + b``.

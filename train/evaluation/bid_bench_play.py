@@ -1,7 +1,8 @@
 """The bidding benchmark's config and its chunks of deals: what a run plays, here or as Ray tasks.
 
-``train/bid_bench.py`` runs and reports the benchmark (its docstring is the design); ``train/bid_bench_ray.py`` plays
-the same chunks as Ray tasks. Both import this module, which imports neither.
+``train/evaluation/bid_bench.py`` runs and reports the benchmark (its docstring is the design);
+``train/evaluation/bid_bench_ray.py`` plays the same chunks as Ray tasks. Both import this module, which imports
+neither.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from agents.heuristic import HeuristicAgent
 from agents.search_bidding import MAX_LOOKAHEAD_SAMPLES
 from spades_env.engine import BID, BLIND, PLAY, SpadesEngine
 from spades_env.rules import Rules, resolve_rules
-from train.bid_bench_bidders import (
+from train.evaluation.bid_bench_bidders import (
     Bidder,
     BotBidder,
     counting_bidder,

@@ -2,12 +2,12 @@
 
 A chunk (one pair, up to ``chunk`` boards in every seating) is the tournament's shard: its bots
 are seeded from (seed, pair, chunk), so a worker plays exactly the games the local loop would
-(``train.tournament.play_chunk``, the one implementation of a chunk). The worker hands back every
+(``train.evaluation.tournament.play_chunk``, the one implementation of a chunk). The worker hands back every
 game of its chunk; the driver appends those the log lacks, so a chunk half logged by a killed
 run is completed without a game counted twice, and a chunk whose worker died and was run again
-(``train.ray_shards``) comes back once. Chunks finish in any order, so the log's lines may come
+(``train.distributed.ray_shards``) comes back once. Chunks finish in any order, so the log's lines may come
 in another order than a local run's (each line the same); the report sorts the games
-(``train.tournament_report.summarize``) and does not depend on that order.
+(``train.evaluation.tournament_report.summarize``) and does not depend on that order.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from typing import Any
 from agents.base import Agent
 from spades_env.engine import SpadesEngine
 from spades_env.rules import Rules
-from train.ray_shards import RayOptions, run_shards
-from train.tournament_chunks import TournamentConfig, default_agent_factory, play_chunk
+from train.distributed.ray_shards import RayOptions, run_shards
+from train.evaluation.tournament_chunks import TournamentConfig, default_agent_factory, play_chunk
 
 
 @dataclass(frozen=True)

@@ -23,13 +23,13 @@ Design
   resume the finished chunks are skipped and an interrupted chunk is replayed,
   appending only the games missing from the log: the log ends up exactly as an
   uninterrupted run's. A chunk is thus the shard of a run on Ray (``ray=``,
-  ``train/tournament_ray.py``): the same games, logged as the chunks finish, the same report.
-* The report (``train/tournament_report.py``) gives per pair the points per hand of each
+  ``train/evaluation/tournament_ray.py``): the same games, logged as the chunks finish, the same report.
+* The report (``train/evaluation/tournament_report.py``) gives per pair the points per hand of each
   bot (ratios of totals), their difference A - B with its 95% confidence interval over
   boards, board (hand mode) or match (match mode) win rates; per bot set, bag and
   nil-success rates and a rating: a least-squares fit of the pairs' A - B, in points per
   hand against the average bot, which uses the margins and not the order of the boards
-  (``train/paired_stats.py`` gives the estimators). The log is ``train/tournament_log.py``.
+  (``train/evaluation/paired_stats.py`` gives the estimators). The log is ``train/evaluation/tournament_log.py``.
 * Hearts [RULES 7]: points are penalty points as scored (no bag adjustment) and **lower
   is better**: the report says so (``lower_is_better``), A wins a board when A - B < 0,
   and the ratings, in points too, are better the lower they are.
@@ -48,8 +48,8 @@ from agents import AGENTS, make_agent
 from agents.base import Agent
 from spades_env.engine import SpadesEngine
 from spades_env.rules import resolve_rules
-from train.paired_stats import mean_ci
-from train.tournament_chunks import (
+from train.evaluation.paired_stats import mean_ci
+from train.evaluation.tournament_chunks import (
     BOARD_STRIDE,
     MODES,
     TournamentConfig,
@@ -60,9 +60,9 @@ from train.tournament_chunks import (
     require_int,
     seatings,
 )
-from train.tournament_log import LOG_VERSION, TournamentLog, TournamentLogWarning, game_key
-from train.tournament_play import play_games
-from train.tournament_report import (
+from train.evaluation.tournament_log import LOG_VERSION, TournamentLog, TournamentLogWarning, game_key
+from train.evaluation.tournament_play import play_games
+from train.evaluation.tournament_report import (
     check_report_outputs,
     print_report,
     report_console,
@@ -72,7 +72,7 @@ from train.tournament_report import (
 )
 
 if TYPE_CHECKING:
-    from train.ray_shards import RayOptions
+    from train.distributed.ray_shards import RayOptions
 
 
 # ---------------------------------------------------------------------------- run
@@ -97,7 +97,7 @@ def run_tournament(
     hand it played (``spades_env.engine.records``: replayable, e.g. in ``spades serve``);
     the results are the same either way.
 
-    ``ray``: play the chunks left as Ray tasks (``train/tournament_ray.py``) instead of here,
+    ``ray``: play the chunks left as Ray tasks (``train/evaluation/tournament_ray.py``) instead of here,
     one after the other; the log holds the same game lines (in the order the chunks finish) and
     the report is the same.
 
@@ -110,7 +110,7 @@ def run_tournament(
     for spec in config.bots:  # every bot is built and checked before the log is touched
         make(spec, 0).check_supports(engine)
     if ray is not None:  # and a cluster's address answers
-        from train.ray_shards import check_reachable
+        from train.distributed.ray_shards import check_reachable
 
         check_reachable(ray.address)
     log = TournamentLog(log_path, config, fresh=fresh)
@@ -133,7 +133,7 @@ def run_tournament(
     try:
         chunks = pending_chunks(config, n_seatings, log.done)
         if ray is not None:
-            from train.tournament_ray import play_chunks_on_ray
+            from train.evaluation.tournament_ray import play_chunks_on_ray
 
             play_chunks_on_ray(config, rules, chunks, agent_factory, hand_records, ray, log_new)
         else:

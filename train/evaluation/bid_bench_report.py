@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from train.tournament_report import report_console
+from train.evaluation.tournament_report import report_console
 
 
 # ---------------------------------------------------------------------- output

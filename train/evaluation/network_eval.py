@@ -1,6 +1,7 @@
-"""Evaluation of a PPO network against HeuristicAgent (duplicate, hand mode), for runs and their callers.
+"""Evaluation of a training network against HeuristicAgent (duplicate, hand mode), for runs and their callers.
 
-``train/ppo.py`` re-exports ``evaluate_against_heuristic`` and ``evaluate`` (expert iteration imports them there).
+Every trainer (PPO, expert iteration, bid values) evaluates with it and keeps its rule of when (``due_after``) and of
+which network is best (``eval_gain``); ``train/ppo.py`` re-exports ``evaluate_against_heuristic`` and ``evaluate``.
 """
 
 from __future__ import annotations
@@ -10,14 +11,14 @@ from typing import TYPE_CHECKING, Any
 import torch
 
 from agents.neural import NeuralAgent, SpadesPolicy
-from train.ppo_config import PPOConfig
 
 if TYPE_CHECKING:
     from spades_env.rules import Rules
+    from train.ppo_config import PPOConfig
 
 
 def evaluate_against_heuristic(agent: Any, rules: str, boards: int, seed: int) -> dict[str, float]:
-    """Duplicate tournament (``train/tournament.py``, hand mode) of ``agent`` against HeuristicAgent.
+    """Duplicate tournament (``train/evaluation/tournament.py``, hand mode) of ``agent`` against HeuristicAgent.
 
     ``rules`` is a preset name or rules YAML path.
     Returns ``points_per_hand`` of each bot (bag-adjusted), ``diff`` (agent - heuristic,
@@ -30,7 +31,7 @@ def evaluate_against(agent: Any, opponent: str, rules: str, boards: int, seed: i
     """``evaluate_against_heuristic`` against the bot spec ``opponent`` (e.g. ``search:fast``); the
     opponent's points are ``heuristic_points_per_hand`` whatever it is, so the keys stay the same."""
     from agents import make_agent
-    from train.tournament import TournamentConfig, run_tournament
+    from train.evaluation.tournament import TournamentConfig, run_tournament
 
     config = TournamentConfig(bots=("ppo", opponent), rules=rules, boards=boards, mode="hand", seed=seed)
     factory = lambda spec, s: agent if spec == "ppo" else make_agent(spec, seed=s)  # noqa: E731
@@ -49,7 +50,7 @@ def evaluate(policy: SpadesPolicy, config: PPOConfig, rules: Rules | None = None
     """``eval/*`` scalars of the greedy policy (trained on ``rules``) against HeuristicAgent, and
     ``eval_search/*`` against ``config.eval_search`` where one is set, or None if the tournament is missing."""
     try:
-        import train.tournament  # noqa: F401
+        import train.evaluation.tournament  # noqa: F401
     except ImportError:
         return None
     device = torch.device("cpu")

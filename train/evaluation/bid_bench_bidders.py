@@ -1,4 +1,5 @@
-"""The bidders of the bidding benchmark (``train/bid_bench.py``): a function (context, legal masks) -> bid actions.
+"""The bidders of the bidding benchmark (``train/evaluation/bid_bench.py``): a function (context, legal masks) -> bid
+actions.
 
 ``count_bid`` is the counting rule; the others wrap a bot's bidding (``HeuristicAgent.bid``, the
 lookahead of ``agents.search_bidding``, a ``NeuralAgent``'s bidding head, any bot spec's ``act``: ``BotBidder``)
