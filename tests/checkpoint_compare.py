@@ -50,8 +50,8 @@ def committed(path: Path, recipe_path: Path) -> dict:
     """The committed slim checkpoint at ``path``, asserted <= 5 MiB and trained by the recipe as it stands (its
     every config value but what names the run: ``run_dir``, ``exp_name``), for all of its rounds, with the network
     size of its ``init_from`` (and no state value head where it was exported play-only)."""
-    from train.bid_values_config import BidValuesConfig
     from train.runs.checkpoint import STATE_VALUE_PREFIX, load_checkpoint
+    from train.values.bid_values_config import BidValuesConfig
 
     recipe = BidValuesConfig.from_yaml(recipe_path)
     assert path.stat().st_size <= 5 * 2**20

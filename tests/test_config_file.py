@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 
 from tests.test_cli import assert_usage_error, spades
-from train.bid_values_config import BidValuesConfig
 from train.ppo_config import PPOConfig
 from train.trainers import trainer_for
+from train.values.bid_values_config import BidValuesConfig
 
 ROOT = Path(__file__).resolve().parent.parent
 SMOKE = ROOT / "configs" / "train" / "smoke.yaml"

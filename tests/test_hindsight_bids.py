@@ -17,10 +17,10 @@ from spades_env.engine import SpadesEngine  # noqa: E402
 from spades_env.games.spades.scoring import bag_adjusted_points  # noqa: E402
 from spades_env.rules import Rules  # noqa: E402
 from tests.run_logs import run_scalars  # noqa: E402
-from train.bid_values import best_or_explore  # noqa: E402
 from train.hindsight_bids import HindsightBids, hindsight_scalars, hindsight_values  # noqa: E402
 from train.ppo import PPOConfig, train  # noqa: E402
 from train.runs.checkpoint import load_checkpoint  # noqa: E402
+from train.values.bid_values import best_or_explore  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_training import SMOKE, full_and_resumed  # noqa: E402

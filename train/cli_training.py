@@ -32,7 +32,7 @@ def train(
     with --rules: TensorBoard, resumable.
 
     \f
-    The config's ``algorithm`` picks the trainer (train/ppo.py, train/expert_iteration.py, bid_values_train.py)."""
+    The config's ``algorithm`` picks the trainer (train/ppo.py, train/expert_iteration.py, train/values/bid_values_train.py)."""
     import dataclasses
 
     from train.expert_iteration_config import ExpertIterationConfig
@@ -152,8 +152,8 @@ def position_value(
     hidden: int = typer.Option(256, help="Width of the network's hidden layers."),
     seed: int = typer.Option(0, help="Seed of the deals, the kept positions and the training."),
 ) -> None:
-    """Train the guided bot's position value network on the learned bot's self-play (train/position_value.py)."""
-    from train.position_value import PositionValueConfig, train_position_value
+    """Train the guided bot's position value network on the learned bot's self-play (train/values/position_value.py)."""
+    from train.values.position_value import PositionValueConfig, train_position_value
 
     config = PositionValueConfig(rules=rules, hands=hands, keep=keep, epochs=epochs, hidden=hidden, seed=seed)
     train_position_value(config, out, log=typer.echo)

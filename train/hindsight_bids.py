@@ -8,7 +8,7 @@ the rules score any bid against the tricks as they fell. So each regular bid of 
 ends, and then **every candidate bid** is scored with that hand's tricks, the other bids, blind nils, Bemo and bags
 as they were (``spades_env.games.spades.scoring.score_hand``, bag-adjusted as tournaments score): the side's points
 each bid would have made. The bidding head's outputs, read as values, regress those, centred on each decision's
-mean (``train.bid_values.centred_value_loss``: the candidates share the deal and the card play), and the learner
+mean (``train.values.bid_values.centred_value_loss``: the candidates share the deal and the card play), and the learner
 bids greedily on them, a share ``bid_explore`` of its bids a uniformly random legal bid. Those bids leave PPO's
 loss; blind nil and Bemo stay in it.
 
@@ -29,7 +29,7 @@ import torch
 
 from agents.search_rollouts import side_margin
 from spades_env import games
-from train.bid_values import centred_value_loss
+from train.values.bid_values import centred_value_loss
 
 #: Points per unit of the bidding head's values (as ``BidValuesConfig.value_scale``).
 VALUE_SCALE = 100.0

@@ -20,12 +20,12 @@ import torch
 from agents.builtin_bots import decision_context
 from agents.heuristic import HeuristicAgent
 from spades_env.engine import BID, PLAY
-from train.bid_values import best_or_explore
 from train.critic import ActorCritic
 from train.ppo_config import PPOConfig
 from train.ppo_core import MaskedCategorical, TurnBuffer
 from train.ppo_opponents import HEURISTIC, SELF_PLAY, Opponents
 from train.ppo_stats import HandStats
+from train.values.bid_values import best_or_explore
 
 if TYPE_CHECKING:
     from train.hindsight_bids import HindsightBids
@@ -72,8 +72,9 @@ def hindsight_bids(
     seats: np.ndarray, mask: np.ndarray, rows: np.ndarray, explore: float, rng: np.random.Generator,
 ) -> np.ndarray:  # fmt: skip
     """The games of the learner's regular bids this step (of ``learn`` (B,) bool; they leave PPO's loss): ``action``
-    (B,) (changed) their greedy or exploring bids on the bidding head's values (``train.bid_values.best_or_explore``),
-    recorded in ``hindsight`` with their buffer ``rows`` until their hands end."""
+    (B,) (changed) their greedy or exploring bids on the bidding head's values
+    (``train.values.bid_values.best_or_explore``), recorded in ``hindsight`` with their buffer ``rows`` until their
+    hands end."""
     bidding = np.flatnonzero(learn & (state.phase == BID))
     if not len(bidding):
         return bidding

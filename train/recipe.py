@@ -235,7 +235,8 @@ def run_recipe(
     """Run the recipe at ``path`` into the folder ``out``: each stage not yet done, in order (module docstring).
     ``stop_after``: stop once that stage is done. Returns the last stage's network (or ``stop_after``'s).
     ``pipeline``: every stage whose config has the setting (the bid-values stages) collects each next round beside
-    the update (``train/bid_values_round.py``: faster on two cores or a GPU, not the committed networks' runs)."""
+    the update (``train/values/bid_values_round.py``: faster on two cores or a GPU, not the committed networks'
+    runs)."""
     from train.runs.checkpoint import export_slim
     from train.runs.output_paths import check_output_folder
 

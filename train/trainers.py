@@ -25,8 +25,8 @@ def trainer_for(*, config: str | Path | None = None, checkpoint: str | Path | No
 
         return ExpertIterationConfig, train
     if isinstance(data, dict) and data.get("algorithm") == "bid_values":
-        from train.bid_values_config import BidValuesConfig
-        from train.bid_values_train import train as train_bid_values
+        from train.values.bid_values_config import BidValuesConfig
+        from train.values.bid_values_train import train as train_bid_values
 
         return BidValuesConfig, train_bid_values
     from train.ppo import PPOConfig

@@ -6,16 +6,16 @@ Each round
    HeuristicAgent) and bids greedily on its values (``explore`` of its bids at random);
 2. **values** every candidate bid of each of the learner's bidding decisions on the real deal, the bidding
    finished by the same bidders and the hand played out by the compiled heuristic
-   (``train.bid_values.collect_bid_positions``);
+   (``train.values.bid_values.collect_bid_positions``);
 3. **trains** the bidding head's outputs, read as values, toward the rollouts' values centred on each
-   decision's mean (``train.bid_values.centred_value_loss``), on the last ``replay_rounds`` rounds.
+   decision's mean (``train.values.bid_values.centred_value_loss``), on the last ``replay_rounds`` rounds.
 
 With ``card_weight`` or ``card_value_hidden`` the realized hands are played out too (the learner's cards by the
 network) and its kept card decisions train the card head toward the heuristic's card (DAgger) and/or a card value
-head toward every legal card's value on the real deal (``train/card_values.py``).
+head toward every legal card's value on the real deal (``train/values/card_values.py``).
 
 ``pipeline: true`` collects each next round in a thread of its own while the update trains
-(``train/bid_values_round.py``).
+(``train/values/bid_values_round.py``).
 
 The checkpoints have PPO's payload format (``train/runs/checkpoint.py``), and the config's ``card_play`` says who plays
 the cards when ``neural:path=RUN/checkpoints/best.pt`` plays them. Run it with ``spades train --config
@@ -40,10 +40,6 @@ import torch
 from agents.checkpoint_io import observation_differences
 from agents.heuristic import HeuristicAgent
 from agents.neural import NeuralAgent, SpadesPolicy, torch_device
-from train.bid_values import BidLearner, BidPositions, CardPositions, card_loss, centred_value_loss
-from train.bid_values_config import BidValuesConfig
-from train.bid_values_round import CARD_SCALARS_SHOWN, Collected, RoundCollector, bid_line
-from train.card_values import ValuedCardPositions, card_value_loss
 from train.evaluation.network_eval import clone_policy, due_after, eval_gain, evaluate_against_heuristic
 from train.runs.checkpoint import (
     array_to_tensor,
@@ -59,6 +55,10 @@ from train.runs.checkpoint import (
     tensor_to_array,
     training_payload,
 )
+from train.values.bid_values import BidLearner, BidPositions, CardPositions, card_loss, centred_value_loss
+from train.values.bid_values_config import BidValuesConfig
+from train.values.bid_values_round import CARD_SCALARS_SHOWN, Collected, RoundCollector, bid_line
+from train.values.card_values import ValuedCardPositions, card_value_loss
 
 #: Keys of a full checkpoint beyond ``REQUIRED_KEYS``: the run state that resuming needs.
 RUN_KEYS = ("optimizer", "rng", "update", "run_name", "replay")

@@ -1,4 +1,4 @@
-"""Every setting of a bid-values run (``train/bid_values_train.py``), read from a YAML recipe.
+"""Every setting of a bid-values run (``train/values/bid_values_train.py``), read from a YAML recipe.
 
 ``spades train --config FILE`` runs it when the file says ``algorithm: bid_values``
 (``train.expert_iteration_config.trainer_for`` dispatches).
@@ -87,13 +87,13 @@ class BidValuesConfig(ConfigFile):
     card_value_hidden: int = 0
     """0: no card values. N: the network has a card value head of width N on its shared torso (a new one where the
     loaded network lacks it) and the learner's kept card decisions (``card_keep``, ``card_keep_nil``) are valued,
-    every legal card played out by the heuristic on the real deal (``train/card_values.py``); the head regresses
+    every legal card played out by the heuristic on the real deal (``train/values/card_values.py``); the head regresses
     those values centred on each decision's mean. Use it with ``card_play: network``."""
     card_rollout: str = "heuristic"
     """With ``card_value_hidden``: who plays each valued card's hand out at the learner's seats. ``heuristic``: the
-    compiled heuristic plays every seat (``train.card_values.card_values_on_deal``: one step of policy improvement
-    over the heuristic). ``network``: the network itself as it plays (its card head under its margin rule) at the
-    learner's seats, the heuristic at the others (``card_values_by_network``: the values of the network's own
+    compiled heuristic plays every seat (``train.values.card_values.card_values_on_deal``: one step of policy
+    improvement over the heuristic). ``network``: the network itself as it plays (its card head under its margin rule)
+    at the learner's seats, the heuristic at the others (``card_values_by_network``: the values of the network's own
     continuation, one more step of policy iteration; ~100x the heuristic's rollout time, in the batched engine)."""
     card_opponent: str = "heuristic"
     """With ``card_weight`` or ``card_value_hidden``: the bot (a spec, e.g. ``search:fast``) that plays the other
@@ -139,7 +139,7 @@ class BidValuesConfig(ConfigFile):
 
     pipeline: bool = False
     """Collect the next round (deal, bid, play, label) in a thread of its own while this round's update trains, on a
-    copy of the network as it was before the update (``train.bid_values_round``): each round's positions are then
+    copy of the network as it was before the update (``train.values.bid_values_round``): each round's positions are then
     played by the network of one update before. On two cores a round takes about the longer of the two instead of
     their sum; the run is as reproducible as without (its checkpoints keep the collected next round)."""
 

@@ -1,4 +1,4 @@
-"""One round's collection of the ``bid_values`` trainer (``train/bid_values_train.py``): deal and bid, value the
+"""One round's collection of the ``bid_values`` trainer (``train/values/bid_values_train.py``): deal and bid, value the
 learner's bids, play the realized hands out and value its cards, and the round's scalars, by the network as it was
 when the collection began.
 
@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from train.bid_values import (
+from train.values.bid_values import (
     BidLearner,
     BidPositions,
     CardPositions,
@@ -29,8 +29,8 @@ from train.bid_values import (
     no_bid_choice,
     play_card_positions,
 )
-from train.bid_values_config import BidValuesConfig
-from train.card_values import ValuedCardPositions, card_value_gain, with_card_values
+from train.values.bid_values_config import BidValuesConfig
+from train.values.card_values import ValuedCardPositions, card_value_gain, with_card_values
 
 #: The card scalars a round's line shows, where the run has them.
 CARD_SCALARS_SHOWN = (

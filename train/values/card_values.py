@@ -1,16 +1,16 @@
 """Card play learned as action values on the real deal: the labels of the card value head.
 
-Each kept card decision of the learner (``train.bid_values.play_card_positions``) is valued by playing **every legal
-card** in a copy of the game on the real deal and letting the compiled heuristic play every seat to the hand's end
+Each kept card decision of the learner (``train.values.bid_values.play_card_positions``) is valued by playing **every
+legal card** in a copy of the game on the real deal and letting the compiled heuristic play every seat to the hand's end
 (``agents.search_rollouts.rollout_totals``, the search bot's rollouts, with the real hands as the one "sample"): the
 value of a card is the side's bag-adjusted points minus the opponents' mean, what a duplicate tournament scores.
 
-As for the bids (``train.bid_values``), one rollout sees every hand, but its expectation given the seat's observation
-is the card's value (one step of policy improvement over the heuristic's play), so a value head regressed on many
-such labels, centred on each decision's mean (``centred_value_loss``: the candidates play the same deal, so their
-differences carry no luck of the deal), learns what the search estimates by sampling the hidden hands. The noise of
-one deal is large next to the differences (one position's labels do not tell the best card), so the network plays
-its card head's card unless the value head finds a legal card better by more than ``card_margin`` points
+As for the bids (``train.values.bid_values``), one rollout sees every hand, but its expectation given the seat's
+observation is the card's value (one step of policy improvement over the heuristic's play), so a value head regressed on
+many such labels, centred on each decision's mean (``centred_value_loss``: the candidates play the same deal, so their
+differences carry no luck of the deal), learns what the search estimates by sampling the hidden hands. The noise of one
+deal is large next to the differences (one position's labels do not tell the best card), so the network plays its card
+head's card unless the value head finds a legal card better by more than ``card_margin`` points
 (``agents.neural.margin_cards``): the value head is trusted only where it is sure.
 """
 
@@ -26,7 +26,7 @@ from agents.builtin_bots import decision_context
 from agents.heuristic import HeuristicAgent
 from agents.search_rollouts import rollout_totals
 from spades_env.engine import SpadesEngine
-from train.bid_values import CardPositions, centred_value_loss
+from train.values.bid_values import CardPositions, centred_value_loss
 
 
 @dataclass
