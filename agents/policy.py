@@ -48,7 +48,7 @@ def _layer(n_in: int, n_out: int, std: float = float(np.sqrt(2))) -> nn.Linear:
     return layer
 
 
-#: The public name of ``_layer`` (the training side's other networks use it: ``train/critic.py``).
+#: The public name of ``_layer`` (the training side's other networks use it: ``train/ppo/critic.py``).
 layer_init = _layer
 
 

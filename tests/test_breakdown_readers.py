@@ -130,7 +130,7 @@ PPO_SCALARS = {
 @pytest.mark.parametrize("name", list(PPO_SCALARS))
 def test_ppo_logged_bidding_statistics_are_unchanged(name):
     pytest.importorskip("torch")
-    from train.ppo import HandStats
+    from train.ppo.trainer import HandStats
 
     engine = SpadesEngine(SMALL_BAGS if name == "small-bags" else name)
     state = engine.reset(np.arange(64) + 7)

@@ -10,15 +10,15 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import train.evaluation.network_eval as network_eval  # noqa: E402
-import train.ppo_rollout as ppo_rollout  # noqa: E402
+import train.ppo.rollout as ppo_rollout  # noqa: E402
 from agents import LEARNED_CHECKPOINT, make_agent  # noqa: E402
 from agents.base import DecisionContext  # noqa: E402
 from agents.neural import NeuralAgent  # noqa: E402
 from spades_env.engine import PLAY  # noqa: E402
 from spades_env.envs.vector import VectorSpades  # noqa: E402
 from tests.checkpoint_compare import committed_checkpoint  # noqa: E402
-from train.ppo import PPOConfig, train  # noqa: E402
-from train.ppo_core import TurnBuffer  # noqa: E402
+from train.ppo.core import TurnBuffer  # noqa: E402
+from train.ppo.trainer import PPOConfig, train  # noqa: E402
 
 
 @pytest.mark.parametrize("play, games, steps", [("heuristic", 32, 120), ("search", 4, 64)])

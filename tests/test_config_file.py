@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from tests.test_cli import assert_usage_error, spades
-from train.ppo_config import PPOConfig
+from train.ppo.config import PPOConfig
 from train.trainers import trainer_for
 from train.values.bid_values_config import BidValuesConfig
 

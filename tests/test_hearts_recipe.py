@@ -12,7 +12,7 @@ torch = pytest.importorskip("torch")
 from spades_env.rules import resolve_rules  # noqa: E402
 from tests.checkpoint_compare import committed_checkpoint  # noqa: E402
 from train.evaluation.network_eval import eval_gain  # noqa: E402
-from train.ppo import PPOConfig, train  # noqa: E402
+from train.ppo.trainer import PPOConfig, train  # noqa: E402
 from train.runs.checkpoint import load_checkpoint  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -8,7 +8,6 @@ import pytest
 from agents.heuristic import HeuristicAgent
 from spades_env.engine import PLAY
 from spades_env.rules import resolve_rules
-from train.imitation import HeuristicStream
 from train.labelling import (
     HEURISTIC_TEACHER,
     Labels,
@@ -22,6 +21,7 @@ from train.labelling import (
     label_shard,
     shards,
 )
+from train.ppo.imitation import HeuristicStream
 
 TINY_TEACHER = "search:samples=2,oversample=1"
 

@@ -15,7 +15,7 @@ torch = pytest.importorskip("torch")
 from agents.neural import NeuralAgent  # noqa: E402
 from tests.checkpoint_compare import assert_same, without_run_identity  # noqa: E402
 from tests.run_logs import run_scalars  # noqa: E402
-from train.ppo import PPOConfig, train  # noqa: E402
+from train.ppo.trainer import PPOConfig, train  # noqa: E402
 from train.runs.checkpoint import load_checkpoint, save_checkpoint  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -230,7 +230,7 @@ def test_cli_refuses_options_a_resumed_run_would_ignore(tmp_path, flag):
 
 
 def test_evaluation_against_the_heuristic_reports_points_with_a_confidence_interval(full_run):
-    from train.ppo import evaluate_against_heuristic
+    from train.ppo.trainer import evaluate_against_heuristic
 
     result = evaluate_against_heuristic(NeuralAgent.from_checkpoint(full_run), "partnership", boards=8, seed=5)
     assert set(result) == {"points_per_hand", "heuristic_points_per_hand", "diff", "diff_ci95", "board_win_rate"}
@@ -269,7 +269,7 @@ def test_evaluation_keeps_the_best_checkpoint(full_run):
 
 
 def test_an_evaluation_can_also_play_a_second_opponent(tmp_path, full_run):
-    from train.ppo import evaluate
+    from train.ppo.trainer import evaluate
 
     policy = NeuralAgent.from_checkpoint(full_run).policy
     config = smoke_config(tmp_path, eval_deals=4, eval_search="heuristic", eval_search_deals=4)

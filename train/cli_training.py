@@ -32,7 +32,8 @@ def train(
     with --rules: TensorBoard, resumable.
 
     \f
-    The config's ``algorithm`` picks the trainer (train/ppo.py, train/expert_iteration.py, train/values/bid_values_train.py)."""
+    The config's ``algorithm`` picks the trainer (train/ppo/trainer.py, train/expert_iteration.py,
+    train/values/bid_values_train.py)."""
     import dataclasses
 
     from train.expert_iteration_config import ExpertIterationConfig

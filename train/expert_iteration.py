@@ -28,7 +28,7 @@ config, ``spades train --rules PRESET`` (``train/train_rules.py``); resume a sto
 TensorBoard: ``losses/*``, ``agreement/*`` (the network's greedy action against the teacher's choice on
 the round's fresh positions, before training on them), ``time/*`` (collect, label, update seconds, and
 each part's decisions per second, ``decision_rates``) and ``eval/*`` (duplicate evaluation against
-HeuristicAgent, ``train.ppo.evaluate_against_heuristic``).
+HeuristicAgent, ``train.ppo.trainer.evaluate_against_heuristic``).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Every setting of an expert-iteration run (``train/expert_iteration.py``), read from a YAML recipe.
 
 ``spades train --config FILE`` runs expert iteration when the file says ``algorithm: expert_iteration``
-(PPO otherwise: ``train/ppo_config.py``).
+(PPO otherwise: ``train/ppo/config.py``).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ import numpy as np
 import torch
 
 from agents.neural import SpadesPolicy
-from train.ppo_core import MaskedCategorical
+from train.ppo.core import MaskedCategorical
 
 #: The arrays a labelled position trains on (one dict of them per round in the replay).
 TRAIN_KEYS = ("obs", "mask", "target", "ret", "has_ret", "valued", "teacher_action", "teacher_best", "nil_hand")

@@ -9,7 +9,7 @@ training the network on what a stronger *teacher* (``SearchAgent.action_values``
   (``VectorSpades``), each kept as a ``Positions`` row: the game itself (a ``GameState``
   row, what the teacher searches from), the deciding seat, its observation and legal
   mask, the behaviour policy's probabilities, and the hand's outcome for the deciding
-  seat's side (``ret``: its points times ``reward_scale``, as ``train.imitation.HeuristicStream``
+  seat's side (``ret``: its points times ``reward_scale``, as ``train.ppo.imitation.HeuristicStream``
   credits them; decisions of a hand unfinished at the end of the round have ``has_ret`` False).
 - ``label_positions``: the teacher's values of every decision and the distillation
   target ``distillation_target`` makes of them (softmax of the values; the cards valued exactly

@@ -29,7 +29,7 @@ def trainer_for(*, config: str | Path | None = None, checkpoint: str | Path | No
         from train.values.bid_values_train import train as train_bid_values
 
         return BidValuesConfig, train_bid_values
-    from train.ppo import PPOConfig
-    from train.ppo import train as train_ppo
+    from train.ppo.trainer import PPOConfig
+    from train.ppo.trainer import train as train_ppo
 
     return PPOConfig, train_ppo

@@ -1,7 +1,8 @@
 """Evaluation of a training network against HeuristicAgent (duplicate, hand mode), for runs and their callers.
 
 Every trainer (PPO, expert iteration, bid values) evaluates with it and keeps its rule of when (``due_after``) and of
-which network is best (``eval_gain``); ``train/ppo.py`` re-exports ``evaluate_against_heuristic`` and ``evaluate``.
+which network is best (``eval_gain``); ``train/ppo/trainer.py`` re-exports ``evaluate_against_heuristic`` and
+``evaluate``.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from agents.neural import NeuralAgent, SpadesPolicy
 
 if TYPE_CHECKING:
     from spades_env.rules import Rules
-    from train.ppo_config import PPOConfig
+    from train.ppo.config import PPOConfig
 
 
 def evaluate_against_heuristic(agent: Any, rules: str, boards: int, seed: int) -> dict[str, float]:

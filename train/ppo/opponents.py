@@ -1,6 +1,6 @@
 """Who plays the learner's opponents in PPO, game by game: itself, the heuristic or a past snapshot of its network.
 
-Below both the rollout (``train/ppo_rollout.py``) and the pairing of twin games (``train/pairing.py``), which draw
+Below both the rollout (``train/ppo/rollout.py``) and the pairing of twin games (``train/ppo/pairing.py``), which draw
 from it.
 """
 
@@ -12,7 +12,7 @@ import torch
 from agents.heuristic import HeuristicAgent
 from agents.neural import SpadesPolicy
 from train.evaluation.network_eval import net_from
-from train.ppo_config import PPOConfig
+from train.ppo.config import PPOConfig
 
 #: ``opponent`` codes of a game besides pool indices 0, 1, ...
 SELF_PLAY, HEURISTIC = -1, -2

@@ -8,7 +8,7 @@ between legal actions, and its value head regresses on the scaled points the
 deciding seat's side scored in that hand (the Monte Carlo return under ``credit="hand"``),
 so that PPO fine-tuning starts with a critic that already knows the heuristic's game.
 
-``train/ppo.py`` calls ``behaviour_clone`` before its first update when
+``train/ppo/trainer.py`` calls ``behaviour_clone`` before its first update when
 ``PPOConfig.imitation_updates > 0``.
 """
 
@@ -21,7 +21,7 @@ import torch
 
 from agents.heuristic import HeuristicAgent
 from agents.neural import SpadesPolicy
-from train.ppo_core import MaskedCategorical
+from train.ppo.core import MaskedCategorical
 
 
 @dataclass(frozen=True)

@@ -7,10 +7,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from train.critic import ActorCritic
-from train.hindsight_bids import hindsight_loss
-from train.ppo_config import PPOConfig
-from train.ppo_core import MaskedCategorical, TurnBuffer, explained_variance, ppo_loss
+from train.ppo.config import PPOConfig
+from train.ppo.core import MaskedCategorical, TurnBuffer, explained_variance, ppo_loss
+from train.ppo.critic import ActorCritic
+from train.ppo.hindsight_bids import hindsight_loss
 
 
 @dataclass
@@ -72,7 +72,7 @@ def ppo_update(
 
     ``bid_offset``: the first bidding action (decisions with a legal action from there on are bids,
     whose entropy is logged apart). ``hindsight``: the bids valued in hindsight since the last update (``bid_learning:
-    hindsight``, ``train.hindsight_bids``): each minibatch adds ``bid_value_coef`` times the value loss of a share.
+    hindsight``, ``train.ppo.hindsight_bids``): each minibatch adds ``bid_value_coef`` times the value loss of a share.
     """
     advantages, returns = buffer.advantages(config.gamma, config.gae_lambda)
     obs_dim, n_actions = buffer.obs.shape[-1], buffer.mask.shape[-1]

@@ -22,8 +22,8 @@ from typing import Any
 import numpy as np
 
 from spades_env.engine import OVER, dealing
-from train.ppo_core import TurnBuffer
-from train.ppo_opponents import HEURISTIC, SELF_PLAY, Opponents
+from train.ppo.core import TurnBuffer
+from train.ppo.opponents import HEURISTIC, SELF_PLAY, Opponents
 
 #: ``dealing.stream`` salts of the twins' common draws of a hand's opponents ("PAIRSIDE", "PAIRBOT_").
 SIDE_SALT, BOT_SALT = 0x50414952_53494445, 0x50414952_424F545F

@@ -1,7 +1,7 @@
 """Rollout collection of PPO self-play: who plays each game's other side, and ``num_steps`` decisions per game.
 
 One network plays every seat of ``num_envs`` games in lockstep (``spades_env.VectorSpades``). Each
-decision is a transition of the seat that took it (``train.ppo_core.TurnBuffer`` chains them per
+decision is a transition of the seat that took it (``train.ppo.core.TurnBuffer`` chains them per
 seat); the reward of a hand (the change of the seat's side score, times ``reward_scale``) is
 credited to each seat's last decision of that hand. Optionally a hand's opponents are a past
 snapshot of the network (an opponent pool) or HeuristicAgent (``Opponents``); their decisions
@@ -20,16 +20,16 @@ import torch
 from agents.builtin_bots import decision_context
 from agents.heuristic import HeuristicAgent
 from spades_env.engine import BID, PLAY
-from train.critic import ActorCritic
-from train.ppo_config import PPOConfig
-from train.ppo_core import MaskedCategorical, TurnBuffer
-from train.ppo_opponents import HEURISTIC, SELF_PLAY, Opponents
-from train.ppo_stats import HandStats
+from train.ppo.config import PPOConfig
+from train.ppo.core import MaskedCategorical, TurnBuffer
+from train.ppo.critic import ActorCritic
+from train.ppo.opponents import HEURISTIC, SELF_PLAY, Opponents
+from train.ppo.stats import HandStats
 from train.values.bid_values import best_or_explore
 
 if TYPE_CHECKING:
-    from train.hindsight_bids import HindsightBids
-    from train.pairing import PairedGames
+    from train.ppo.hindsight_bids import HindsightBids
+    from train.ppo.pairing import PairedGames
 
 
 def heuristic_cards(state: Any, config: PPOConfig, live: np.ndarray | None) -> np.ndarray:
@@ -131,7 +131,7 @@ def collect_rollout(
     ``step_input``: (observations, legal masks, seats to play) of the pending decisions; returns
     those after the rollout. Actions are drawn with ``rng`` (Gumbel-max); the heuristic and pool
     opponents act for the seats the learner does not hold. ``pairing``: the games are duplicate twins
-    (``train/pairing.py``): hand rewards are paired, finished matches wait for their twin's. ``hindsight``
+    (``train/ppo/pairing.py``): hand rewards are paired, finished matches wait for their twin's. ``hindsight``
     (``bid_learning: hindsight``): the learner's regular bids are its greedy (or exploring) bids on the bidding
     head's values, kept there until their hands end and stored untrained in the buffer.
     """

@@ -1,6 +1,6 @@
 """The importable pieces of PPO self-play: masked distribution, GAE, loss, rollout buffer.
 
-``train/ppo.py`` reads top to bottom and calls these; each is unit-tested in
+``train/ppo/trainer.py`` reads top to bottom and calls these; each is unit-tested in
 ``tests/test_ppo_core.py``. Spades is turn-based with several seats, so a
 transition's successor is *the same seat's next decision in the same game*, not
 the next row of the rollout: ``TurnBuffer`` keeps those chains and ``chained_gae``
@@ -243,7 +243,7 @@ class TurnBuffer:
         """Store one decision per game (each (B, ...)); link it to its seat's previous decision.
 
         ``live`` (B,) bool: the games that took a decision this step (None: all); the others (a
-        finished match waiting for its paired game, ``train/pairing.py``) get an empty row.
+        finished match waiting for its paired game, ``train/ppo/pairing.py``) get an empty row.
         ``teacher`` (B,) int64: a teacher's action per game, -1 where none (None: none at all).
         """
         if self.t >= self.t_len:

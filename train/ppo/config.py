@@ -1,4 +1,4 @@
-"""Every setting of a PPO training run (``train/ppo.py``), loaded from ``configs/train/*.yaml``."""
+"""Every setting of a PPO training run (``train/ppo/trainer.py``), loaded from ``configs/train/*.yaml``."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from agents.options import CARD_PLAYERS
 from train.runs.config_file import ConfigFile
 
-#: The ``critic`` settings (``train/critic.py``).
+#: The ``critic`` settings (``train/ppo/critic.py``).
 CRITICS = ("shared", "perfect")
 #: The ``bid_learning`` settings.
 BID_LEARNING = ("ppo", "hindsight")
@@ -51,7 +51,7 @@ class PPOConfig(ConfigFile):
     charged ``bag_penalty / bag_limit``: the points tournaments and evaluations compare) instead of the
     change of the side's score, where a bag penalty lands on whichever hand takes the ``bag_limit``-th bag."""
     paired: bool = False
-    """Duplicate-paired games (``train/pairing.py``): games 2k and 2k+1 play the same deals (bot opponents on
+    """Duplicate-paired games (``train/ppo/pairing.py``): games 2k and 2k+1 play the same deals (bot opponents on
     the other side in the twin), and a seat's hand reward becomes its own minus ``pair_weight`` times its
     twin's (same seat, same cards). Needs an even ``num_envs``, ``episode: match``, ``credit: hand`` and
     ``pool_prob: 0``."""
@@ -127,19 +127,19 @@ class PPOConfig(ConfigFile):
     as "take the trick" is learned once rather than once per card."""
     critic: str = "shared"
     """Where values come from: ``shared`` (the policy network's own value head, on the seat's own
-    observation) or ``perfect`` (a separate value network, ``train/critic.py``, ``hidden`` x ``depth``,
+    observation) or ``perfect`` (a separate value network, ``train/ppo/critic.py``, ``hidden`` x ``depth``,
     fed the perfect-information observation with every seat's hand; the policy still sees only its own)."""
 
     bid_learning: str = "ppo"
     """How the learner's regular bids learn: ``ppo`` (as every other decision) or ``hindsight``
-    (``train/hindsight_bids.py``: at each hand's end every candidate bid is scored with the tricks as they fell,
+    (``train/ppo/hindsight_bids.py``: at each hand's end every candidate bid is scored with the tricks as they fell,
     the bidding head regresses those values and bids greedily on them; blind nil and Bemo stay with PPO)."""
     bid_explore: float = 0.1
     """``bid_learning: hindsight``: the share of the learner's bids that are a uniformly random legal bid."""
     bid_value_coef: float = 1.0
     """``bid_learning: hindsight``: weight of the bidding head's value loss beside PPO's loss."""
     hindsight_nil: str = "scored"
-    """``bid_learning: hindsight``: how nil is valued (``train/hindsight_bids.py``): ``scored`` with the tricks as
+    """``bid_learning: hindsight``: how nil is valued (``train/ppo/hindsight_bids.py``): ``scored`` with the tricks as
     they fell, as every bid; ``played`` only where the seat bid it, every other bid only where it did not."""
 
     pool_prob: float = 0.0
@@ -152,7 +152,7 @@ class PPOConfig(ConfigFile):
     """Snapshots kept (the oldest is dropped)."""
 
     imitation_updates: int = 0
-    """Behaviour-cloning rounds of HeuristicAgent before PPO (``train/imitation.py``; 0 = none).
+    """Behaviour-cloning rounds of HeuristicAgent before PPO (``train/ppo/imitation.py``; 0 = none).
     Each round collects ``num_envs * num_steps`` heuristic decisions and fits them for
     ``update_epochs`` passes; the value head learns the heuristic's hand returns."""
     imitation_learning_rate: float = 1e-3

@@ -2,13 +2,13 @@
 
 One network (``agents.policy.SpadesPolicy``: shared torso, card and bidding heads)
 plays every seat of ``num_envs`` games in lockstep (``spades_env.VectorSpades``).
-The pieces live beside it: rollout collection and the opponents (``train/ppo_rollout.py``),
-the update (``train/ppo_update.py``), bidding statistics (``train/ppo_stats.py``),
+The pieces live beside it: rollout collection and the opponents (``train/ppo/rollout.py``),
+the update (``train/ppo/update.py``), bidding statistics (``train/ppo/stats.py``),
 evaluation against HeuristicAgent (``train/evaluation/network_eval.py``), buffer, GAE and loss
-(``train/ppo_core.py``) and the settings (``train/ppo_config.py``).
+(``train/ppo/core.py``) and the settings (``train/ppo/config.py``).
 
 Run it with ``spades train --config configs/train/smoke.yaml`` (see ``train/cli_training.py``)
-or call ``train(PPOConfig.from_yaml(path))`` (every setting: ``train/ppo_config.py``). TensorBoard logs go to
+or call ``train(PPOConfig.from_yaml(path))`` (every setting: ``train/ppo/config.py``). TensorBoard logs go to
 ``{run_dir}/{run_name}`` (behaviour cloning's to ``{run_dir}/{run_name}/imitation``),
 checkpoints to ``{run_dir}/{run_name}/checkpoints/``. Resume a stopped or killed run
 with ``spades train --resume {run_dir}/{run_name}/checkpoints/latest.pt`` (or
@@ -27,16 +27,16 @@ import numpy as np
 import torch
 
 from agents.neural import SpadesPolicy, torch_device
-from train.critic import ActorCritic, PerfectCritic, policy_columns
 from train.evaluation.network_eval import due_after, eval_gain, evaluate, evaluate_against_heuristic
-from train.hindsight_bids import HindsightBids, hindsight_scalars
-from train.pairing import PairedGames
-from train.ppo_config import PPOConfig
-from train.ppo_core import TurnBuffer
-from train.ppo_opponents import HEURISTIC, SELF_PLAY, Opponents
-from train.ppo_rollout import collect_rollout
-from train.ppo_stats import HandStats
-from train.ppo_update import ppo_update
+from train.ppo.config import PPOConfig
+from train.ppo.core import TurnBuffer
+from train.ppo.critic import ActorCritic, PerfectCritic, policy_columns
+from train.ppo.hindsight_bids import HindsightBids, hindsight_scalars
+from train.ppo.opponents import HEURISTIC, SELF_PLAY, Opponents
+from train.ppo.pairing import PairedGames
+from train.ppo.rollout import collect_rollout
+from train.ppo.stats import HandStats
+from train.ppo.update import ppo_update
 from train.runs.checkpoint import (
     array_to_tensor,
     env_state,
@@ -125,7 +125,7 @@ def train(
         config.num_envs,
         seed=config.seed,
         perfect_information=perfect,
-        auto_reset=not config.paired,  # twins restart their matches together (train/pairing.py)
+        auto_reset=not config.paired,  # twins restart their matches together (train/ppo/pairing.py)
         episode=config.episode,
         reward="points",
     )
@@ -199,7 +199,7 @@ def train(
         writer.add_text("rules", "|field|value|\n|-|-|\n" + "\n".join(f"|{k}|{v}|" for k, v in rules.to_dict().items()))
 
     if ckpt is None and config.imitation_updates > 0:
-        from train.imitation import ImitationConfig, behaviour_clone
+        from train.ppo.imitation import ImitationConfig, behaviour_clone
 
         def either(value: int | None, default: int) -> int:
             return default if value is None else value
