@@ -13,8 +13,8 @@ torch = pytest.importorskip("torch")
 
 from agents.neural import NeuralAgent  # noqa: E402
 from tests.checkpoint_compare import committed_checkpoint  # noqa: E402
-from train.expert_iteration import train  # noqa: E402
-from train.expert_iteration_config import ExpertIterationConfig  # noqa: E402
+from train.expert_iteration.config import ExpertIterationConfig  # noqa: E402
+from train.expert_iteration.trainer import train  # noqa: E402
 from train.ppo.core import MaskedCategorical  # noqa: E402
 from train.runs.checkpoint import load_checkpoint  # noqa: E402
 

@@ -8,7 +8,7 @@ import pytest
 from agents.heuristic import HeuristicAgent
 from spades_env.engine import PLAY
 from spades_env.rules import resolve_rules
-from train.labelling import (
+from train.expert_iteration.labelling import (
     HEURISTIC_TEACHER,
     Labels,
     LabelShard,

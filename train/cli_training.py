@@ -32,15 +32,15 @@ def train(
     with --rules: TensorBoard, resumable.
 
     \f
-    The config's ``algorithm`` picks the trainer (train/ppo/trainer.py, train/expert_iteration.py,
+    The config's ``algorithm`` picks the trainer (train/ppo/trainer.py, train/expert_iteration/trainer.py,
     train/values/bid_values_train.py)."""
     import dataclasses
 
-    from train.expert_iteration_config import ExpertIterationConfig
+    from train.expert_iteration.config import ExpertIterationConfig
     from train.trainers import trainer_for
 
     if rules is not None or gpu:
-        from train.train_rules import train_rules
+        from train.expert_iteration.train_rules import train_rules
 
         path = train_rules(
             rules, gpu=gpu, refused={"--config": config, "--resume": resume}, overrides=_parse_set_options(set_ or []),

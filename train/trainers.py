@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from spades_env.rules_yaml import parse_yaml
-from train.expert_iteration_config import ExpertIterationConfig, is_expert_iteration
+from train.expert_iteration.config import ExpertIterationConfig, is_expert_iteration
 
 
 def trainer_for(*, config: str | Path | None = None, checkpoint: str | Path | None = None):
@@ -21,7 +21,7 @@ def trainer_for(*, config: str | Path | None = None, checkpoint: str | Path | No
     else:
         data = parse_yaml(Path(config).read_bytes(), str(config))
     if is_expert_iteration(data):
-        from train.expert_iteration import train
+        from train.expert_iteration.trainer import train
 
         return ExpertIterationConfig, train
     if isinstance(data, dict) and data.get("algorithm") == "bid_values":

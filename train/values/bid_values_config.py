@@ -1,7 +1,7 @@
 """Every setting of a bid-values run (``train/values/bid_values_train.py``), read from a YAML recipe.
 
 ``spades train --config FILE`` runs it when the file says ``algorithm: bid_values``
-(``train.expert_iteration_config.trainer_for`` dispatches).
+(``train.expert_iteration.config.trainer_for`` dispatches).
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """The pieces of an expert-iteration round that run wherever the round runs: the behaviour policies built
 from the network, the distillation loss, the teacher agreement and the update on the replay.
 
-``train/expert_iteration.py`` (the driver) and ``train/collect_actors.py`` (the shard workers, in this
-process or on Ray actors) both use them, so a shard collected anywhere is played by the same code.
+``train/expert_iteration/trainer.py`` (the driver) and ``train/expert_iteration/collect_actors.py`` (the shard workers,
+in this process or on Ray actors) both use them, so a shard collected anywhere is played by the same code.
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ TRAIN_KEYS = ("obs", "mask", "target", "ret", "has_ret", "valued", "teacher_acti
 
 
 def train_arrays(positions, labels) -> dict[str, np.ndarray]:
-    """The ``TRAIN_KEYS`` arrays of labelled positions (``train.labelling`` ``Positions`` and their ``Labels``)."""
+    """The ``TRAIN_KEYS`` arrays of labelled positions (``train.expert_iteration.labelling`` ``Positions`` and their
+    ``Labels``)."""
     return {
         "obs": positions.obs,
         "mask": positions.mask,

@@ -1,4 +1,4 @@
-"""Every setting of an expert-iteration run (``train/expert_iteration.py``), read from a YAML recipe.
+"""Every setting of an expert-iteration run (``train/expert_iteration/trainer.py``), read from a YAML recipe.
 
 ``spades train --config FILE`` runs expert iteration when the file says ``algorithm: expert_iteration``
 (PPO otherwise: ``train/ppo/config.py``).
@@ -13,7 +13,8 @@ from train.runs.config_file import ConfigFile
 
 #: The ``opponents`` settings.
 OPPONENTS = ("self", "heuristic")
-#: The ``target`` settings: the softmax of the teacher's values, or its chosen card one-hot (``train.labelling``).
+#: The ``target`` settings: the softmax of the teacher's values, or its chosen card one-hot
+#: (``train.expert_iteration.labelling``).
 TARGETS = ("values", "choice")
 #: The ``train_on`` settings.
 TRAIN_ON = ("all", "learner")
@@ -67,7 +68,7 @@ class ExpertIterationConfig(ConfigFile):
     """What a card decision with a choice is trained toward: ``values`` (the softmax of the teacher's action
     values at ``temperature``) or ``choice`` (the card the teacher's ``act`` plays, one-hot; e.g.
     ``search:play_margin=3``, which plays the heuristic's card unless the search values another more than 3 points
-    above it). ``train.labelling.LabelSpec.target``."""
+    above it). ``train.expert_iteration.labelling.LabelSpec.target``."""
     nil_weight: float = 1.0
     """Weight of the positions of hands where a seat bid nil (blind nil included) in the cross-entropy, the others'
     being 1: the learned partnership bot's card play lost its points to the heuristic's in those hands."""
@@ -75,7 +76,7 @@ class ExpertIterationConfig(ConfigFile):
     """Distillation target: softmax(values / temperature) over the valued legal actions (points)."""
     anchor: float = 0.0
     """Share of the behaviour policy's own probabilities in the target of valued decisions (a trust
-    region against a noisy teacher: ``train.labelling.LabelSpec.anchor``; 0: the teacher alone)."""
+    region against a noisy teacher: ``train.expert_iteration.labelling.LabelSpec.anchor``; 0: the teacher alone)."""
     anchor_to: str = "behaviour"
     """What ``anchor`` and ``unvalued: behaviour`` mix in: ``behaviour`` (the probabilities of the policy that
     played the round: the anchor moves with the learner) or ``initial`` (the network the run started from,
@@ -97,7 +98,7 @@ class ExpertIterationConfig(ConfigFile):
     """0: collect and label the round as one batch of ``num_envs`` games (in this process; labelling on Ray
     tasks with ``label_workers``). K: the games are cut into K shards, each played and labelled by a worker
     with its own seeds (behaviour ``(seed, 1, round, shard)``, teacher ``(seed, round, shard, chunk)``), so
-    the data depend on K but not on where the shards run (``actors``; ``train.collect_actors``)."""
+    the data depend on K but not on where the shards run (``actors``; ``train.expert_iteration.collect_actors``)."""
     actors: int = 0
     """With ``collect_shards``: 0 runs the shards one after another in this process; N on N persistent Ray
     actors (1 CPU each; ``actors_ray``), each holding its games, the teacher and a copy of the network, sent

@@ -1,6 +1,6 @@
 """Positions for expert iteration and their teacher labels.
 
-Expert iteration (``train/expert_iteration.py``) alternates between playing games with a
+Expert iteration (``train/expert_iteration/trainer.py``) alternates between playing games with a
 *behaviour* policy (the learner network sampling its own moves, or HeuristicAgent) and
 training the network on what a stronger *teacher* (``SearchAgent.action_values``, e.g.
 ``search:fast``) says about each decision. This module holds the two halves:
@@ -36,7 +36,7 @@ from agents.base import DecisionContext
 from agents.builtin_bots import decision_context
 from agents.heuristic import HeuristicAgent
 from spades_env.engine import PLAY, GameState, SpadesEngine
-from train.expert_iteration_config import TARGETS
+from train.expert_iteration.config import TARGETS
 
 #: The ``teacher`` that labels every card decision with a choice by HeuristicAgent's card instead of a search's
 #: values (``card_choice_values``): behaviour cloning of its card play on the learner's own positions (DAgger).
@@ -60,7 +60,7 @@ class Positions:
     """(M, A) bool: its legal actions."""
     behaviour_probs: np.ndarray
     """(M, A) float32: the behaviour policy's probabilities of each action (one-hot for HeuristicAgent), or
-    those of a reference network the targets anchor to (``train.expert_iteration``, ``anchor_to: initial``)."""
+    those of a reference network the targets anchor to (``train.expert_iteration.trainer``, ``anchor_to: initial``)."""
     ret: np.ndarray
     """(M,) float32: the deciding seat's side points in the hand, times ``reward_scale``."""
     has_ret: np.ndarray
@@ -106,7 +106,7 @@ class PositionStream:
         self.mask, self.seat = info["action_mask"], info["to_play"]
 
     def restore(self, state: GameState) -> None:
-        """Go on from ``state`` (the games of a shard between rounds: ``train.collect_actors``)."""
+        """Go on from ``state`` (the games of a shard between rounds: ``train.expert_iteration.collect_actors``)."""
         self.obs, info = self.env.restore(state)
         self.mask, self.seat = info["action_mask"], info["to_play"]
 

@@ -5,11 +5,11 @@ shape read from the rules' facts (``two_player``, ``partnership`` or ``cutthroat
 names: a rules YAML of a new table trains as well as a preset, and a new game adds its ``<game>.yaml``. The families
 today: ``spades_partnership`` (house variants included), ``spades_two_player``, ``spades_cutthroat`` (3 to 6 players)
 and ``hearts`` (each for themselves or in partnership). The family's config is composed from files of
-``train/family_configs/`` (package data: a wheel install has them): ``base.yaml`` (what every family shares: the loop,
+``train/expert_iteration/family_configs/`` (package data, in wheels): ``base.yaml`` (what every family shares: the loop,
 the network, the budget for 2 cores), then the family's own file (its teacher, temperature and reward scale), then
 ``gpu.yaml`` for the GPU sizing (``--gpu``, or ``--device cuda``), then the command's ``--set KEY=VALUE`` options. The
-run is ``train.expert_iteration.train``'s, so it resumes with ``spades train --resume RUN/checkpoints/latest.pt`` as
-any expert-iteration run (the checkpoint keeps the composed config), and its run directory starts with the rules'
+run is ``train.expert_iteration.trainer.train``'s: it resumes with ``spades train --resume RUN/checkpoints/latest.pt``
+as any expert-iteration run (the checkpoint keeps the composed config), and its run directory starts with the rules'
 name.
 """
 
@@ -21,7 +21,7 @@ from typing import Any
 
 from spades_env.rules import BaseRules, resolve_rules
 from spades_env.rules_yaml import parse_yaml
-from train.expert_iteration_config import ExpertIterationConfig
+from train.expert_iteration.config import ExpertIterationConfig
 
 #: Where the generic configs are: ``base.yaml``, one file per family, ``gpu.yaml`` (package data).
 FAMILY_DIR = Path(__file__).resolve().parent / "family_configs"
@@ -117,7 +117,7 @@ def train_rules(
     """Run expert iteration at ``rules`` with its family's generic config (``rules_config``); ``run_dir``,
     ``init_from`` and ``actors`` as ``spades train``'s options; ``refused``: the command's options that a --rules
     run cannot take (``--config``, ``--resume``), by flag, None where not given. Returns the last checkpoint's path."""
-    from train.expert_iteration import train
+    from train.expert_iteration.trainer import train
 
     check_rules_options(rules, gpu, refused or {})
     config = rules_config(rules, gpu=gpu, device=device, overrides=overrides)

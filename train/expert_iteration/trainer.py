@@ -5,25 +5,26 @@ Each round
 1. **collects** ``num_envs * num_steps`` positions: the behaviour policy plays every seat of
    ``num_envs`` lockstep games (the learner network sampling from its own policy; HeuristicAgent
    for the first ``heuristic_rounds`` rounds; with ``opponents: heuristic`` the learner holds one side
-   of each game and HeuristicAgent the others), ``train.labelling.PositionStream``;
+   of each game and HeuristicAgent the others), ``train.expert_iteration.labelling.PositionStream``;
 2. **labels** them with the teacher (``SearchAgent.action_values``, e.g. ``search:fast``; ``heuristic``: the
-   heuristic's card, one-hot, on every card decision with a choice, ``train.labelling.card_choice_values``):
-   the distillation target is softmax(values / ``temperature``) over the valued legal actions,
-   the heuristic's action (or the behaviour policy's probabilities) where the teacher gives none,
-   ``train.labelling.label_positions``; the value target is the hand's points for the deciding side;
+   heuristic's card, one-hot, on every card decision with a choice,
+   ``train.expert_iteration.labelling.card_choice_values``): the distillation target is softmax(values /
+   ``temperature``) over the valued legal actions, the heuristic's action (or the behaviour policy's probabilities)
+   where the teacher gives none, ``train.expert_iteration.labelling.label_positions``; the value target is the hand's
+   points for the deciding side;
 3. **trains** the policy with cross-entropy to the target and the value head with MSE on the
    labelled positions of the last ``replay_rounds`` rounds.
 
 With ``collect_shards: K``, steps 1 and 2 run in K shards of the games, each with its own seeds
-(``train/collect_actors.py``): one after another in this process, or with ``actors: N`` on N persistent Ray
-actors (``actors_ray``: a local Ray or a cluster), the same data either way; step 3 stays here (``device``),
+(``train/expert_iteration/collect_actors.py``): one after another in this process, or with ``actors: N`` on N persistent
+Ray actors (``actors_ray``: a local Ray or a cluster), the same data either way; step 3 stays here (``device``),
 and the driver keeps each shard's games between rounds (in the checkpoint: ``--resume`` works the same).
 
 The network is ``agents.policy.SpadesPolicy`` and the checkpoints have PPO's payload format
 (``train/runs/checkpoint.py``), so ``neural:path=RUN/checkpoints/best.pt`` plays them and
 ``spades export`` slims them. Run it with ``spades train --config configs/train/expert_iteration.yaml``
 (the ``algorithm: expert_iteration`` key picks this trainer), or at any table with its game family's generic
-config, ``spades train --rules PRESET`` (``train/train_rules.py``); resume a stopped or killed run with
+config, ``spades train --rules PRESET`` (``train/expert_iteration/train_rules.py``); resume a stopped or killed run with
 ``spades train --resume RUN/checkpoints/latest.pt``: it goes on bit-identically to a run never stopped.
 TensorBoard: ``losses/*``, ``agreement/*`` (the network's greedy action against the teacher's choice on
 the round's fresh positions, before training on them), ``time/*`` (collect, label, update seconds, and
@@ -44,10 +45,11 @@ import torch
 
 from agents.heuristic import HeuristicAgent
 from agents.neural import NeuralAgent, SpadesPolicy, torch_device
-from train.collect_actors import numpy_weights, open_sharded_collection
 from train.evaluation.network_eval import clone_policy, due_after, eval_gain, evaluate_against_heuristic
-from train.expert_iteration_config import ExpertIterationConfig
-from train.expert_iteration_steps import (
+from train.expert_iteration.collect_actors import numpy_weights, open_sharded_collection
+from train.expert_iteration.config import ExpertIterationConfig
+from train.expert_iteration.labelling import LabelSpec, PositionStream, heuristic_behaviour, label_positions
+from train.expert_iteration.steps import (
     TRAIN_KEYS,
     against_heuristic,
     distillation_loss,
@@ -58,7 +60,6 @@ from train.expert_iteration_steps import (
     train_on_replay,
     with_reference_probs,
 )
-from train.labelling import LabelSpec, PositionStream, heuristic_behaviour, label_positions
 from train.runs.checkpoint import (
     array_to_tensor,
     env_state,
@@ -141,8 +142,8 @@ def train(
     beside it. ``stop_at``: stop after this many rounds in total, as if killed right after a checkpoint.
     ``device`` overrides the config's, and so does ``actors`` (where the shards run: a resumed run may move
     to Ray actors or back into this process; the data do not depend on it). ``before_shard``: with
-    ``collect_shards``, called on the worker with each ``train.collect_actors.ShardTask`` before it runs (tests
-    use it to kill an actor). ``progress``: a bar over the rounds with its ETA (on a terminal only,
+    ``collect_shards``, called on the worker with each ``train.expert_iteration.collect_actors.ShardTask`` before it
+    runs (tests use it to kill an actor). ``progress``: a bar over the rounds with its ETA (on a terminal only,
     ``train.runs.round_progress``).
     """
     from torch.utils.tensorboard import SummaryWriter

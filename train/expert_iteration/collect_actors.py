@@ -32,7 +32,8 @@ import torch
 from agents.heuristic import HeuristicAgent
 from agents.neural import SpadesPolicy
 from spades_env.engine import GameState
-from train.expert_iteration_steps import (
+from train.expert_iteration.labelling import LabelShard, LabelSpec, PositionStream, heuristic_behaviour, label_shard
+from train.expert_iteration.steps import (
     TRAIN_KEYS,
     against_heuristic,
     learner_behaviour,
@@ -40,7 +41,6 @@ from train.expert_iteration_steps import (
     train_arrays,
     with_reference_probs,
 )
-from train.labelling import LabelShard, LabelSpec, PositionStream, heuristic_behaviour, label_shard
 from train.runs.checkpoint import CheckpointError, env_state, state_from_env
 
 #: Network weights as they travel to the workers: ``{name: numpy array}`` (a state_dict on the CPU).
