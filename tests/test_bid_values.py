@@ -19,8 +19,8 @@ from spades_env.observation import encoder_for  # noqa: E402
 from spades_env.rules import resolve_rules  # noqa: E402
 from tests.checkpoint_compare import committed  # noqa: E402
 from tests.run_logs import run_scalars  # noqa: E402
+from train.recipes.trainers import trainer_for  # noqa: E402
 from train.runs.checkpoint import load_checkpoint  # noqa: E402
-from train.trainers import trainer_for  # noqa: E402
 from train.values.bid_values import (  # noqa: E402
     BidLearner,
     bid_regret,

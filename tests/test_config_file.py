@@ -7,7 +7,7 @@ import pytest
 
 from tests.test_cli import assert_usage_error, spades
 from train.ppo.config import PPOConfig
-from train.trainers import trainer_for
+from train.recipes.trainers import trainer_for
 from train.values.bid_values_config import BidValuesConfig
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -13,8 +13,8 @@ from agents.neural import NeuralAgent, SpadesPolicy  # noqa: E402
 from tests.checkpoint_compare import assert_same, without_run_identity  # noqa: E402
 from train.expert_iteration.config import ExpertIterationConfig  # noqa: E402
 from train.expert_iteration.trainer import distillation_loss, teacher_agreement, train  # noqa: E402
+from train.recipes.trainers import trainer_for  # noqa: E402
 from train.runs.checkpoint import export_slim, load_checkpoint  # noqa: E402
-from train.trainers import trainer_for  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SMOKE = ROOT / "configs" / "train" / "expert_iteration_smoke.yaml"

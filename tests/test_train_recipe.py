@@ -1,5 +1,5 @@
-"""The recipes of configs/recipes/ (``train/recipe.py``, ``spades recipe``): each shipped recipe runs end to end at
-smoke scale, every stage from the network of the stage it names; a stopped recipe goes on where it stopped; a folder
+"""The recipes of configs/recipes/ (``train/recipes/recipe.py``, ``spades recipe``): each shipped recipe runs end to end
+at smoke scale, every stage from the network of the stage it names; a stopped recipe goes on where it stopped; a folder
 made by another recipe and a broken recipe are refused with one line naming what is wrong."""
 
 import shutil
@@ -13,7 +13,7 @@ torch = pytest.importorskip("torch")
 from agents.neural import NeuralAgent  # noqa: E402
 from spades_env.envs.vector import VectorSpades  # noqa: E402
 from tests.test_cli import assert_usage_error, spades  # noqa: E402
-from train.recipe import Recipe, run_recipe, stage_output  # noqa: E402
+from train.recipes.recipe import Recipe, run_recipe, stage_output  # noqa: E402
 from train.runs.checkpoint import load_checkpoint  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -37,7 +37,7 @@ def train(
     import dataclasses
 
     from train.expert_iteration.config import ExpertIterationConfig
-    from train.trainers import trainer_for
+    from train.recipes.trainers import trainer_for
 
     if rules is not None or gpu:
         from train.expert_iteration.train_rules import train_rules
@@ -87,10 +87,10 @@ def recipe(
     """A learned bot from nothing: a recipe's training stages in order; run it again after a kill to go on.
 
     \f
-    Each stage starts from an earlier one's network (train/recipe.py)."""
+    Each stage starts from an earlier one's network (train/recipes/recipe.py)."""
     from pathlib import Path
 
-    from train.recipe import Recipe, run_recipe
+    from train.recipes.recipe import Recipe, run_recipe
 
     folder = out or f"runs/recipe_{Path(path).stem}" + ("_smoke" if smoke else "")
     bot = run_recipe(

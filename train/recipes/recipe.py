@@ -116,7 +116,7 @@ class Recipe:
     def stage_config(self, stage: Stage):
         """``stage``'s training config as its trainer reads it, checked against the recipe, and that trainer's
         ``train`` function."""
-        from train.trainers import trainer_for
+        from train.recipes.trainers import trainer_for
 
         path = self.config_path(stage)
         if not path.is_file():
