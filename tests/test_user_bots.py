@@ -210,8 +210,8 @@ def test_the_example_bot_is_a_gymnasium_opponent():
 def test_a_server_offers_the_example_bot_and_a_client_plays_it_by_its_text_only():
     pytest.importorskip("fastapi", reason="the web extra (pip install -e '.[web]')")
     from tests.web_helpers import client, json_detail, play_hands
-    from train.web.bots import BotMenu
-    from train.web.store import GameStore
+    from train.serve.bots import BotMenu
+    from train.serve.store import GameStore
 
     c = client(store=GameStore(bots=BotMenu(["heuristic", MY_BOT])))
     options = c.get("/api/options").json()

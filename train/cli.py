@@ -65,7 +65,7 @@ def main(
 def presets() -> None:
     """List the rules presets shipped in spades_env/presets/."""
     from spades_env.rules import Rules, list_presets
-    from train.rules_text import describe_table
+    from train.serve.rules_text import describe_table
 
     for name in list_presets():
         rules = Rules.preset(name)
@@ -107,17 +107,17 @@ def serve(
         "module.path:Object) is picked by its text as given.",
     ),
 ) -> None:
-    """The web table (train/web): play against the bots and replay records in a browser, at http://HOST:PORT/."""
+    """The web table (train/serve): play against the bots and replay records in a browser, at http://HOST:PORT/."""
     if not 1 <= port <= 65535:
         raise ValueError(f"--port must be in 1..65535, got {port}")
     try:
         import uvicorn
 
-        from train.web.app import create_app
-        from train.web.bots import BotMenu
-        from train.web.guard import LOOPBACK_HOSTS, SWITCH_INTERVAL
-        from train.web.store import GameStore
-        from train.web.warm import warm_table
+        from train.serve.app import create_app
+        from train.serve.bots import BotMenu
+        from train.serve.guard import LOOPBACK_HOSTS, SWITCH_INTERVAL
+        from train.serve.store import GameStore
+        from train.serve.warm import warm_table
     except ModuleNotFoundError as err:
         raise ValueError(f"spades serve needs the web extra ({err.name} is missing): pip install -e '.[web]'") from None
     loopback = host in LOOPBACK_HOSTS or host.startswith("127.")

@@ -1,13 +1,13 @@
 """The games the server holds: one human seat against bots, each game behind an id and a lock.
 
-A game plays one match at B = 1 (``train.web.table``). After every decision the bots
+A game plays one match at B = 1 (``train.serve.table``). After every decision the bots
 play on until the human must decide; when a hand ends the game waits for ``next``
 (``awaiting == "next_hand"``) and keeps the hand's record; the match goes on to its end.
 Every human action is checked against the legal ones before the engine sees it, so a
 bad one changes nothing. A game is its settings and its decisions (``log``): every bot is
 re-seeded from the game's seed, its seat and the decision's number before it decides, so
 ``Game.restore`` rebuilds a game from them exactly, and it goes on as it would have.
-The store (``train.web.store``) keeps them in SQLite and the games in use in memory.
+The store (``train.serve.store``) keeps them in SQLite and the games in use in memory.
 """
 
 from __future__ import annotations
@@ -25,17 +25,17 @@ from spades_env.engine import OVER, FinishedHands, SpadesEngine, records
 from spades_env.rules import Rules, list_presets
 from spades_env.rules_check import MAX_RULES_INT, shown
 from train.evaluation.tournament_play import Observer
-from train.web.bots import BotMenu, is_heavy
-from train.web.storage import NEXT
-from train.web.table import Table
-from train.web.views import action_entry, event_entry, player_view
+from train.serve.bots import BotMenu, is_heavy
+from train.serve.storage import NEXT
+from train.serve.table import Table
+from train.serve.views import action_entry, event_entry, player_view
 
 __all__ = ["DEFAULT_MENU", "Game", "GameNotFound", "game_settings", "preset_rules"]
 
 MAX_SEED = 2**64 - 1
 #: Hint bots a game keeps (least recently asked dropped).
 MAX_HINT_BOTS = 4
-#: The bots of a server that names none (``train.web.bots.BOTS``).
+#: The bots of a server that names none (``train.serve.bots.BOTS``).
 DEFAULT_MENU = BotMenu()
 
 

@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from spades_env.rules_check import shown
-from train.web.bots import BotMenu, is_heavy
-from train.web.sessions import DEFAULT_MENU, Game, GameNotFound, game_settings
-from train.web.storage import Storage
+from train.serve.bots import BotMenu, is_heavy
+from train.serve.sessions import DEFAULT_MENU, Game, GameNotFound, game_settings
+from train.serve.storage import Storage
 
 #: Games kept in the database (live and finished) before new ones are refused.
 MAX_GAMES = 10_000

@@ -27,8 +27,8 @@ from spades_env.rules_check import shown
 from train.evaluation.tournament import TournamentConfig
 from train.evaluation.tournament_log import TournamentLogWarning, parse_game
 from train.evaluation.tournament_report import summarize
-from train.web.table import Table
-from train.web.views import finished_breakdown, frame
+from train.serve.table import Table
+from train.serve.views import finished_breakdown, frame
 
 #: Largest replay file read from the replay folder.
 MAX_FILE_BYTES = 8 * 2**20

@@ -26,7 +26,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.responses import JSONResponse
 
-LOG = logging.getLogger("train.web")
+LOG = logging.getLogger("train.serve")
 T = TypeVar("T")
 #: Largest request body, by path prefix (the first that matches); ``/api/replay`` takes records and logs.
 BODY_CAPS = (("/api/replay", 8 * 2**20), ("", 64 * 2**10))

@@ -13,8 +13,8 @@ import numpy as np
 
 from agents.search import SearchAgent
 from spades_env.engine import PLAY
-from train.web.sessions import Game
-from train.web.views import action_entry
+from train.serve.sessions import Game
+from train.serve.views import action_entry
 
 
 def hint(game: Game, spec: str) -> dict[str, Any]:

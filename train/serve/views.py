@@ -16,7 +16,7 @@ import numpy as np
 from spades_env import cards
 from spades_env.engine import DRAW, OVER, PHASE_NAMES, FinishedHands, SpadesEngine
 from spades_env.engine.state import EXCHANGE, PASS
-from train.web.table import Step, Table
+from train.serve.table import Step, Table
 
 #: ``kind`` of each special action in an action entry (others are ``"other"``).
 SPECIAL_KINDS = {"blind_nil": "blind_nil", "look": "look", "keep": "keep", "discard": "discard"}

@@ -1,4 +1,4 @@
-"""The FastAPI app of ``spades serve``: the JSON API of ``train/web/API.md`` and the static page at ``/``.
+"""The FastAPI app of ``spades serve``: the JSON API of ``train/serve/API.md`` and the static page at ``/``.
 
 Every error is ``{"detail": "<one line>"}``: 400 for a bad request (the game is left as it was; malformed
 JSON included), 404 for an unknown game id, 413 for a body over its cap, 503 when the server is full or
@@ -19,20 +19,20 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 
 from spades_env.rules import Rules, list_presets
-from train.web.bots import BotMenu, is_heavy
-from train.web.guard import BodyLimit, Busy, HostCheck, Pools, error_response, internal_error
-from train.web.sessions import GameNotFound
-from train.web.store import GameStore, StoreFull
+from train.serve.bots import BotMenu, is_heavy
+from train.serve.guard import BodyLimit, Busy, HostCheck, Pools, error_response, internal_error
+from train.serve.sessions import GameNotFound
+from train.serve.store import GameStore, StoreFull
 
 STATIC = Path(__file__).resolve().parent / "static"
 PLACEHOLDER = """<!doctype html><html><head><meta charset="utf-8"><title>spades_env</title></head>
-<body><h1>spades_env web table</h1><p>The page is not installed (train/web/static/index.html is missing);
+<body><h1>spades_env web table</h1><p>The page is not installed (train/serve/static/index.html is missing);
 the API is at <code>/api/options</code>.</p></body></html>"""
 
 
 def options(bots: BotMenu) -> dict[str, Any]:
     """``GET /api/options``: the presets and the bots of the server's menu."""
-    from train.rules_text import describe_table
+    from train.serve.rules_text import describe_table
 
     presets = []
     for name in list_presets():
@@ -108,7 +108,7 @@ def create_app(
     """The app; ``store`` holds its games (a new one in memory by default; ``app.state.store``);
     ``replay_dir``: the folder ``{"path": ...}`` replays read (None: no file is read); ``allowed_hosts``:
     the only ``Host`` headers answered (None: any)."""
-    from train.web.replay import replay_request
+    from train.serve.replay import replay_request
 
     app = FastAPI(
         title="spades_env web table", docs_url="/api/docs", redoc_url="/api/redoc", openapi_url="/api/openapi.json"
@@ -148,7 +148,7 @@ def create_app(
 
 def _game_routes(app: FastAPI, store: GameStore, pools: Pools) -> None:
     """``/api/games...``: each request on one game under its lock, in the pool its bots need, then stored."""
-    from train.web.hints import hint
+    from train.serve.hints import hint
 
     async def on_game(game_id: str, work, *, heavy: bool | None = None):
         def run():

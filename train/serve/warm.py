@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import random
 
-from train.web.app import json_response
-from train.web.bots import DEFAULT_BOT
-from train.web.sessions import Game, game_settings
+from train.serve.app import json_response
+from train.serve.bots import DEFAULT_BOT
+from train.serve.sessions import Game, game_settings
 
 
 def warm_table(rules: str = "partnership", bots: str = DEFAULT_BOT, seed: int = 0) -> int:
