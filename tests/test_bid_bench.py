@@ -119,7 +119,7 @@ def test_cli_bid_bench_with_a_neural_checkpoint(tmp_path):
     )
     from typer.testing import CliRunner
 
-    from train.cli import app
+    from train.cli.app import app
 
     args = [
         "bid-bench",

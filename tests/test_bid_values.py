@@ -325,7 +325,7 @@ def test_the_cli_trains_and_resumes_a_bid_values_config(tmp_path):
     import yaml
     from typer.testing import CliRunner
 
-    from train.cli import app
+    from train.cli.app import app
 
     small = tmp_path / "small.yaml"
     small.write_text(yaml.safe_dump(BidValuesConfig.from_yaml(RECIPE).to_dict() | TINY | {"eval_every": 0}))

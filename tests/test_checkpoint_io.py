@@ -147,7 +147,7 @@ def test_a_play_only_export_drops_the_state_value_head_and_plays_the_same(tmp_pa
 
     from typer.testing import CliRunner
 
-    from train.cli import app
+    from train.cli.app import app
 
     out = CliRunner().invoke(app, ["export", "--play-only", str(src), str(tmp_path / "cli.pt")])
     assert out.exit_code == 0 and "slim checkpoint:" in out.output, out.output

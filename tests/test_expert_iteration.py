@@ -179,7 +179,7 @@ def test_the_config_names_bad_keys_and_values_and_picks_the_trainer():
 def test_the_cli_trains_and_resumes_the_smoke_recipe(tmp_path):
     from typer.testing import CliRunner
 
-    from train.cli import app
+    from train.cli.app import app
 
     runner = CliRunner()
     first = runner.invoke(app, ["train", "--config", str(SMOKE), "--run-dir", str(tmp_path), "--stop-at", "1"])
@@ -196,7 +196,7 @@ def test_the_cli_trains_and_resumes_the_smoke_recipe(tmp_path):
 def test_the_cli_refuses_actors_for_ppo(tmp_path):
     from typer.testing import CliRunner
 
-    from train.cli import app
+    from train.cli.app import app
 
     ppo_smoke = ROOT / "configs" / "train" / "smoke.yaml"
     result = CliRunner().invoke(app, ["train", "--config", str(ppo_smoke), "--run-dir", str(tmp_path), "--actors", "1"])

@@ -5,7 +5,7 @@ from typer.testing import CliRunner
 
 import train.evaluation.bid_bench
 import train.evaluation.tournament
-from train.cli import app
+from train.cli.app import app
 from train.runs.output_paths import check_output_file, check_output_folder
 
 

@@ -191,7 +191,7 @@ def test_a_config_refuses_bad_numbers_naming_the_setting(settings, message):
 def test_demo_with_no_boards_names_the_boards_not_a_chunk():
     from typer.testing import CliRunner
 
-    from train.cli import app
+    from train.cli.app import app
     from train.evaluation.tournament import demo_config
 
     with pytest.raises(ValueError, match="^boards must be an integer from 1"):

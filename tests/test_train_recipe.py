@@ -156,7 +156,7 @@ def test_a_broken_recipe_is_refused_naming_the_stage_and_key(tmp_path, stages, m
 def test_spades_recipe_runs_a_recipe_and_reports_a_bad_one_in_one_line(tmp_path):
     from typer.testing import CliRunner
 
-    from train.cli import app
+    from train.cli.app import app
 
     runner = CliRunner()
     out = tmp_path / "out"

@@ -55,7 +55,7 @@ def tiny_sets(**changes) -> list[str]:
 def cli(*args: str):
     from typer.testing import CliRunner
 
-    from train.cli import app
+    from train.cli.app import app
 
     return CliRunner().invoke(app, ["train", *args])
 

@@ -196,7 +196,7 @@ def test_a_broken_training_config_names_the_file_and_the_line(tmp_path):
 
 
 def test_cli_train_runs_the_smoke_config(tmp_path):
-    cmd = [sys.executable, "-m", "train.cli", "train", "--config", str(SMOKE), "--run-dir", str(tmp_path)]
+    cmd = [sys.executable, "-m", "train.cli.app", "train", "--config", str(SMOKE), "--run-dir", str(tmp_path)]
     out = subprocess.run(cmd + ["--stop-at", "1"], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert "checkpoint:" in out.stdout
@@ -209,7 +209,7 @@ def test_cli_resumes_a_run_from_outside_the_project_root(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    resume = [sys.executable, "-m", "train.cli", "train", "--resume", str(latest), "--stop-at", "2"]
+    resume = [sys.executable, "-m", "train.cli.app", "train", "--resume", str(latest), "--stop-at", "2"]
     out = subprocess.run(resume, cwd=elsewhere, env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert load_checkpoint(latest)["update"] == 2
@@ -220,7 +220,7 @@ def test_cli_resumes_a_run_from_outside_the_project_root(tmp_path):
 def test_cli_refuses_options_a_resumed_run_would_ignore(tmp_path, flag):
     from typer.testing import CliRunner
 
-    from train.cli import app
+    from train.cli.app import app
 
     result = CliRunner().invoke(app, ["train", "--resume", str(tmp_path / "latest.pt"), flag, str(SMOKE)])
     assert result.exit_code != 0

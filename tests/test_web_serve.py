@@ -7,7 +7,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from tests.web_helpers import client
-from train.cli import app
+from train.cli.app import app
 from train.serve.app import STATIC
 
 ROOT = Path(__file__).resolve().parent.parent

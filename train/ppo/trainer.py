@@ -7,7 +7,7 @@ the update (``train/ppo/update.py``), bidding statistics (``train/ppo/stats.py``
 evaluation against HeuristicAgent (``train/evaluation/network_eval.py``), buffer, GAE and loss
 (``train/ppo/core.py``) and the settings (``train/ppo/config.py``).
 
-Run it with ``spades train --config configs/train/smoke.yaml`` (see ``train/cli_training.py``)
+Run it with ``spades train --config configs/train/smoke.yaml`` (see ``train/cli/training.py``)
 or call ``train(PPOConfig.from_yaml(path))`` (every setting: ``train/ppo/config.py``). TensorBoard logs go to
 ``{run_dir}/{run_name}`` (behaviour cloning's to ``{run_dir}/{run_name}/imitation``),
 checkpoints to ``{run_dir}/{run_name}/checkpoints/``. Resume a stopped or killed run

@@ -1,6 +1,6 @@
 """The ``spades`` commands that play bots against each other: ``tournament``, ``bid-bench`` and ``demo``.
 
-Plain functions with Typer's annotations; ``train.cli`` registers them on the app (in the order
+Plain functions with Typer's annotations; ``train.cli.app`` registers them on the app (in the order
 ``spades --help`` lists the commands).
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import typer
 
-from train.cli_options import RAY_HELP, WORKERS_HELP, bot_specs, ray_options
+from train.cli.options import RAY_HELP, WORKERS_HELP, bot_specs, ray_options
 
 
 def tournament(

@@ -1,6 +1,6 @@
 """The ``spades`` commands that make bots: ``train``, ``recipe``, ``export`` and ``position-value``.
 
-Plain functions with Typer's annotations; ``train.cli`` registers them on the app (in the order
+Plain functions with Typer's annotations; ``train.cli.app`` registers them on the app (in the order
 ``spades --help`` lists the commands).
 """
 

@@ -8,7 +8,7 @@ not compile the same kernels at once. Part ``a`` compiles the Spades engine, the
 model and the endgame solver while ``b`` compiles Hearts and its bots, then the Spades search's rollouts once ``a``
 has cached the engine they play on: ~180 s of wall time instead of ~260. On a warm cache each part takes seconds.
 
-By hand: ``python -m train.warmup a|b MARKER_DIR`` runs one part.
+By hand: ``python -m train.cli.warmup a|b MARKER_DIR`` runs one part.
 """
 
 from __future__ import annotations
@@ -86,7 +86,7 @@ def warm_up() -> list[tuple[str, int, str]]:
     pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.STDOUT}
     with tempfile.TemporaryDirectory() as markers:
         parts = ("a", "b")
-        procs = [subprocess.Popen([sys.executable, "-m", "train.warmup", part, markers], **pipes) for part in parts]
+        procs = [subprocess.Popen([sys.executable, "-m", "train.cli.warmup", part, markers], **pipes) for part in parts]
         outputs = [proc.communicate()[0].decode(errors="replace") for proc in procs]
     return [(part, proc.returncode, text[-2000:]) for part, proc, text in zip(parts, procs, outputs, strict=True)]
 

@@ -1,7 +1,7 @@
 """The options several ``spades`` commands share: bot lists, ``--ray [ADDRESS]`` and ``--ray-workers``.
 
-``train.cli`` (the app) reads the command line through ``with_optional_values``; the commands in
-``train.cli_training`` and ``train.cli_evaluation`` read their options with the rest.
+``train.cli.app`` (the app) reads the command line through ``with_optional_values``; the commands in
+``train.cli.training`` and ``train.cli.evaluation`` read their options with the rest.
 """
 
 from __future__ import annotations

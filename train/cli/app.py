@@ -1,7 +1,7 @@
 """The ``spades`` command line: the app, its one-line usage errors, and every command in the order of ``--help``.
 
-The commands that make bots are in ``train.cli_training``, those that play bots against each other in
-``train.cli_evaluation``, the options they share in ``train.cli_options``; the installation's and the web
+The commands that make bots are in ``train.cli.training``, those that play bots against each other in
+``train.cli.evaluation``, the options they share in ``train.cli.options``; the installation's and the web
 table's (``presets``, ``warmup``, ``serve``) are here.
 """
 
@@ -13,8 +13,8 @@ import sys
 import typer
 import yaml
 
-from train import cli_evaluation, cli_training
-from train.cli_options import bot_specs, with_optional_values
+from train.cli import evaluation, training
+from train.cli.options import bot_specs, with_optional_values
 
 #: Errors that mean "the input was wrong", not "the program is wrong": shown as one line, exit code 2.
 #: ``ValueError`` covers the project's own validation (and ``UnicodeDecodeError``); ``OSError`` missing,
@@ -76,7 +76,7 @@ def warmup() -> None:
     """Compile every Numba kernel into the cache ahead of first use (what `make setup` runs; ~3 min once)."""
     import time
 
-    from train.warmup import warm_up
+    from train.cli.warmup import warm_up
 
     typer.echo("compiling the engine, the heuristic and the search for every game into Numba's cache (once)...")
     start = time.monotonic()
@@ -133,13 +133,13 @@ def serve(
 #: Every command and its name, in the order ``spades --help`` lists them.
 COMMANDS = (
     ("presets", presets),
-    ("train", cli_training.train),
-    ("recipe", cli_training.recipe),
-    ("export", cli_training.export),
-    ("tournament", cli_evaluation.tournament),
-    ("bid-bench", cli_evaluation.bid_bench),
-    ("position-value", cli_training.position_value),
-    ("demo", cli_evaluation.demo),
+    ("train", training.train),
+    ("recipe", training.recipe),
+    ("export", training.export),
+    ("tournament", evaluation.tournament),
+    ("bid-bench", evaluation.bid_bench),
+    ("position-value", training.position_value),
+    ("demo", evaluation.demo),
     ("warmup", warmup),
     ("serve", serve),
 )
