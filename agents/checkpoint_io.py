@@ -1,7 +1,7 @@
 """Reading checkpoints: the one loader and format check shared by ``agents.neural`` and ``train``.
 
 A checkpoint is one ``torch.save`` file holding a dict of plain data only: tensors,
-numbers, strings, ``None``, lists, tuples and dicts (``train/checkpoint.py`` lists the
+numbers, strings, ``None``, lists, tuples and dicts (``train/runs/checkpoint.py`` lists the
 keys). It is read with ``torch.load(weights_only=True)``, which never runs code from
 the file: a file whose pickle names any other Python object is refused, not executed.
 Every way a file can be wrong (missing, empty, truncated, text, another torch file, a

@@ -20,7 +20,7 @@ bids and blind nil are the lookahead bidder's (``agents.search_bidding.lookahead
 blind nil included, tried on K sampled deals) with rollouts in which the network bids and plays every seat (the
 heuristic-rollout lookahead, ``search:bid_samples``, assumes heuristic players). The network's card value head is
 not used to cut the rollouts: it was learned on targets centred on each decision's mean
-(``train.bid_values.centred_value_loss``), so it ranks the cards of one decision but has no level that two
+(``train.values.bid_values.centred_value_loss``), so it ranks the cards of one decision but has no level that two
 positions could be compared by. ``leaf=value`` cuts them with a position value network instead
 (``agents.position_value``: after ``depth`` plies it estimates the hand's result from the rollout's whole layout).
 

@@ -105,7 +105,7 @@ class HeuristicAgent(Agent):
 
     def decision_key(self) -> tuple | None:
         """Equal keys, equal decisions: the bot is deterministic, so two of this class with the same options
-        play every position alike (``train.tournament_play.decision_groups`` lets one decide for both).
+        play every position alike (``train.evaluation.tournament_play.decision_groups`` lets one decide for both).
         None for a subclass (it may have options of its own)."""
         if type(self) is not HeuristicAgent:
             return None

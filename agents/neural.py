@@ -3,7 +3,7 @@ here) from a checkpoint.
 
 ``agents`` imports torch only in the network modules (this one, ``agents.policy``, ``agents.card_features``,
 ``agents.neural_int8``) and ``agents.checkpoint_io``.
-Checkpoints are written by ``train/checkpoint.py`` and read by ``agents.checkpoint_io``,
+Checkpoints are written by ``train/runs/checkpoint.py`` and read by ``agents.checkpoint_io``,
 so that ``agents`` never imports ``train``. A checkpoint network plays only rules whose
 observations and actions mean what they meant in training (``agents.checkpoint_io.observation_differences``).
 """
@@ -164,7 +164,7 @@ class NeuralAgent(Agent):
         nil_margin: float = 0.0,
         bid_samples: int = 0,
     ) -> NeuralAgent:
-        """Load the policy of a training checkpoint, full or slim (``train.checkpoint.export_slim``);
+        """Load the policy of a training checkpoint, full or slim (``train.runs.checkpoint.export_slim``);
         fails (ValueError) on a file that is not one, or of another observation version. ``play``: who
         plays the cards; None: as in training (the checkpoint's ``card_play``, else the network).
         ``card_margin``: the card value head's margin in points; None: the checkpoint's (its config's).

@@ -48,7 +48,7 @@ def _layer(n_in: int, n_out: int, std: float = float(np.sqrt(2))) -> nn.Linear:
     return layer
 
 
-#: The public name of ``_layer`` (the training side's other networks use it: ``train/critic.py``).
+#: The public name of ``_layer`` (the training side's other networks use it: ``train/ppo/critic.py``).
 layer_init = _layer
 
 
@@ -61,14 +61,14 @@ class SpadesPolicy(nn.Module):
     One network plays every seat (self-play), since observations are seat-relative.
     With ``bid_depth`` > 0 the bidding head reads a torso of its own (``bid_depth`` layers of
     ``bid_hidden``) from the observation instead of the shared one: bids and card play then
-    share no weights (``train/bid_values_train.py``, ``bid_torso``).
+    share no weights (``train/values/bid_values_train.py``, ``bid_torso``).
     ``state_value=False`` builds no state value head (``spades export --play-only``: playing never reads it).
     With ``card_value_hidden`` > 0 a card value head (a hidden layer of that width on the shared torso) gives
-    each card's value (``card_values``; learned from rollouts on the real deal, ``train/card_values.py``): the
+    each card's value (``card_values``; learned from rollouts on the real deal, ``train/values/card_values.py``): the
     network then plays its card head's card unless a legal card's value beats that card's by a margin
     (``margin_cards``). With ``card_value_torso`` that head reads a torso of its own (the shared torso's shape, a copy
-    of it to start with: ``train/bid_values_train.py``) instead of the shared one, so that learning the values moves
-    no weight the card head or the bids read.
+    of it to start with: ``train/values/bid_values_train.py``) instead of the shared one, so that learning the values
+    moves no weight the card head or the bids read.
     With ``card_features`` (``agents.card_features.card_feature_spec``) every torso reads the observation and the
     card-counting inputs ``CardFeatures`` derives from it (which cards are the highest still out, which would take
     the trick, who is winning it): the same observation, a wider first layer; with ``card_feature_logits`` each

@@ -5,7 +5,7 @@ scores the hand's end: the deciding side's bag-adjusted points minus the others'
 ``depth=k`` and ``leaf=value`` it plays only ``k`` plies after the candidate and asks this network instead: it reads
 the whole layout of the rollout game (every hand, which only a sampled layout may show), the trick in progress, the
 bids and the tricks taken, from the deciding seat's side (``position_features``), and returns the margin the hand
-will end with, in points (``PositionValue.points``). ``train.position_value`` trains it on positions of the
+will end with, in points (``PositionValue.points``). ``train.values.position_value`` trains it on positions of the
 learned network's self-play labelled with the hand's result; ``docs/models/`` has the card of each committed one.
 
 The features are Spades only (Hearts: no bids, penalty points) and of the hand alone: bag-adjusted points do not

@@ -131,8 +131,8 @@ class SearchAgent(EngineRollouts, Agent):
         """Card play: ``act`` searches each decision this many times (independent samples) and plays another card
         than the heuristic's only where every search picks that same card (1: one search decides). Two votes with
         ``play_margin=6`` leave the heuristic's card on ~95% of decisions, the deviations that reproduce (a clean
-        teacher to imitate: ``train.labelling``, ``target: choice``); the later searches run only on the decisions
-        the first moved off the heuristic's card (~22% of them at margin 6)."""
+        teacher to imitate: ``train.expert_iteration.labelling``, ``target: choice``); the later searches run only on
+        the decisions the first moved off the heuristic's card (~22% of them at margin 6)."""
         for option, value in (("bid_samples", bid_samples), ("pass_top", pass_top), ("pass_samples", pass_samples)):
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
                 raise ValueError(f"search bot option {option!r} must be an integer from 0 up, got {value!r}")
@@ -145,7 +145,7 @@ class SearchAgent(EngineRollouts, Agent):
         """Card play: ``act`` plays another card than the heuristic's only when its value beats the heuristic's
         card's by more than this (points per hand); 0 (the default) plays the best-valued card. A margin keeps the
         heuristic's card where the sampled values cannot tell the cards apart (a cleaner teacher to imitate:
-        ``train.labelling``, ``target: choice``)."""
+        ``train.expert_iteration.labelling``, ``target: choice``)."""
         for option, value in (
             ("pass_margin", pass_margin),
             ("play_margin", play_margin),

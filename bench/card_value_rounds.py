@@ -22,10 +22,10 @@ def measure(deals: int, repeats: int, config_path: str) -> list[dict[str, float]
     from spades_env.engine import SpadesEngine
     from spades_env.observation import encoder_for
     from spades_env.rules import resolve_rules
-    from train.bid_values import BidLearner, deal_and_bid, play_card_positions
-    from train.bid_values_config import BidValuesConfig
-    from train.bid_values_train import load_network
-    from train.card_values import with_card_values
+    from train.values.bid_values import BidLearner, deal_and_bid, play_card_positions
+    from train.values.bid_values_config import BidValuesConfig
+    from train.values.bid_values_train import load_network
+    from train.values.card_values import with_card_values
 
     torch.set_num_threads(1)
     config = BidValuesConfig.from_yaml(config_path)

@@ -170,11 +170,11 @@ def gym_heuristic_steps(seconds: float, seed: int = 0, rules: str = "partnership
 
 
 def heuristic_hands(seconds: float, hands: int = 4096) -> float | None:
-    """Duplicate heuristic-vs-heuristic hands/s (``train.tournament.benchmark_heuristic``: engine plus
+    """Duplicate heuristic-vs-heuristic hands/s (``train.evaluation.tournament.benchmark_heuristic``: engine plus
     bots, hand mode, one batch of ``hands`` games, no log or report), by this process's CPU time like
     every one-core row (the function's own figure is by the wall clock)."""
     try:
-        from train.tournament import benchmark_heuristic
+        from train.evaluation.tournament import benchmark_heuristic
     except ImportError:
         return None
 

@@ -56,9 +56,9 @@ CHEAP_PICK = "random.random() on legal_actions()"
 
 
 def rows(batches: list[int], learned_batch: int = 4096) -> list[Row]:
-    """Every row of ``make bench``, with how it is driven (the learned bot's rows on ``learned_batch`` positions). Without blind nil every hand takes the
-    same number of steps, so the games stay in lockstep and every card play takes the full-batch
-    fast path."""
+    """Every row of ``make bench``, with how it is driven (the learned bot's rows on ``learned_batch``
+    positions). Without blind nil every hand takes the same number of steps, so the games stay in
+    lockstep and every card play takes the full-batch fast path."""
     observed = "+ Observer.set_from into a float32 buffer"
     table = [
         Row(SPIEL, "1", "decisions/s", openspiel_decisions, SPIEL, CHEAP_PICK),

@@ -9,7 +9,7 @@ import argparse
 import time
 
 from agents import make_agent
-from train.tournament import TournamentConfig, run_tournament
+from train.evaluation.tournament import TournamentConfig, run_tournament
 
 
 def main(argv: list[str] | None = None) -> dict:

@@ -1,7 +1,7 @@
 """Every bot's decisions, as digests: run before and after a change to what bots are given (issue 52, a seat's view).
 
-Plays small seeded duplicate tournaments through the real harness (``train.tournament.run_tournament``, hand records
-on: every bid, pass, draw, exchange and card of every game) for each bot at each table family, plus a few
+Plays small seeded duplicate tournaments through the real harness (``train.evaluation.tournament.run_tournament``, hand
+records on: every bid, pass, draw, exchange and card of every game) for each bot at each table family, plus a few
 Gymnasium episodes whose opponents decide through their contexts and ``VectorSpades`` runs whose bot
 plays through ``context()``, and prints one SHA-256 digest per
 line. Two runs of the same code print the same lines; a change that keeps every decision keeps every line.
@@ -41,7 +41,7 @@ CASES: list[tuple[str, tuple[str, ...], int, str]] = [
 
 def tournament_digest(table: str, bots: tuple[str, ...], boards: int, mode: str) -> str:
     """SHA-256 of every game line (hand records included) of a fresh tournament, in game order."""
-    from train.tournament import TournamentConfig, run_tournament
+    from train.evaluation.tournament import TournamentConfig, run_tournament
 
     config = TournamentConfig(bots=bots, rules=table, boards=boards, mode=mode, seed=7, chunk=boards)
     with tempfile.TemporaryDirectory() as tmp:

@@ -193,7 +193,7 @@ def main() -> None:
         raise SystemExit("--seconds must be in (0, 120]")
     port = free_port()
     env = {**os.environ, "PYTHONPATH": str(args.root)}
-    command = [sys.executable, "-m", "train.cli", "serve", "--port", str(port)]
+    command = [sys.executable, "-m", "train.cli.app", "serve", "--port", str(port)]
     server = subprocess.Popen(command, cwd=args.root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
     try:

@@ -50,8 +50,8 @@ def committed(path: Path, recipe_path: Path) -> dict:
     """The committed slim checkpoint at ``path``, asserted <= 5 MiB and trained by the recipe as it stands (its
     every config value but what names the run: ``run_dir``, ``exp_name``), for all of its rounds, with the network
     size of its ``init_from`` (and no state value head where it was exported play-only)."""
-    from train.bid_values_config import BidValuesConfig
-    from train.checkpoint import STATE_VALUE_PREFIX, load_checkpoint
+    from train.runs.checkpoint import STATE_VALUE_PREFIX, load_checkpoint
+    from train.values.bid_values_config import BidValuesConfig
 
     recipe = BidValuesConfig.from_yaml(recipe_path)
     assert path.stat().st_size <= 5 * 2**20
@@ -92,7 +92,7 @@ def tiny_checkpoint(path, preset):
     """A small untrained network for ``preset``, written as a training checkpoint."""
     from agents.neural import SpadesPolicy
     from spades_env.observation import VERSION, encoder_for
-    from train.checkpoint import CHECKPOINT_FORMAT, save_checkpoint
+    from train.runs.checkpoint import CHECKPOINT_FORMAT, save_checkpoint
 
     engine = SpadesEngine(preset)
     torch.manual_seed(0)

@@ -23,7 +23,7 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 
 def pytest_configure(config):
     """Under ``pytest -n N`` (``make test``), the xdist controller first compiles the Numba kernels into
-    the cache in two parallel processes (``train.warmup``: why and how), so that the workers do not
+    the cache in two parallel processes (``train.cli.warmup``: why and how), so that the workers do not
     compile the same kernels at once. ``SPADES_TEST_WARMUP=0`` skips it; a failure only warns (the
     tests then compile what they need themselves)."""
     numprocesses = getattr(config.option, "numprocesses", None)
@@ -32,13 +32,13 @@ def pytest_configure(config):
     import sys
     import time
 
-    from train.warmup import warm_up
+    from train.cli.warmup import warm_up
 
     start = time.monotonic()
     for part, code, text in warm_up():
         if code:
-            print(f"train.warmup part {part} failed (tests compile for themselves): {text}", file=sys.stderr)
-    print(f"Numba kernels compiled or loaded in {time.monotonic() - start:.0f} s (train.warmup)")
+            print(f"train.cli.warmup part {part} failed (tests compile for themselves): {text}", file=sys.stderr)
+    print(f"Numba kernels compiled or loaded in {time.monotonic() - start:.0f} s (train.cli.warmup)")
 
 
 def pytest_collection_modifyitems(config, items):

@@ -9,7 +9,7 @@ from agents.search import sample_hidden_hands
 from spades_env import cards
 from spades_env.engine import PLAY, SpadesEngine, bits
 from spades_env.rules import Rules, list_presets
-from train.tournament import play_games
+from train.evaluation.tournament import play_games
 
 CUTTHROAT = [Rules(name=f"plain-cutthroat-{k}", partnership=False, n_players=k) for k in (3, 4, 5, 6)]
 RULE_SETS = [Rules.preset(name) for name in list_presets()] + CUTTHROAT

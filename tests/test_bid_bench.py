@@ -7,7 +7,7 @@ import pytest
 
 from spades_env import cards
 from spades_env.engine import SpadesEngine
-from train.bid_bench import (
+from train.evaluation.bid_bench import (
     BidBenchConfig,
     HeuristicAgent,
     count_bid,
@@ -106,7 +106,7 @@ def test_cli_bid_bench_with_a_neural_checkpoint(tmp_path):
     torch = pytest.importorskip("torch")
     from agents.neural import SpadesPolicy
     from spades_env.observation import VERSION, ObservationEncoder
-    from train.checkpoint import CHECKPOINT_FORMAT, save_checkpoint
+    from train.runs.checkpoint import CHECKPOINT_FORMAT, save_checkpoint
 
     engine = SpadesEngine("partnership")
     torch.manual_seed(0)
@@ -119,7 +119,7 @@ def test_cli_bid_bench_with_a_neural_checkpoint(tmp_path):
     )
     from typer.testing import CliRunner
 
-    from train.cli import app
+    from train.cli.app import app
 
     args = [
         "bid-bench",

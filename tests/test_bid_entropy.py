@@ -1,5 +1,5 @@
 """PPO's ``bid_ent_coef``: an entropy weight of the bidding decisions apart from the card play's ``ent_coef``
-(``train.ppo_update.ppo_update``, ``configs/train/selfplay_paired.yaml``)."""
+(``train.ppo.update.ppo_update``, ``configs/train/selfplay_paired.yaml``)."""
 
 import dataclasses
 from pathlib import Path
@@ -8,10 +8,10 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-import train.ppo_update as ppo_update  # noqa: E402
-from train.ppo import PPOConfig, train  # noqa: E402
-from train.ppo_core import MaskedCategorical  # noqa: E402
-from train.ppo_update import bid_entropy_bonus  # noqa: E402
+import train.ppo.update as ppo_update  # noqa: E402
+from train.ppo.core import MaskedCategorical  # noqa: E402
+from train.ppo.trainer import PPOConfig, train  # noqa: E402
+from train.ppo.update import bid_entropy_bonus  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SMOKE = ROOT / "configs" / "train" / "smoke.yaml"

@@ -1,5 +1,6 @@
-"""The bid-values trainer (``train/bid_values.py``, ``train/bid_values_train.py``, ``configs/train/bid_values.yaml``):
-every candidate bid valued by a rollout on the real deal, the bidding head regressed on the centred values."""
+"""The bid-values trainer (``train/values/bid_values.py``, ``train/values/bid_values_train.py``,
+``configs/train/bid_values.yaml``): every candidate bid valued by a rollout on the real deal, the bidding head regressed
+on the centred values."""
 
 import dataclasses
 from pathlib import Path
@@ -18,7 +19,9 @@ from spades_env.observation import encoder_for  # noqa: E402
 from spades_env.rules import resolve_rules  # noqa: E402
 from tests.checkpoint_compare import committed  # noqa: E402
 from tests.run_logs import run_scalars  # noqa: E402
-from train.bid_values import (  # noqa: E402
+from train.recipes.trainers import trainer_for  # noqa: E402
+from train.runs.checkpoint import load_checkpoint  # noqa: E402
+from train.values.bid_values import (  # noqa: E402
     BidLearner,
     bid_regret,
     card_loss,
@@ -27,10 +30,8 @@ from train.bid_values import (  # noqa: E402
     deal_and_bid,
     play_card_positions,
 )
-from train.bid_values_config import BidValuesConfig  # noqa: E402
-from train.bid_values_train import train  # noqa: E402
-from train.checkpoint import load_checkpoint  # noqa: E402
-from train.trainers import trainer_for  # noqa: E402
+from train.values.bid_values_config import BidValuesConfig  # noqa: E402
+from train.values.bid_values_train import train  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 RECIPE = ROOT / "configs" / "train" / "bid_values.yaml"
@@ -262,7 +263,7 @@ DISTILLED = ROOT / "configs" / "train" / "bid_values_distilled.yaml"
 
 
 def test_a_value_teacher_labels_the_candidates_with_its_values_instead_of_rollouts(tmp_path):
-    from train.bid_values_train import load_value_teacher
+    from train.values.bid_values_train import load_value_teacher
 
     recipe = BidValuesConfig.from_yaml(DISTILLED)
     assert recipe.value_teacher == "checkpoints/partnership_bid_values.pt" and recipe.bid_depth > 0
@@ -285,7 +286,7 @@ def test_the_values_are_learned(tmp_path):
     cfg = dataclasses.replace(BidValuesConfig.from_yaml(RECIPE), rounds=1, deals=64, run_dir=str(tmp_path))
     learner = tiny_learner("partnership", seed=1)
     pos = collect_bid_positions(learner.engine, np.arange(64), learner, HeuristicAgent(), 0.2, np.random.default_rng(0))
-    from train.bid_values_train import train_on_replay
+    from train.values.bid_values_train import train_on_replay
 
     def regret() -> float:
         return bid_regret(np.argmax(np.where(pos.cand, learner.values(pos.obs), -np.inf), axis=1), pos.cand, pos.values)
@@ -324,7 +325,7 @@ def test_the_cli_trains_and_resumes_a_bid_values_config(tmp_path):
     import yaml
     from typer.testing import CliRunner
 
-    from train.cli import app
+    from train.cli.app import app
 
     small = tmp_path / "small.yaml"
     small.write_text(yaml.safe_dump(BidValuesConfig.from_yaml(RECIPE).to_dict() | TINY | {"eval_every": 0}))
@@ -383,7 +384,7 @@ def test_the_committed_cutthroat4_checkpoints_are_their_recipes_networks(name, r
 
 
 def test_without_valuing_the_bids_the_same_games_are_bid_and_kept_with_no_candidate_rolled_out(monkeypatch):
-    import train.bid_values as bid_values
+    import train.values.bid_values as bid_values
 
     learner = tiny_learner("partnership")
     engine, heuristic = learner.engine, HeuristicAgent()

@@ -16,8 +16,8 @@ import pytest
 from agents import HeuristicAgent, RandomAgent
 from spades_env.engine import SpadesEngine
 from spades_env.rules import Rules
-from train.bid_bench import counting_bidder, play_hands
-from train.tournament_play import GameTally, play_games
+from train.evaluation.bid_bench import counting_bidder, play_hands
+from train.evaluation.tournament_play import GameTally, play_games
 
 #: Bag penalties are frequent with 3-bag limits (penalty 50: a bag is worth 16.67 points).
 SMALL_BAGS = Rules.preset("partnership").replace(name="small-bags", bag_limit=3, bag_penalty=50)
@@ -130,7 +130,7 @@ PPO_SCALARS = {
 @pytest.mark.parametrize("name", list(PPO_SCALARS))
 def test_ppo_logged_bidding_statistics_are_unchanged(name):
     pytest.importorskip("torch")
-    from train.ppo import HandStats
+    from train.ppo.trainer import HandStats
 
     engine = SpadesEngine(SMALL_BAGS if name == "small-bags" else name)
     state = engine.reset(np.arange(64) + 7)

@@ -1,5 +1,5 @@
 """PPO's ``card_anchor``: a pull of the network's card play toward HeuristicAgent's card in each position the
-learner plays (``train.ppo_update.anchor_term``, ``TurnBuffer.teacher``, ``configs/train/card_anchor.yaml``)."""
+learner plays (``train.ppo.update.anchor_term``, ``TurnBuffer.teacher``, ``configs/train/card_anchor.yaml``)."""
 
 import dataclasses
 from pathlib import Path
@@ -9,14 +9,14 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-import train.ppo_rollout as ppo_rollout  # noqa: E402
+import train.ppo.rollout as ppo_rollout  # noqa: E402
 from agents.base import DecisionContext  # noqa: E402
 from agents.heuristic import HeuristicAgent  # noqa: E402
 from spades_env.engine import PLAY  # noqa: E402
 from tests.run_logs import run_scalars  # noqa: E402
-from train.ppo import PPOConfig, train  # noqa: E402
-from train.ppo_core import MaskedCategorical, TurnBuffer  # noqa: E402
-from train.ppo_update import UpdateResult, anchor_term  # noqa: E402
+from train.ppo.core import MaskedCategorical, TurnBuffer  # noqa: E402
+from train.ppo.trainer import PPOConfig, train  # noqa: E402
+from train.ppo.update import UpdateResult, anchor_term  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 RECIPE = ROOT / "configs" / "train" / "card_anchor.yaml"

@@ -9,16 +9,16 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-import train.ppo_eval as ppo_eval  # noqa: E402
-import train.ppo_rollout as ppo_rollout  # noqa: E402
+import train.evaluation.network_eval as network_eval  # noqa: E402
+import train.ppo.rollout as ppo_rollout  # noqa: E402
 from agents import LEARNED_CHECKPOINT, make_agent  # noqa: E402
 from agents.base import DecisionContext  # noqa: E402
 from agents.neural import NeuralAgent  # noqa: E402
 from spades_env.engine import PLAY  # noqa: E402
 from spades_env.envs.vector import VectorSpades  # noqa: E402
 from tests.checkpoint_compare import committed_checkpoint  # noqa: E402
-from train.ppo import PPOConfig, train  # noqa: E402
-from train.ppo_core import TurnBuffer  # noqa: E402
+from train.ppo.core import TurnBuffer  # noqa: E402
+from train.ppo.trainer import PPOConfig, train  # noqa: E402
 
 
 @pytest.mark.parametrize("play, games, steps", [("heuristic", 32, 120), ("search", 4, 64)])
@@ -97,13 +97,13 @@ def test_the_bidding_recipes_train_no_card_and_their_checkpoints_play_so(tmp_pat
         steps[-1]["reward_rows"] = self.last.copy()  # (B, N): where each seat's next reward goes
 
     evaluated = []
-    real_eval = ppo_eval.evaluate_against_heuristic
+    real_eval = network_eval.evaluate_against_heuristic
 
     def eval_spy(agent, *args):
         evaluated.append(agent.play)
         return real_eval(agent, *args)
 
-    monkeypatch.setattr(ppo_eval, "evaluate_against_heuristic", eval_spy)
+    monkeypatch.setattr(network_eval, "evaluate_against_heuristic", eval_spy)
     monkeypatch.setattr(ppo_rollout, "heuristic_cards", cards_spy)
     monkeypatch.setattr(TurnBuffer, "add", add_spy)
     recipe = PPOConfig.from_yaml(ROOT / "configs" / "train" / name)

@@ -1,4 +1,4 @@
-"""Card values with the network's own continuation (``card_rollout: network``, ``train.card_values.
+"""Card values with the network's own continuation (``card_rollout: network``, ``train.values.card_values.
 card_values_by_network``): each legal card's hand played out by the network at the learner's seats and the heuristic
 at the others; with the heuristic in the network's place, exactly the compiled heuristic rollouts' values."""
 
@@ -17,11 +17,11 @@ from spades_env.engine import SpadesEngine  # noqa: E402
 from spades_env.observation import encoder_for  # noqa: E402
 from spades_env.rules import resolve_rules  # noqa: E402
 from tests.run_logs import run_scalars  # noqa: E402
-from train.bid_values import BidLearner, deal_and_bid, play_card_positions  # noqa: E402
-from train.bid_values_config import BidValuesConfig  # noqa: E402
-from train.bid_values_train import train  # noqa: E402
-from train.card_values import card_values_by_network, card_values_on_deal  # noqa: E402
-from train.checkpoint import load_checkpoint  # noqa: E402
+from train.runs.checkpoint import load_checkpoint  # noqa: E402
+from train.values.bid_values import BidLearner, deal_and_bid, play_card_positions  # noqa: E402
+from train.values.bid_values_config import BidValuesConfig  # noqa: E402
+from train.values.bid_values_train import train  # noqa: E402
+from train.values.card_values import card_values_by_network, card_values_on_deal  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -14,10 +14,10 @@ from spades_env.engine import SpadesEngine  # noqa: E402
 from spades_env.envs.vector import VectorSpades, sample_legal  # noqa: E402
 from spades_env.observation import encoder_for  # noqa: E402
 from spades_env.rules import resolve_rules  # noqa: E402
-from train.bid_values import BidLearner, deal_and_bid, play_card_positions  # noqa: E402
-from train.bid_values_config import BidValuesConfig  # noqa: E402
-from train.bid_values_train import load_network  # noqa: E402
-from train.checkpoint import export_slim, load_checkpoint  # noqa: E402
+from train.runs.checkpoint import export_slim, load_checkpoint  # noqa: E402
+from train.values.bid_values import BidLearner, deal_and_bid, play_card_positions  # noqa: E402
+from train.values.bid_values_config import BidValuesConfig  # noqa: E402
+from train.values.bid_values_train import load_network  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 RECIPES = ROOT / "configs" / "train"

@@ -1,5 +1,6 @@
-"""Card values learned on the real deal (``train/card_values.py``, ``configs/train/card_values.yaml``): every legal
-card rolled out by the heuristic, a card value head regressed on the centred values, the margin rule that plays it."""
+"""Card values learned on the real deal (``train/values/card_values.py``, ``configs/train/card_values.yaml``): every
+legal card rolled out by the heuristic, a card value head regressed on the centred values, the margin rule that plays
+it."""
 
 import dataclasses
 from pathlib import Path
@@ -19,11 +20,11 @@ from spades_env.observation import encoder_for  # noqa: E402
 from spades_env.rules import resolve_rules  # noqa: E402
 from tests.checkpoint_compare import assert_learned_plays, committed  # noqa: E402
 from tests.run_logs import run_scalars  # noqa: E402
-from train.bid_values import BidLearner, CardPositions, deal_and_bid, play_card_positions  # noqa: E402
-from train.bid_values_config import BidValuesConfig  # noqa: E402
-from train.bid_values_train import positions_from_payload, positions_payload, train  # noqa: E402
-from train.card_values import ValuedCardPositions, card_value_gain, card_values_on_deal  # noqa: E402
-from train.checkpoint import STATE_VALUE_PREFIX, load_checkpoint  # noqa: E402
+from train.runs.checkpoint import STATE_VALUE_PREFIX, load_checkpoint  # noqa: E402
+from train.values.bid_values import BidLearner, CardPositions, deal_and_bid, play_card_positions  # noqa: E402
+from train.values.bid_values_config import BidValuesConfig  # noqa: E402
+from train.values.bid_values_train import positions_from_payload, positions_payload, train  # noqa: E402
+from train.values.card_values import ValuedCardPositions, card_value_gain, card_values_on_deal  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 RECIPE = ROOT / "configs" / "train" / "card_values.yaml"
@@ -274,7 +275,7 @@ def test_the_learned_bot_plays_the_margin_rule_of_its_recipes_network(rules, rec
 
 def test_in_hearts_the_margin_rule_plays_the_tricks_and_the_card_head_passes():
     from agents.base import DecisionContext
-    from train.bid_values import behaviour_actions
+    from train.values.bid_values import behaviour_actions
 
     engine = SpadesEngine(resolve_rules("hearts"))
     encoder = encoder_for(engine)

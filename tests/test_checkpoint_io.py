@@ -12,7 +12,7 @@ torch = pytest.importorskip("torch")
 from agents import LEARNED_CHECKPOINT, make_agent  # noqa: E402
 from agents.checkpoint_io import CheckpointError, read_checkpoint  # noqa: E402
 from agents.neural import NeuralAgent  # noqa: E402
-from train.checkpoint import STATE_VALUE_PREFIX, export_slim, load_checkpoint, save_checkpoint  # noqa: E402
+from train.runs.checkpoint import STATE_VALUE_PREFIX, export_slim, load_checkpoint, save_checkpoint  # noqa: E402
 
 
 class WritesMarker:
@@ -147,7 +147,7 @@ def test_a_play_only_export_drops_the_state_value_head_and_plays_the_same(tmp_pa
 
     from typer.testing import CliRunner
 
-    from train.cli import app
+    from train.cli.app import app
 
     out = CliRunner().invoke(app, ["export", "--play-only", str(src), str(tmp_path / "cli.pt")])
     assert out.exit_code == 0 and "slim checkpoint:" in out.output, out.output
@@ -156,7 +156,7 @@ def test_a_play_only_export_drops_the_state_value_head_and_plays_the_same(tmp_pa
 
 def test_games_in_progress_round_trip_through_plain_data(tmp_path):
     from spades_env.envs.vector import VectorSpades, sample_legal
-    from train.checkpoint import env_state, restore_env
+    from train.runs.checkpoint import env_state, restore_env
 
     env = VectorSpades("partnership", num_envs=6, seed=2)
     obs, info = env.reset()
@@ -182,7 +182,7 @@ def test_stored_games_are_narrow_and_come_back_with_their_dtypes_and_values():
 
     from spades_env.engine import SpadesEngine
     from spades_env.rules import resolve_rules
-    from train.checkpoint import env_state, state_from_env
+    from train.runs.checkpoint import env_state, state_from_env
 
     state = SpadesEngine(resolve_rules("partnership")).reset(np.arange(5))
     state.scores[:] = [[-700, 40_000], [0, 3], [127, -128], [2**40, 1], [5, 5]]  # int16, int32, int8, int64 ranges

@@ -7,7 +7,7 @@ import pytest
 
 
 def spades(*args: str, cwd=None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "train.cli", *args], capture_output=True, text=True, cwd=cwd)
+    return subprocess.run([sys.executable, "-m", "train.cli.app", *args], capture_output=True, text=True, cwd=cwd)
 
 
 def assert_usage_error(run: subprocess.CompletedProcess, *words: str) -> None:

@@ -1,4 +1,4 @@
-"""The all-seeing critic (``critic: perfect``, train/critic.py): what each network sees, checkpoints, resume."""
+"""The all-seeing critic (``critic: perfect``, train/ppo/critic.py): what each network sees, checkpoints, resume."""
 
 import dataclasses
 import sys
@@ -11,8 +11,8 @@ torch = pytest.importorskip("torch")
 
 from agents.neural import NeuralAgent, SpadesPolicy  # noqa: E402
 from spades_env.envs.vector import VectorSpades  # noqa: E402
-from train.critic import ActorCritic, PerfectCritic, policy_columns  # noqa: E402
-from train.ppo import PPOConfig  # noqa: E402
+from train.ppo.critic import ActorCritic, PerfectCritic, policy_columns  # noqa: E402
+from train.ppo.trainer import PPOConfig  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_training import SMOKE, full_and_resumed  # noqa: E402

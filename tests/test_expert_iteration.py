@@ -11,10 +11,10 @@ torch = pytest.importorskip("torch")
 
 from agents.neural import NeuralAgent, SpadesPolicy  # noqa: E402
 from tests.checkpoint_compare import assert_same, without_run_identity  # noqa: E402
-from train.checkpoint import export_slim, load_checkpoint  # noqa: E402
-from train.expert_iteration import distillation_loss, teacher_agreement, train  # noqa: E402
-from train.expert_iteration_config import ExpertIterationConfig  # noqa: E402
-from train.trainers import trainer_for  # noqa: E402
+from train.expert_iteration.config import ExpertIterationConfig  # noqa: E402
+from train.expert_iteration.trainer import distillation_loss, teacher_agreement, train  # noqa: E402
+from train.recipes.trainers import trainer_for  # noqa: E402
+from train.runs.checkpoint import export_slim, load_checkpoint  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SMOKE = ROOT / "configs" / "train" / "expert_iteration_smoke.yaml"
@@ -55,8 +55,8 @@ def test_the_nil_weight_weighs_the_cross_entropy_of_nil_hands():
     positions know their hand (``nil_hand``, ``GameState.nil_bid``); an older replay without the key still trains."""
     from agents.heuristic import HeuristicAgent
     from spades_env.rules import resolve_rules
-    from train.expert_iteration_steps import train_arrays, train_on_replay
-    from train.labelling import LabelSpec, PositionStream, heuristic_behaviour, label_positions
+    from train.expert_iteration.labelling import LabelSpec, PositionStream, heuristic_behaviour, label_positions
+    from train.expert_iteration.steps import train_arrays, train_on_replay
 
     torch.manual_seed(0)
     policy = SpadesPolicy(obs_dim=12, n_actions=6, n_card_actions=4, hidden=16, depth=1)
@@ -179,7 +179,7 @@ def test_the_config_names_bad_keys_and_values_and_picks_the_trainer():
 def test_the_cli_trains_and_resumes_the_smoke_recipe(tmp_path):
     from typer.testing import CliRunner
 
-    from train.cli import app
+    from train.cli.app import app
 
     runner = CliRunner()
     first = runner.invoke(app, ["train", "--config", str(SMOKE), "--run-dir", str(tmp_path), "--stop-at", "1"])
@@ -196,7 +196,7 @@ def test_the_cli_trains_and_resumes_the_smoke_recipe(tmp_path):
 def test_the_cli_refuses_actors_for_ppo(tmp_path):
     from typer.testing import CliRunner
 
-    from train.cli import app
+    from train.cli.app import app
 
     ppo_smoke = ROOT / "configs" / "train" / "smoke.yaml"
     result = CliRunner().invoke(app, ["train", "--config", str(ppo_smoke), "--run-dir", str(tmp_path), "--actors", "1"])
@@ -210,7 +210,7 @@ CARD_IMITATION = ROOT / "configs" / "train" / "card_imitation.yaml"
 def test_the_card_imitation_recipe_clones_the_heuristics_cards_and_keeps_the_bids(tmp_path, monkeypatch):
     """``teacher: heuristic``: the card decisions with a choice are the valued ones, labelled with the heuristic's
     card; the bids keep the probabilities of the network the run starts from; the checkpoint plays its own cards."""
-    import train.expert_iteration as expit
+    import train.expert_iteration.trainer as expit
     from spades_env.engine import PLAY
 
     recipe = ExpertIterationConfig.from_yaml(CARD_IMITATION)
@@ -247,7 +247,7 @@ def test_against_heuristic_puts_the_heuristic_at_every_seat_outside_the_learners
     from agents.base import DecisionContext
     from agents.heuristic import HeuristicAgent
     from spades_env.envs.vector import VectorSpades
-    from train.expert_iteration_steps import against_heuristic
+    from train.expert_iteration.steps import against_heuristic
 
     for rules in ("partnership", "cutthroat-4"):
         env = VectorSpades(rules, 12, seed=6)
@@ -277,8 +277,8 @@ def test_train_on_learner_keeps_exactly_the_decisions_the_learner_took():
     """``learner_rows`` picks the rows ``against_heuristic`` left to the learner: the complement of the rows the
     heuristic was asked about, at partnership and cutthroat-4."""
     from agents.heuristic import HeuristicAgent
-    from train.expert_iteration_steps import against_heuristic, learner_rows
-    from train.labelling import PositionStream
+    from train.expert_iteration.labelling import PositionStream
+    from train.expert_iteration.steps import against_heuristic, learner_rows
 
     class SpyHeuristic(HeuristicAgent):
         def act(self, obs, mask, ctx):

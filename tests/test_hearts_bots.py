@@ -61,7 +61,7 @@ def test_heuristic_keeps_points_off_the_first_trick_then_dumps_the_queen_when_vo
 @pytest.mark.parametrize("preset", HEARTS_PRESETS)
 def test_every_bot_plays_only_legal_hearts_actions(preset):
     from agents import HeuristicAgent, RandomAgent, SearchAgent
-    from train.tournament import play_games
+    from train.evaluation.tournament import play_games
 
     engine = SpadesEngine(preset)
     seeds = np.arange(12)
@@ -74,7 +74,7 @@ def test_every_bot_plays_only_legal_hearts_actions(preset):
 
 
 def test_heuristic_beats_random_at_hearts_lower_is_better(tmp_path):
-    from train.tournament import TournamentConfig, print_report, run_tournament
+    from train.evaluation.tournament import TournamentConfig, print_report, run_tournament
 
     config = TournamentConfig(bots=("heuristic", "random"), rules="hearts", boards=40, chunk=40)
     report = run_tournament(config, tmp_path / "log.jsonl", progress=False)

@@ -13,10 +13,10 @@ torch = pytest.importorskip("torch")
 
 from agents.neural import NeuralAgent  # noqa: E402
 from tests.checkpoint_compare import committed_checkpoint  # noqa: E402
-from train.checkpoint import load_checkpoint  # noqa: E402
-from train.expert_iteration import train  # noqa: E402
-from train.expert_iteration_config import ExpertIterationConfig  # noqa: E402
-from train.ppo_core import MaskedCategorical  # noqa: E402
+from train.expert_iteration.config import ExpertIterationConfig  # noqa: E402
+from train.expert_iteration.trainer import train  # noqa: E402
+from train.ppo.core import MaskedCategorical  # noqa: E402
+from train.runs.checkpoint import load_checkpoint  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 RECIPE = ROOT / "configs" / "train" / "hearts_expert_iteration.yaml"
@@ -94,7 +94,7 @@ def test_a_tiny_hearts_run_evaluates_in_hearts_points_and_keeps_the_fewest(heart
 def test_the_committed_hearts_expit_checkpoint_is_the_recipes_network_and_plays_hearts_only():
     from agents import make_agent
     from spades_env.engine import SpadesEngine
-    from train.tournament import TournamentConfig, run_tournament
+    from train.evaluation.tournament import TournamentConfig, run_tournament
 
     path = ROOT / "checkpoints" / "hearts_expit.pt"
     recipe = ExpertIterationConfig.from_yaml(RECIPE)

@@ -11,9 +11,9 @@ torch = pytest.importorskip("torch")
 
 from spades_env.rules import resolve_rules  # noqa: E402
 from tests.checkpoint_compare import committed_checkpoint  # noqa: E402
-from train.checkpoint import load_checkpoint  # noqa: E402
-from train.ppo import PPOConfig, train  # noqa: E402
-from train.ppo_eval import eval_gain  # noqa: E402
+from train.evaluation.network_eval import eval_gain  # noqa: E402
+from train.ppo.trainer import PPOConfig, train  # noqa: E402
+from train.runs.checkpoint import load_checkpoint  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 RECIPES = ROOT / "configs" / "train"
@@ -107,7 +107,7 @@ def test_keep_best_keeps_the_network_with_the_fewest_hearts_points(hearts_run):
 def test_hearts_checkpoint_is_the_recipes_network_slim_and_takes_fewer_points_than_random():
     from agents import make_agent
     from spades_env.engine import SpadesEngine
-    from train.tournament import TournamentConfig, run_tournament
+    from train.evaluation.tournament import TournamentConfig, run_tournament
 
     keys = ("imitation_updates", "total_updates", "learning_rate", "ent_coef", "target_kl", "init_from")
     committed_checkpoint(HEARTS_CHECKPOINT, PPOConfig.from_yaml(HEARTS), "hearts", keys)

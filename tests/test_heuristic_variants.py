@@ -9,7 +9,7 @@ from agents.base import DecisionContext
 from agents.search import sample_hidden_hands
 from spades_env import cards
 from spades_env.engine import BEMO, BID, BLIND, DRAW, EXCHANGE, PLAY, SpadesEngine, bits
-from train.tournament import play_games
+from train.evaluation.tournament import play_games
 
 
 def _hand(text: str) -> list[int]:

@@ -1,4 +1,4 @@
-"""Bids learned in hindsight in PPO self-play (``bid_learning: hindsight``, ``train/hindsight_bids.py``): every
+"""Bids learned in hindsight in PPO self-play (``bid_learning: hindsight``, ``train/ppo/hindsight_bids.py``): every
 candidate bid scored with the hand's tricks as they fell, the bidding head regressing those values."""
 
 import dataclasses
@@ -10,17 +10,17 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-import train.ppo_rollout as ppo_rollout  # noqa: E402
+import train.ppo.rollout as ppo_rollout  # noqa: E402
 from agents.base import DecisionContext  # noqa: E402
 from agents.heuristic import HeuristicAgent  # noqa: E402
 from spades_env.engine import SpadesEngine  # noqa: E402
 from spades_env.games.spades.scoring import bag_adjusted_points  # noqa: E402
 from spades_env.rules import Rules  # noqa: E402
 from tests.run_logs import run_scalars  # noqa: E402
-from train.bid_values import best_or_explore  # noqa: E402
-from train.checkpoint import load_checkpoint  # noqa: E402
-from train.hindsight_bids import HindsightBids, hindsight_scalars, hindsight_values  # noqa: E402
-from train.ppo import PPOConfig, train  # noqa: E402
+from train.ppo.hindsight_bids import HindsightBids, hindsight_scalars, hindsight_values  # noqa: E402
+from train.ppo.trainer import PPOConfig, train  # noqa: E402
+from train.runs.checkpoint import load_checkpoint  # noqa: E402
+from train.values.bid_values import best_or_explore  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_training import SMOKE, full_and_resumed  # noqa: E402
@@ -170,7 +170,7 @@ def test_with_nil_played_a_nil_bid_is_valued_alone_and_nil_nowhere_else():
 
 
 def test_the_absolute_loss_regresses_each_valued_candidate_on_its_own():
-    from train.hindsight_bids import absolute_value_loss
+    from train.ppo.hindsight_bids import absolute_value_loss
 
     q = torch.tensor([[1.0, 2.0, 3.0], [0.0, 0.0, 5.0]])
     values = torch.tensor([[2.0, 2.0, 0.0], [9.0, 1.0, 1.0]])

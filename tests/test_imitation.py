@@ -10,7 +10,7 @@ torch = pytest.importorskip("torch")
 
 from agents.neural import SpadesPolicy  # noqa: E402
 from spades_env.engine import SpadesEngine  # noqa: E402
-from train.imitation import HeuristicStream, ImitationConfig, behaviour_clone  # noqa: E402
+from train.ppo.imitation import HeuristicStream, ImitationConfig, behaviour_clone  # noqa: E402
 
 SMOKE = Path(__file__).resolve().parent.parent / "configs" / "train" / "smoke.yaml"
 
@@ -43,7 +43,7 @@ def test_behaviour_cloning_lowers_the_cross_entropy():
 def test_ppo_with_imitation_updates_logs_the_warm_start(tmp_path):
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
-    from train.ppo import PPOConfig, train
+    from train.ppo.trainer import PPOConfig, train
 
     cfg = dataclasses.replace(
         PPOConfig.from_yaml(SMOKE), run_dir=str(tmp_path), imitation_updates=2, total_updates=1, eval_final=False

@@ -8,8 +8,7 @@ import pytest
 from agents.heuristic import HeuristicAgent
 from spades_env.engine import PLAY
 from spades_env.rules import resolve_rules
-from train.imitation import HeuristicStream
-from train.labelling import (
+from train.expert_iteration.labelling import (
     HEURISTIC_TEACHER,
     Labels,
     LabelShard,
@@ -22,6 +21,7 @@ from train.labelling import (
     label_shard,
     shards,
 )
+from train.ppo.imitation import HeuristicStream
 
 TINY_TEACHER = "search:samples=2,oversample=1"
 
@@ -185,7 +185,7 @@ def test_the_anchor_mixes_the_behaviour_policy_into_the_valued_targets(positions
 def test_labels_from_ray_tasks_equal_the_labels_of_one_process(positions):
     import ray
 
-    from train.ray_shards import RayOptions
+    from train.distributed.ray_shards import RayOptions
 
     started = not ray.is_initialized()
     if started:

@@ -8,7 +8,7 @@ from agents.neural import NeuralAgent
 from spades_env.engine import SpadesEngine
 from spades_env.rules import list_presets
 from tests.checkpoint_compare import tiny_checkpoint
-from train.tournament import TournamentConfig, demo_config, run_tournament
+from train.evaluation.tournament import TournamentConfig, demo_config, run_tournament
 
 
 def test_committed_checkpoint_is_slim():

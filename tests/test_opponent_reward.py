@@ -1,4 +1,4 @@
-"""The opponent-relative hand reward (``opponent_reward_weight``, train/ppo_rollout.relative_rewards): a seat's
+"""The opponent-relative hand reward (``opponent_reward_weight``, train/ppo/rollout.py relative_rewards): a seat's
 side reward minus the weight times the mean of the other sides' rewards."""
 
 import numpy as np
@@ -6,10 +6,10 @@ import pytest
 
 pytest.importorskip("torch")
 
-import train.ppo_rollout as ppo_rollout  # noqa: E402
+import train.ppo.rollout as ppo_rollout  # noqa: E402
 from spades_env.envs.vector import VectorSpades  # noqa: E402
-from train.ppo import PPOConfig, train  # noqa: E402
-from train.ppo_rollout import relative_rewards  # noqa: E402
+from train.ppo.rollout import relative_rewards  # noqa: E402
+from train.ppo.trainer import PPOConfig, train  # noqa: E402
 
 
 def engine_of(rules):

@@ -3,10 +3,10 @@
 import pytest
 from typer.testing import CliRunner
 
-import train.bid_bench
-import train.tournament
-from train.cli import app
-from train.output_paths import check_output_file, check_output_folder
+import train.evaluation.bid_bench
+import train.evaluation.tournament
+from train.cli.app import app
+from train.runs.output_paths import check_output_file, check_output_folder
 
 
 def test_check_output_file_names_the_option_and_the_problem(tmp_path):
@@ -35,7 +35,7 @@ def _never(*args, **kwargs):
 
 @pytest.mark.parametrize("option", ["--json", "--csv"])
 def test_the_tournament_refuses_a_missing_output_folder_before_playing(tmp_path, monkeypatch, option):
-    monkeypatch.setattr(train.tournament, "run_tournament", _never)
+    monkeypatch.setattr(train.evaluation.tournament, "run_tournament", _never)
     args = ["tournament", "--boards", "2", "--no-progress", option, str(tmp_path / "missing" / "r.out")]
     run = CliRunner().invoke(app, args)
     assert run.exit_code != 0
@@ -44,7 +44,7 @@ def test_the_tournament_refuses_a_missing_output_folder_before_playing(tmp_path,
 
 
 def test_bid_bench_refuses_an_out_folder_under_a_file_before_playing(tmp_path, monkeypatch):
-    monkeypatch.setattr(train.bid_bench, "run_bid_bench", _never)
+    monkeypatch.setattr(train.evaluation.bid_bench, "run_bid_bench", _never)
     (tmp_path / "file").write_text("x")
     run = CliRunner().invoke(app, ["bid-bench", "--deals", "2", "--out", str(tmp_path / "file" / "out")])
     assert run.exit_code != 0

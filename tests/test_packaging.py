@@ -125,14 +125,20 @@ print("compiled ok")
 """
 
 
+#: The files of ``train`` a wheel ships: its modules (every subpackage) and its package data (the web table's page and
+#: API reference, expert iteration's family configs).
+SHIPPED_SUFFIXES = (".py", ".yaml", ".md", ".js", ".css", ".html")
+
+
 @pytest.mark.slow
 def test_a_built_wheel_ships_the_presets_and_plays_from_a_fresh_venv(tmp_path):
-    """Build the wheel, install it alone in a fresh venv (dependencies seen through a .pth),
-    and from outside the repository list the presets, play through both env entry points and let the
-    ``learned`` bot (its checkpoints installed with the wheel) pick the Hearts network and play."""
+    """Build the wheel (every module and data file of ``train`` in it), install it alone in a fresh venv (dependencies
+    seen through a .pth), and from outside the repository list the presets, play through both env entry points and let
+    the ``learned`` bot (its checkpoints installed with the wheel) pick the Hearts network and play."""
     import os
     import shutil
     import sysconfig
+    import zipfile
     from pathlib import Path
 
     import spades_env
@@ -151,6 +157,12 @@ def test_a_built_wheel_ships_the_presets_and_plays_from_a_fresh_venv(tmp_path):
         capture_output=True,
     )
     (wheel,) = (tmp_path / "dist").glob("spades_env-*.whl")
+    shipped = set(zipfile.ZipFile(wheel).namelist())
+    ours = sorted((root / "train").rglob("*"))
+    ours = [
+        p.relative_to(root).as_posix() for p in ours if p.suffix in SHIPPED_SUFFIXES and "__pycache__" not in p.parts
+    ]
+    assert [name for name in ours if name not in shipped] == [], "train modules or package data missing from the wheel"
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     python = venv / "bin" / "python"
@@ -182,3 +194,7 @@ def test_a_built_wheel_ships_the_presets_and_plays_from_a_fresh_venv(tmp_path):
     out = subprocess.run(check, cwd=outside, env=env, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr[-3000:]
     assert "compiled ok" in out.stdout
+    spades = [venv / "bin" / "spades", "presets"]  # the console script: the entry point train.cli.app:app
+    out = subprocess.run(spades, cwd=outside, env={**env, "NUMBA_DISABLE_JIT": "1"}, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert all(name in out.stdout for name in spades_env.list_presets())

@@ -1,4 +1,4 @@
-"""Duplicate-paired games (``paired: true``, train/pairing.py): same deals, paired hand rewards, GAE on them."""
+"""Duplicate-paired games (``paired: true``, train/ppo/pairing.py): same deals, paired hand rewards, GAE on them."""
 
 import dataclasses
 import sys
@@ -12,11 +12,11 @@ torch = pytest.importorskip("torch")
 from spades_env.engine import OVER  # noqa: E402
 from spades_env.envs.vector import VectorSpades  # noqa: E402
 from spades_env.rules import Rules  # noqa: E402
-from train.checkpoint import load_checkpoint  # noqa: E402
-from train.pairing import PairedGames  # noqa: E402
-from train.ppo import PPOConfig, train  # noqa: E402
-from train.ppo_core import TurnBuffer  # noqa: E402
-from train.ppo_opponents import HEURISTIC, SELF_PLAY, Opponents  # noqa: E402
+from train.ppo.core import TurnBuffer  # noqa: E402
+from train.ppo.opponents import HEURISTIC, SELF_PLAY, Opponents  # noqa: E402
+from train.ppo.pairing import PairedGames  # noqa: E402
+from train.ppo.trainer import PPOConfig, train  # noqa: E402
+from train.runs.checkpoint import load_checkpoint  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_training import SMOKE, full_and_resumed  # noqa: E402

@@ -1,4 +1,4 @@
-"""The position value network (``agents.position_value``, ``train.position_value``) and the guided bot's leaf."""
+"""The position value network (``agents.position_value``, ``train.values.position_value``) and the guided bot's leaf."""
 
 from __future__ import annotations
 
@@ -50,7 +50,7 @@ def test_hearts_positions_are_refused_in_one_line():
 
 @pytest.fixture(scope="module")
 def tiny_checkpoint(tmp_path_factory):
-    from train.position_value import PositionValueConfig, train_position_value
+    from train.values.position_value import PositionValueConfig, train_position_value
 
     path = tmp_path_factory.mktemp("pv") / "pv.pt"
     config = PositionValueConfig(hands=64, batch_hands=32, epochs=1, batch_size=64, hidden=16)

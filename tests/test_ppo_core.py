@@ -5,7 +5,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from train.ppo_core import MaskedCategorical, TurnBuffer, chained_gae, gae, ppo_loss  # noqa: E402
+from train.ppo.core import MaskedCategorical, TurnBuffer, chained_gae, gae, ppo_loss  # noqa: E402
 
 
 def test_masked_categorical_gives_illegal_actions_zero_probability():
@@ -194,7 +194,7 @@ def test_turn_buffer_state_round_trip():
 
 
 def test_explained_variance_is_nan_without_a_spread_target_and_one_for_a_perfect_fit():
-    from train.ppo_core import explained_variance
+    from train.ppo.core import explained_variance
 
     assert np.isnan(explained_variance(np.zeros(0), np.zeros(0)))  # no decision of the kind in the rollout
     assert np.isnan(explained_variance(np.ones(3), np.full(3, 2.0)))

@@ -1,4 +1,4 @@
-"""Rollout pieces of PPO (train/ppo_rollout.py): bag-adjusted hand rewards."""
+"""Rollout pieces of PPO (train/ppo/rollout.py): bag-adjusted hand rewards."""
 
 import numpy as np
 import pytest
@@ -6,7 +6,7 @@ import pytest
 pytest.importorskip("torch")
 
 from spades_env.envs.vector import VectorSpades  # noqa: E402
-from train.ppo_rollout import adjusted_rewards  # noqa: E402
+from train.ppo.rollout import adjusted_rewards  # noqa: E402
 
 
 def finished_steps(rules, games=64, hands=40):

@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 
 from agents import make_agent
-from train.bid_bench import BidBenchConfig, run_bid_bench
-from train.cli_options import ray_options, with_optional_values
-from train.ray_shards import RayAddressError, RayOptions, parse_address, run_shards
-from train.tournament import (
+from train.cli.options import ray_options, with_optional_values
+from train.distributed.ray_shards import RayAddressError, RayOptions, parse_address, run_shards
+from train.evaluation.bid_bench import BidBenchConfig, run_bid_bench
+from train.evaluation.tournament import (
     StopTournament,
     TournamentConfig,
     TournamentLogWarning,
@@ -175,7 +175,7 @@ def test_an_unreachable_address_fails_in_one_line_naming_it_before_the_log_is_wr
         run_bid_bench(BENCH, ray=RayOptions(address=f"ray://{address}"))
     assert not (tmp_path / "log.jsonl").exists()
     run = subprocess.run(
-        [sys.executable, "-m", "train.cli", "tournament", "--boards", "2", "--ray", address],
+        [sys.executable, "-m", "train.cli.app", "tournament", "--boards", "2", "--ray", address],
         capture_output=True, text=True, cwd=ROOT,
     )  # fmt: skip
     lines = [line for line in run.stderr.splitlines() if line.strip()]
@@ -210,8 +210,9 @@ def test_ray_without_an_address_is_a_local_ray_and_workers_need_ray():
 def test_spades_env_and_agents_never_import_ray_and_train_only_when_a_run_uses_it():
     code = (
         "import sys, spades_env, spades_env.envs, agents, agents.search, agents.search_bidding\n"
-        "import train.cli, train.tournament, train.tournament_ray, train.bid_bench, train.bid_bench_ray\n"
-        "from train.tournament import TournamentConfig, run_tournament\n"
+        "import train.cli.app, train.evaluation.tournament, train.evaluation.tournament_ray\n"
+        "import train.evaluation.bid_bench, train.evaluation.bid_bench_ray\n"
+        "from train.evaluation.tournament import TournamentConfig, run_tournament\n"
         "run_tournament(TournamentConfig(boards=1), None, progress=False)\n"
         "print('ray' in sys.modules)"
     )

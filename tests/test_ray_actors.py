@@ -15,8 +15,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from tests.checkpoint_compare import assert_same  # noqa: E402
-from train.checkpoint import load_checkpoint  # noqa: E402
-from train.collect_actors import (  # noqa: E402
+from train.expert_iteration.collect_actors import (  # noqa: E402
     LocalShards,
     ShardedCollection,
     ShardSetup,
@@ -25,9 +24,10 @@ from train.collect_actors import (  # noqa: E402
     numpy_weights,
     shard_bounds,
 )
-from train.expert_iteration import train  # noqa: E402
-from train.expert_iteration_config import ExpertIterationConfig  # noqa: E402
-from train.labelling import LabelSpec, PositionStream  # noqa: E402
+from train.expert_iteration.config import ExpertIterationConfig  # noqa: E402
+from train.expert_iteration.labelling import LabelSpec, PositionStream  # noqa: E402
+from train.expert_iteration.trainer import train  # noqa: E402
+from train.runs.checkpoint import load_checkpoint  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SMOKE = ROOT / "configs" / "train" / "expert_iteration_smoke.yaml"
@@ -158,14 +158,16 @@ def test_sharded_training_imports_ray_only_for_actors():
     import subprocess
     import sys
 
-    code = "import sys, train.collect_actors, train.expert_iteration\nprint('ray' in sys.modules)"
+    code = (
+        "import sys, train.expert_iteration.collect_actors, train.expert_iteration.trainer\nprint('ray' in sys.modules)"
+    )
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert run.stdout.strip() == "False"
 
 
 @pytest.mark.xdist_group("ray")
 def test_an_actor_that_keeps_dying_stops_the_round_with_a_clear_error(local_ray, tmp_path):
-    from train.collect_actors import RayShards
+    from train.expert_iteration.collect_actors import RayShards
 
     setup, states, weights = tiny_shards()
 

@@ -62,7 +62,7 @@ def test_command_lines_parse(line):
 
     import typer
 
-    from train.cli import app
+    from train.cli.app import app
 
     group = typer.main.get_command(app)
     args = shlex.split(re.sub(r"<[^>]*>", "X", line))[1:]  # placeholders such as runs/<run> become runs/X

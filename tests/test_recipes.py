@@ -11,8 +11,8 @@ torch = pytest.importorskip("torch")
 
 from agents.neural import NeuralAgent, SpadesPolicy  # noqa: E402
 from tests.checkpoint_compare import committed_checkpoint  # noqa: E402
-from train.checkpoint import export_slim, load_checkpoint  # noqa: E402
-from train.ppo import PPOConfig, train  # noqa: E402
+from train.ppo.trainer import PPOConfig, train  # noqa: E402
+from train.runs.checkpoint import export_slim, load_checkpoint  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 CUTTHROAT4 = ROOT / "configs" / "train" / "cutthroat4.yaml"

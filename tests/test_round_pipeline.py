@@ -1,5 +1,5 @@
 """``pipeline``: a bid-values run collects its next round in a thread while the update trains
-(``train.bid_values_round``)."""
+(``train.values.bid_values_round``)."""
 
 import dataclasses
 from pathlib import Path
@@ -14,11 +14,11 @@ from spades_env.engine import SpadesEngine  # noqa: E402
 from spades_env.observation import encoder_for  # noqa: E402
 from spades_env.rules import resolve_rules  # noqa: E402
 from tests.run_logs import run_scalars  # noqa: E402
-from train.bid_values import BidLearner  # noqa: E402
-from train.bid_values_config import BidValuesConfig  # noqa: E402
-from train.bid_values_round import RoundCollector  # noqa: E402
-from train.bid_values_train import load_network, train  # noqa: E402
-from train.checkpoint import load_checkpoint  # noqa: E402
+from train.runs.checkpoint import load_checkpoint  # noqa: E402
+from train.values.bid_values import BidLearner  # noqa: E402
+from train.values.bid_values_config import BidValuesConfig  # noqa: E402
+from train.values.bid_values_round import RoundCollector  # noqa: E402
+from train.values.bid_values_train import load_network, train  # noqa: E402
 
 RECIPES = Path(__file__).resolve().parent.parent / "configs" / "train"
 

@@ -122,7 +122,7 @@ def test_a_cheat_reads_nothing_hidden_through_the_tournament_the_envs_and_the_ve
     from agents import make_agent
     from spades_env.envs.gym_env import SpadesGymEnv
     from spades_env.envs.vector import VectorSpades
-    from train.tournament_play import play_games
+    from train.evaluation.tournament_play import play_games
 
     engine = SpadesEngine(preset)
     snoop = Snoop()

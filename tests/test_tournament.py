@@ -11,7 +11,7 @@ import pytest
 
 from agents import make_agent
 from spades_env.rules import Rules
-from train.tournament import (
+from train.evaluation.tournament import (
     StopTournament,
     TournamentConfig,
     TournamentLogWarning,
@@ -191,8 +191,8 @@ def test_a_config_refuses_bad_numbers_naming_the_setting(settings, message):
 def test_demo_with_no_boards_names_the_boards_not_a_chunk():
     from typer.testing import CliRunner
 
-    from train.cli import app
-    from train.tournament import demo_config
+    from train.cli.app import app
+    from train.evaluation.tournament import demo_config
 
     with pytest.raises(ValueError, match="^boards must be an integer from 1"):
         demo_config(boards=0)

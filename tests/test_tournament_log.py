@@ -5,8 +5,8 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from train.cli import app
-from train.tournament import TournamentConfig, TournamentLogWarning, run_tournament, summarize
+from train.cli.app import app
+from train.evaluation.tournament import TournamentConfig, TournamentLogWarning, run_tournament, summarize
 
 CONFIG = TournamentConfig(bots=("heuristic", "random"), boards=4, chunk=2)
 

@@ -1,4 +1,4 @@
-"""The tournament's inner loop (``train.tournament_play``): bots that decide alike share one call.
+"""The tournament's inner loop (``train.evaluation.tournament_play``): bots that decide alike share one call.
 
 ``decision_groups`` lets one of several identical deterministic bots (equal ``decision_key()``)
 decide for all their seats; the games, tallies, winners and hand records must be exactly those
@@ -12,7 +12,7 @@ import pytest
 
 from agents import HeuristicAgent, RandomAgent
 from spades_env import SpadesEngine
-from train.tournament_play import decision_groups, play_games
+from train.evaluation.tournament_play import decision_groups, play_games
 
 
 class _Subclass(HeuristicAgent):

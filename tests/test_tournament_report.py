@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from rich.console import Console
 
-from train.paired_stats import least_squares_ratings, mean_ci, ratio_diff_ci
-from train.tournament import TournamentConfig, print_report, run_tournament, summarize, write_json
+from train.evaluation.paired_stats import least_squares_ratings, mean_ci, ratio_diff_ci
+from train.evaluation.tournament import TournamentConfig, print_report, run_tournament, summarize, write_json
 
 PAIR = TournamentConfig(bots=("a", "b"), boards=10)
 

@@ -25,7 +25,7 @@ from spades_env.rules import BaseRules, RulesError, resolve_rules
 from tests.reference_games import reference_for
 from tests.toy_game import TRICKS
 from tests.toy_game.rules import TricksRules
-from train.tournament_play import play_games
+from train.evaluation.tournament_play import play_games
 
 FOLDER = Path(__file__).with_name("toy_game")
 

@@ -1,5 +1,5 @@
-"""The recipes of configs/recipes/ (``train/recipe.py``, ``spades recipe``): each shipped recipe runs end to end at
-smoke scale, every stage from the network of the stage it names; a stopped recipe goes on where it stopped; a folder
+"""The recipes of configs/recipes/ (``train/recipes/recipe.py``, ``spades recipe``): each shipped recipe runs end to end
+at smoke scale, every stage from the network of the stage it names; a stopped recipe goes on where it stopped; a folder
 made by another recipe and a broken recipe are refused with one line naming what is wrong."""
 
 import shutil
@@ -13,8 +13,8 @@ torch = pytest.importorskip("torch")
 from agents.neural import NeuralAgent  # noqa: E402
 from spades_env.envs.vector import VectorSpades  # noqa: E402
 from tests.test_cli import assert_usage_error, spades  # noqa: E402
-from train.checkpoint import load_checkpoint  # noqa: E402
-from train.recipe import Recipe, run_recipe, stage_output  # noqa: E402
+from train.recipes.recipe import Recipe, run_recipe, stage_output  # noqa: E402
+from train.runs.checkpoint import load_checkpoint  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 RECIPES = ROOT / "configs" / "recipes"
@@ -156,7 +156,7 @@ def test_a_broken_recipe_is_refused_naming_the_stage_and_key(tmp_path, stages, m
 def test_spades_recipe_runs_a_recipe_and_reports_a_bad_one_in_one_line(tmp_path):
     from typer.testing import CliRunner
 
-    from train.cli import app
+    from train.cli.app import app
 
     runner = CliRunner()
     out = tmp_path / "out"

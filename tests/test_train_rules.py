@@ -14,10 +14,10 @@ from agents.heuristic import HeuristicAgent  # noqa: E402
 from spades_env.engine import BEMO, BID, BLIND, DRAW, PASS, PLAY, SpadesEngine  # noqa: E402
 from spades_env.rules import Rules, list_presets, resolve_rules  # noqa: E402
 from tests.checkpoint_compare import assert_same, without_run_identity  # noqa: E402
-from train.checkpoint import load_checkpoint  # noqa: E402
-from train.labelling import LabelSpec, PositionStream, heuristic_behaviour, label_positions  # noqa: E402
-from train.round_progress import round_bar  # noqa: E402
-from train.train_rules import FAMILY_DIR, families, game_family, rules_config  # noqa: E402
+from train.expert_iteration.labelling import LabelSpec, PositionStream, heuristic_behaviour, label_positions  # noqa: E402
+from train.expert_iteration.train_rules import FAMILY_DIR, families, game_family, rules_config  # noqa: E402
+from train.runs.checkpoint import load_checkpoint  # noqa: E402
+from train.runs.round_progress import round_bar  # noqa: E402
 
 #: Every preset's family, written out: a new preset fails the mapping test until it is placed here.
 FAMILY_OF = {
@@ -55,7 +55,7 @@ def tiny_sets(**changes) -> list[str]:
 def cli(*args: str):
     from typer.testing import CliRunner
 
-    from train.cli import app
+    from train.cli.app import app
 
     return CliRunner().invoke(app, ["train", *args])
 

@@ -15,8 +15,8 @@ torch = pytest.importorskip("torch")
 from agents.neural import NeuralAgent  # noqa: E402
 from tests.checkpoint_compare import assert_same, without_run_identity  # noqa: E402
 from tests.run_logs import run_scalars  # noqa: E402
-from train.checkpoint import load_checkpoint, save_checkpoint  # noqa: E402
-from train.ppo import PPOConfig, train  # noqa: E402
+from train.ppo.trainer import PPOConfig, train  # noqa: E402
+from train.runs.checkpoint import load_checkpoint, save_checkpoint  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SMOKE = ROOT / "configs" / "train" / "smoke.yaml"
@@ -196,7 +196,7 @@ def test_a_broken_training_config_names_the_file_and_the_line(tmp_path):
 
 
 def test_cli_train_runs_the_smoke_config(tmp_path):
-    cmd = [sys.executable, "-m", "train.cli", "train", "--config", str(SMOKE), "--run-dir", str(tmp_path)]
+    cmd = [sys.executable, "-m", "train.cli.app", "train", "--config", str(SMOKE), "--run-dir", str(tmp_path)]
     out = subprocess.run(cmd + ["--stop-at", "1"], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert "checkpoint:" in out.stdout
@@ -209,7 +209,7 @@ def test_cli_resumes_a_run_from_outside_the_project_root(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    resume = [sys.executable, "-m", "train.cli", "train", "--resume", str(latest), "--stop-at", "2"]
+    resume = [sys.executable, "-m", "train.cli.app", "train", "--resume", str(latest), "--stop-at", "2"]
     out = subprocess.run(resume, cwd=elsewhere, env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert load_checkpoint(latest)["update"] == 2
@@ -220,7 +220,7 @@ def test_cli_resumes_a_run_from_outside_the_project_root(tmp_path):
 def test_cli_refuses_options_a_resumed_run_would_ignore(tmp_path, flag):
     from typer.testing import CliRunner
 
-    from train.cli import app
+    from train.cli.app import app
 
     result = CliRunner().invoke(app, ["train", "--resume", str(tmp_path / "latest.pt"), flag, str(SMOKE)])
     assert result.exit_code != 0
@@ -230,7 +230,7 @@ def test_cli_refuses_options_a_resumed_run_would_ignore(tmp_path, flag):
 
 
 def test_evaluation_against_the_heuristic_reports_points_with_a_confidence_interval(full_run):
-    from train.ppo import evaluate_against_heuristic
+    from train.ppo.trainer import evaluate_against_heuristic
 
     result = evaluate_against_heuristic(NeuralAgent.from_checkpoint(full_run), "partnership", boards=8, seed=5)
     assert set(result) == {"points_per_hand", "heuristic_points_per_hand", "diff", "diff_ci95", "board_win_rate"}
@@ -240,7 +240,7 @@ def test_evaluation_against_the_heuristic_reports_points_with_a_confidence_inter
 
 def test_slim_checkpoint_plays_like_the_full_one_and_can_seed_a_run(tmp_path, full_run):
     from spades_env.envs.vector import VectorSpades
-    from train.checkpoint import export_slim
+    from train.runs.checkpoint import export_slim
 
     slim = export_slim(full_run, tmp_path / "slim.pt")
     data = torch.load(slim, weights_only=True)
@@ -269,7 +269,7 @@ def test_evaluation_keeps_the_best_checkpoint(full_run):
 
 
 def test_an_evaluation_can_also_play_a_second_opponent(tmp_path, full_run):
-    from train.ppo import evaluate
+    from train.ppo.trainer import evaluate
 
     policy = NeuralAgent.from_checkpoint(full_run).policy
     config = smoke_config(tmp_path, eval_deals=4, eval_search="heuristic", eval_search_deals=4)

@@ -18,8 +18,8 @@ import spades_env  # noqa: F401 (registers the Gymnasium env)
 from agents import RandomAgent, make_agent, parse_spec, resolve_spec
 from agents.specs import ENTRY_POINT_GROUP
 from tests.test_cli import assert_usage_error, spades
-from train.bid_bench import BidBenchConfig, run_bid_bench
-from train.tournament import TournamentConfig, run_tournament
+from train.evaluation.bid_bench import BidBenchConfig, run_bid_bench
+from train.evaluation.tournament import TournamentConfig, run_tournament
 
 ROOT = Path(__file__).resolve().parent.parent
 MY_BOT = "examples.my_bot:MyBot"
@@ -154,8 +154,8 @@ def test_the_bidding_benchmark_takes_any_bots_bids_from_the_command_line(tmp_pat
 def test_a_bots_bids_are_the_same_played_in_shards_as_in_one_run():
     """Each chunk re-seeds a bot's bidder, so Ray's shards (one chunk each) give the local run's statistics."""
     from spades_env.engine import SpadesEngine
-    from train.bid_bench_play import make_bidders, play_chunk
-    from train.bid_bench_ray import play_shard, shards_of
+    from train.evaluation.bid_bench_play import make_bidders, play_chunk
+    from train.evaluation.bid_bench_ray import play_shard, shards_of
 
     config = BidBenchConfig(deals=8, chunk=4, seed=4, bidders=("random", MY_BOT))
     engine = SpadesEngine(config.rules)
@@ -210,8 +210,8 @@ def test_the_example_bot_is_a_gymnasium_opponent():
 def test_a_server_offers_the_example_bot_and_a_client_plays_it_by_its_text_only():
     pytest.importorskip("fastapi", reason="the web extra (pip install -e '.[web]')")
     from tests.web_helpers import client, json_detail, play_hands
-    from train.web.bots import BotMenu
-    from train.web.store import GameStore
+    from train.serve.bots import BotMenu
+    from train.serve.store import GameStore
 
     c = client(store=GameStore(bots=BotMenu(["heuristic", MY_BOT])))
     options = c.get("/api/options").json()

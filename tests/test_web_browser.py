@@ -1,7 +1,7 @@
 """The web table in a real browser (issue 16): headless Chromium driven by Playwright plays a whole hand of
 partnership and of Hearts by clicking, and replays a record step by step.
 
-The server is the package's app (``train.web.app.create_app``) under uvicorn on a free port, in a thread.
+The server is the package's app (``train.serve.app.create_app``) under uvicorn on a free port, in a thread.
 Chromium is Debian's ``chromium`` (``make setup`` installs it: ``scripts/install_chromium.sh``), Playwright comes
 with the ``web`` extra; if either is missing the tests fail, saying what to install. ``SPADES_SCREENSHOT=1``
 rewrites the README's ``docs/img/table.png``.
@@ -31,8 +31,8 @@ from tests.browser_helpers import (
     start,
     table,
 )
-from train.tournament import TournamentConfig, run_tournament
-from train.web.replay import verify_record
+from train.evaluation.tournament import TournamentConfig, run_tournament
+from train.serve.replay import verify_record
 
 CHROMIUM_FLAGS = [
     "--headless",
@@ -69,7 +69,7 @@ def server_url():
         import uvicorn
     except ImportError as err:
         pytest.fail(f"the web extra is not installed ({err}): run make setup (pip install -e '.[web]')")
-    from train.web.app import create_app
+    from train.serve.app import create_app
 
     port = _free_port()
     server = uvicorn.Server(uvicorn.Config(create_app(), host="127.0.0.1", port=port, log_level="warning"))

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from tests.web_helpers import client, game_of, play_hands  # noqa: E402
-from train.web.app import create_app  # noqa: E402
+from train.serve.app import create_app  # noqa: E402
 
 EXAMPLES = int(os.environ.get("WEB_FUZZ_EXAMPLES", "25"))
 REPLAYS = tempfile.mkdtemp(prefix="web-fuzz-replays-")  # path replays are on: their checks are fuzzed too

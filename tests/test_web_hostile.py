@@ -13,7 +13,7 @@ from spades_env import cards
 from spades_env.engine import SpadesEngine, dealing, records
 from spades_env.rules import Rules
 from tests.web_helpers import client, game_of, json_detail, play_hands
-from train.web import replay
+from train.serve import replay
 
 SECRET = "my_secret_key_5f3a"
 

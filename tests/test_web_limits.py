@@ -10,8 +10,8 @@ import time
 import pytest
 
 from tests.web_helpers import client, game_of, json_detail
-from train.web import bots, replay
-from train.web.guard import Pools
+from train.serve import bots, replay
+from train.serve.guard import Pools
 
 
 @pytest.fixture(scope="module")
@@ -109,7 +109,7 @@ def test_a_fault_of_the_server_is_a_json_500_with_an_id_and_the_traceback_is_log
     game_id = c.post("/api/games", json={"seed": 1}).json()["id"]
     game = game_of(c, game_id)
     monkeypatch.setattr(type(game), "view", lambda self: 1 / 0)
-    with caplog.at_level(logging.ERROR, logger="train.web"):
+    with caplog.at_level(logging.ERROR, logger="train.serve"):
         detail = json_detail(c.get(f"/api/games/{game_id}"), 500)
     assert detail.startswith("internal error ")
     error_id = detail.split()[-1]

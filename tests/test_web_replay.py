@@ -8,8 +8,8 @@ import pytest
 
 from spades_env.engine import records
 from tests.web_helpers import client, game_of, play_hands
-from train.tournament import TournamentConfig, run_tournament
-from train.tournament_report import summarize
+from train.evaluation.tournament import TournamentConfig, run_tournament
+from train.evaluation.tournament_report import summarize
 
 
 @pytest.fixture(scope="module")

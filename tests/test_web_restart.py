@@ -8,9 +8,9 @@ import random
 import pytest
 
 from tests.web_helpers import TestClient, game_of
-from train.web.app import create_app
-from train.web.storage import StorageError
-from train.web.store import GameStore
+from train.serve.app import create_app
+from train.serve.storage import StorageError
+from train.serve.store import GameStore
 
 
 def _client(store: GameStore) -> TestClient:

@@ -7,8 +7,8 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from tests.web_helpers import client
-from train.cli import app
-from train.web.app import STATIC
+from train.cli.app import app
+from train.serve.app import STATIC
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -55,8 +55,8 @@ def test_the_web_extra_and_the_static_files_are_packaged():
     pyproject = (ROOT / "pyproject.toml").read_text()  # (tomllib is not in Python 3.10)
     web = next(line for line in pyproject.splitlines() if line.startswith("web = "))
     assert all(f'"{name}==' in web for name in ("fastapi", "uvicorn", "httpx2"))
-    train_data = next(line for line in pyproject.splitlines() if line.startswith('train = ["web/'))
-    assert '"web/static/*", "web/API.md"' in train_data
+    train_data = next(line for line in pyproject.splitlines() if line.startswith('train = ["serve/'))
+    assert '"serve/static/*", "serve/API.md"' in train_data
     makefile = (ROOT / "Makefile").read_text()
     assert "serve:\n\t$(VENV)/bin/spades serve\n" in makefile and ",web" in makefile
 

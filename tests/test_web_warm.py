@@ -1,10 +1,10 @@
-"""``spades serve`` warms the default table before it listens (train/web/warm.py)."""
+"""``spades serve`` warms the default table before it listens (train/serve/warm.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from train.web.warm import warm_table
+from train.serve.warm import warm_table
 
 
 @pytest.mark.parametrize(("rules", "at_least"), [("partnership", 14), ("hearts", 14), ("two-player", 26)])
