@@ -45,7 +45,7 @@ import numpy as np
 import torch
 
 from agents.heuristic import HeuristicAgent
-from agents.neural import NeuralAgent, SpadesPolicy, torch_device
+from agents.neural import NeuralAgent, SpadesPolicy
 from train.evaluation.network_eval import (
     clone_policy,
     due_after,
@@ -71,19 +71,23 @@ from train.expert_iteration.steps import (
 from train.runs.checkpoint import (
     array_to_tensor,
     env_state,
-    load_checkpoint,
     load_run_state,
-    make_run_name,
     restore_env,
     restore_rng_states,
-    run_path_of,
     save_checkpoint,
     save_network,
-    seed_everything,
     tensor_to_array,
     training_payload,
 )
 from train.runs.round_progress import round_bar, say
+from train.runs.scaffold import (
+    BestNetwork,
+    RunStart,
+    anneal_learning_rate,
+    load_initial_weights,
+    open_writer,
+    start_run,
+)
 
 __all__ = ["TRAIN_KEYS", "distillation_loss", "teacher_agreement", "learner_behaviour", "with_reference_probs", "train"]
 
@@ -155,231 +159,237 @@ def train(
     runs (tests use it to kill an actor). ``progress``: a bar over the rounds with its ETA (on a terminal only,
     ``train.runs.round_progress``).
     """
-    from torch.utils.tensorboard import SummaryWriter
+    # actors validated again by the config: actors need collect_shards
+    start = start_run(config, resume, _load_resume, "expert iteration", device=device, actors=actors)
+    run = ExpertIterationRun(start, resume, quiet)
+    with run.session(before_shard):  # Ray (if any) and the bar are closed however the run ends
+        return run.play(stop_at, progress)
 
-    from spades_env.observation import VERSION as OBS_VERSION
-    from spades_env.rules import resolve_rules
 
-    if config is None and resume is None:
-        raise ValueError("expert iteration needs a config, or a checkpoint to resume")
-    if device is not None:
-        torch_device(device)  # a missing GPU fails before any work
-    ckpt, config = _load_resume(resume) if resume is not None else (None, config)
-    assert config is not None
-    if device is not None:
-        config = dataclasses.replace(config, device=device)
-    if actors is not None:
-        config = dataclasses.replace(config, actors=actors)  # validated again: actors need collect_shards
-    dev = torch_device(config.device)
-    rules = resolve_rules(ckpt["rules"] if ckpt else config.rules)
-    run_name = ckpt["run_name"] if ckpt else make_run_name(config, rules.name)
-    run_path = run_path_of(config.run_dir, run_name, resume)
-    ckpt_dir = run_path / "checkpoints"
+class ExpertIterationRun:
+    """One run's state: its games, network, optimizer, replay and generators (restored when resumed), and the
+    steps of its rounds. ``train`` drives it."""
 
-    # ---- seeding, in one block (the teacher is seeded per round and chunk by the labelling)
-    seed_everything(config.seed, config.threads)
-    rngs = {
-        "behaviour": np.random.default_rng([config.seed, 1]),
-        "minibatches": np.random.default_rng([config.seed, 2]),
-    }
-
-    # ---- games, network, optimizer
-    stream = PositionStream(rules, config.num_envs, config.seed, config.episode)
-    if ckpt is not None and not config.collect_shards:
-        restore_env(stream.env, ckpt["env"], resume)
-        pending = ("next_obs", "next_mask", "next_seat")
-        stream.obs, stream.mask, stream.seat = (tensor_to_array(ckpt[k]) for k in pending)
-    engine = stream.env.engine
-    policy = SpadesPolicy.for_engine(engine, stream.obs.shape[1], hidden=config.hidden, depth=config.depth).to(dev)
-    optimizer = torch.optim.Adam(policy.parameters(), lr=config.learning_rate, eps=1e-5)
-    # The network the targets anchor to with ``anchor_to: initial``: the one the run starts from, frozen
-    # (built before the RNG states are restored: building a network draws from torch's RNG).
-    reference = None
-    if config.anchor_to == "initial":
-        reference = SpadesPolicy(**policy.hyperparameters()).to(dev).eval()
-    replay: list[dict[str, np.ndarray]] = []
-    global_step, start_round = 0, 0
-    worst = eval_gain(-float("inf"), rules)  # the diff of gain -inf (Hearts: +inf points)
-    best = {"diff": worst}
-    if ckpt is not None:
-        policy.load_state_dict(ckpt["model"])
-        optimizer.load_state_dict(ckpt["optimizer"])
-        replay = [{k: tensor_to_array(v) for k, v in part.items()} for part in ckpt["replay"]]
-        global_step, start_round = ckpt["global_step"], ckpt["update"]
-        best["diff"] = ckpt.get("best_diff", worst)
-        restore_rng_states(rngs, ckpt["rng"])
-    elif config.init_from:
-        init = load_checkpoint(config.init_from)
-        if init["obs_version"] != OBS_VERSION:
-            raise ValueError(f"{config.init_from}: observation VERSION {init['obs_version']} != current {OBS_VERSION}")
-        if init["model_hparams"] != policy.hyperparameters():
-            raise ValueError(f"{config.init_from}: network {init['model_hparams']} != {policy.hyperparameters()}")
-        policy.load_state_dict(init["model"])
-    heuristic = HeuristicAgent(seed=config.seed)
-    if reference is not None:
-        reference.load_state_dict(ckpt["reference"] if ckpt is not None else policy.state_dict())
-
-    writer = SummaryWriter(str(run_path), purge_step=global_step + 1 if ckpt else None)
-    if ckpt is None:
-        table = "\n".join(f"|{k}|{v}|" for k, v in config.to_dict().items())
-        writer.add_text("hyperparameters", f"|param|value|\n|-|-|\n{table}")
-
-    def run_games() -> dict[str, Any]:
-        """The games in progress: the one batch's (and its pending decisions), or each shard's."""
-        if config.collect_shards:
-            return {"env": sharded.checkpoint_state(), "next_obs": None, "next_mask": None, "next_seat": None}
-        return {
-            "env": env_state(stream.env.state),
-            "next_obs": array_to_tensor(stream.obs),
-            "next_mask": array_to_tensor(stream.mask),
-            "next_seat": array_to_tensor(stream.seat),
+    def __init__(self, start: RunStart, resume: str | Path | None, quiet: bool) -> None:
+        config, ckpt, dev = start.config, start.ckpt, start.device
+        self.start, self.config, self.rules, self.dev, self.quiet = start, config, start.rules, dev, quiet
+        self.resume = resume
+        # ---- seeding, in one block (the teacher is seeded per round and chunk by the labelling)
+        self.rngs = {
+            "behaviour": np.random.default_rng([config.seed, 1]),
+            "minibatches": np.random.default_rng([config.seed, 2]),
         }
+        # ---- games, network, optimizer
+        self.stream = PositionStream(self.rules, config.num_envs, config.seed, config.episode)
+        if ckpt is not None and not config.collect_shards:
+            restore_env(self.stream.env, ckpt["env"], resume)
+            pending = ("next_obs", "next_mask", "next_seat")
+            self.stream.obs, self.stream.mask, self.stream.seat = (tensor_to_array(ckpt[k]) for k in pending)
+        engine = self.stream.env.engine
+        obs_dim = self.stream.obs.shape[1]
+        self.policy = SpadesPolicy.for_engine(engine, obs_dim, hidden=config.hidden, depth=config.depth).to(dev)
+        self.optimizer = torch.optim.Adam(self.policy.parameters(), lr=config.learning_rate, eps=1e-5)
+        # The network the targets anchor to with ``anchor_to: initial``: the one the run starts from, frozen
+        # (built before the RNG states are restored: building a network draws from torch's RNG).
+        self.reference = None
+        if config.anchor_to == "initial":
+            self.reference = SpadesPolicy(**self.policy.hyperparameters()).to(dev).eval()
+        self.replay: list[dict[str, np.ndarray]] = []
+        self.global_step, self.start_round = 0, 0
+        self.best = BestNetwork(functools.partial(eval_gain, rules=self.rules), ckpt)
+        if ckpt is not None:
+            self.policy.load_state_dict(ckpt["model"])
+            self.optimizer.load_state_dict(ckpt["optimizer"])
+            self.replay = [{k: tensor_to_array(v) for k, v in part.items()} for part in ckpt["replay"]]
+            self.global_step, self.start_round = ckpt["global_step"], ckpt["update"]
+            restore_rng_states(self.rngs, ckpt["rng"])
+        elif config.init_from:
+            load_initial_weights(self.policy, config.init_from)
+        self.heuristic = HeuristicAgent(seed=config.seed)
+        if self.reference is not None:
+            self.reference.load_state_dict(ckpt["reference"] if ckpt is not None else self.policy.state_dict())
+        self.writer = open_writer(start, self.global_step)
+        self.label_spec = LabelSpec(
+            rules=self.rules,
+            teacher=config.teacher,
+            seed=(config.seed,),
+            temperature=config.temperature,
+            anchor=config.anchor,
+            chunk=config.label_chunk,
+            unvalued=config.unvalued,
+            target=config.target,
+        )
+        self.ray = None
+        self.sharded = None
+        self.bar = None
+        self.echo = say(None)
 
-    sharded = None
+    @contextlib.contextmanager
+    def session(self, before_shard):
+        """Ray for the whole run (``label_workers`` or ``actors``) and the shards' actors, shut down however the
+        run ends; the writer closed after."""
+        config = self.config
+        with contextlib.ExitStack() as stack:
+            stack.callback(self.writer.close)
+            if config.label_workers or config.actors:
+                from train.distributed.ray_shards import RayOptions, ray_session
 
-    def payload(done: int) -> dict[str, Any]:
+                address = config.actors_ray if config.actors else config.label_ray
+                self.ray = RayOptions(address=address, workers=config.label_workers or config.actors)
+                stack.enter_context(ray_session(self.ray))
+            if config.collect_shards:
+                ckpt = self.start.ckpt
+                self.sharded = open_sharded_collection(
+                    config,
+                    self.label_spec,
+                    self.policy,
+                    self.reference,
+                    self.stream.env.state,
+                    ckpt and ckpt["env"],
+                    self.resume,
+                    before_shard,
+                )
+                stack.callback(self.sharded.close)
+            yield self
+
+    def play(self, stop_at: int | None, progress: bool) -> Path:
+        """The rounds from where the run stands to ``stop_at`` (None: all); the path of the last checkpoint."""
+        config = self.config
+        stop = config.rounds if stop_at is None else min(stop_at, config.rounds)
+        self.bar = round_bar(stop, min(self.start_round, stop), progress, desc=self.rules.name)
+        self.echo = say(self.bar)
+        try:
+            if self.start.ckpt is None and config.eval_initial:
+                self.evaluate(0)
+            stopped = stop == 0 or self.start_round >= stop
+            last_path = self.checkpoint(0) if stopped else self.start.checkpoints / "latest.pt"
+            for rnd in range(self.start_round, stop):
+                self.round(rnd)
+                done = rnd + 1
+                eval_due, save_due = due_after(done, config.rounds, stop, config)
+                if eval_due:
+                    self.evaluate(done)
+                if save_due:
+                    last_path = self.checkpoint(done)
+            return last_path
+        finally:
+            if self.bar is not None:
+                self.bar.close()
+
+    def round(self, rnd: int) -> None:
+        """Collect and label a round's positions, train on the replay, log the round."""
+        config = self.config
+        if config.anneal_lr:
+            anneal_learning_rate(self.optimizer, config.learning_rate, rnd, config.rounds)
+        t0 = time.perf_counter()
+        self.policy.eval()
+        fresh, collect_s, label_s = self.collect(rnd)
+        self.global_step += len(fresh["obs"])
+        t2 = time.perf_counter()
+        scalars = teacher_agreement(self.policy, fresh, self.dev)
+        self.replay = [*self.replay, fresh][-config.replay_rounds :]
+        sums, m = train_on_replay(self.policy, self.optimizer, self.replay, self.rngs["minibatches"], config, self.dev)
+        t3 = time.perf_counter()
+        scalars |= {f"losses/{k}": float(np.mean(v)) for k, v in sums.items()}
+        scalars |= {
+            "time/collect_s": collect_s,
+            "time/label_s": label_s,
+            "time/collect_label_s": t2 - t0,
+            **({"time/workers_cpu_s": self.sharded.cpu_s} if config.collect_shards else {}),
+            "time/update_s": t3 - t2,
+            **decision_rates(config.num_envs * config.num_steps, collect_s, len(fresh["obs"]), label_s, m, t3 - t2),
+            "charts/learning_rate": self.optimizer.param_groups[0]["lr"],
+            "charts/trained_positions": float(m),
+        }
+        for key, value in scalars.items():
+            self.writer.add_scalar(key, value, self.global_step)
+        if not self.quiet:
+            self.echo(
+                f"round {rnd + 1}/{config.rounds} positions {self.global_step} "
+                f"agree {scalars['agreement/teacher']:.3f} nil {scalars['agreement/teacher_nil_hands']:.3f} "
+                f"best {scalars['agreement/teacher_best']:.3f} "
+                f"ce {scalars['losses/cross_entropy']:.3f} "
+                f"v {scalars['losses/value_loss']:.3f} collect {collect_s:.1f}s label {label_s:.1f}s "
+                f"(wall {t2 - t0:.1f}s) update {t3 - t2:.1f}s"
+            )
+        if self.bar is not None:
+            self.bar.update(1)
+
+    def collect(self, rnd: int) -> tuple[dict[str, np.ndarray], float, float]:
+        """A round's labelled positions, collect seconds and label seconds: in shards or in this process."""
+        config = self.config
+        heuristic_round = rnd < config.heuristic_rounds
+        teacher = round_teacher(config, heuristic_round, functools.partial(self.write_teacher, rnd))
+        if config.collect_shards:
+            weights = None if heuristic_round else numpy_weights(self.policy)
+            return self.sharded.round(rnd, heuristic_round, weights, teacher)
+        if heuristic_round:
+            behaviour = heuristic_behaviour(self.heuristic)
+        else:
+            behaviour = learner_behaviour(self.policy, self.rngs["behaviour"], self.dev)
+            if config.opponents == "heuristic":
+                behaviour = against_heuristic(behaviour, self.heuristic)
+        if self.reference is not None:
+            behaviour = with_reference_probs(behaviour, self.reference, self.dev)
+        spec = dataclasses.replace(self.label_spec, seed=(config.seed, rnd), teacher=teacher)
+        learner_only = config.train_on == "learner" and not heuristic_round
+        return collect_and_label(self.stream, config, behaviour, spec, self.ray, learner_only)
+
+    def payload(self, done: int) -> dict[str, Any]:
         return training_payload(
-            rules=rules,
-            config=config,
-            policy=policy,
-            optimizer=optimizer,
-            rngs=rngs,
-            global_step=global_step,
+            rules=self.rules,
+            config=self.config,
+            policy=self.policy,
+            optimizer=self.optimizer,
+            rngs=self.rngs,
+            global_step=self.global_step,
             update=done,
-            run_name=run_name,
+            run_name=self.start.name,
         )
 
-    def write_teacher(done: int) -> Path:
+    def write_teacher(self, done: int) -> Path:
         """The network as it is now, for a teacher that searches with it (``{network}``)."""
-        return save_network(ckpt_dir / "teacher.pt", payload(done))
+        return save_network(self.start.checkpoints / "teacher.pt", self.payload(done))
 
-    def checkpoint(done: int, name: str = "latest.pt") -> Path:
+    def games_state(self) -> dict[str, Any]:
+        """The games in progress: the one batch's (and its pending decisions), or each shard's."""
+        if self.config.collect_shards:
+            return {"env": self.sharded.checkpoint_state(), "next_obs": None, "next_mask": None, "next_seat": None}
+        return {
+            "env": env_state(self.stream.env.state),
+            "next_obs": array_to_tensor(self.stream.obs),
+            "next_mask": array_to_tensor(self.stream.mask),
+            "next_seat": array_to_tensor(self.stream.seat),
+        }
+
+    def checkpoint(self, done: int, name: str = "latest.pt") -> Path:
+        reference = self.reference
         return save_checkpoint(
-            ckpt_dir / name,
+            self.start.checkpoints / name,
             {
-                **payload(done),
-                **run_games(),
-                "replay": [{k: array_to_tensor(v) for k, v in part.items()} for part in replay],
-                "best_diff": best["diff"],
+                **self.payload(done),
+                **self.games_state(),
+                "replay": [{k: array_to_tensor(v) for k, v in part.items()} for part in self.replay],
+                "best_diff": self.best.diff,
                 "reference": None
                 if reference is None
                 else {k: v.detach().cpu() for k, v in reference.state_dict().items()},
             },
         )
 
-    def run_eval(done: int) -> None:
-        """Duplicate evaluation against HeuristicAgent; ``best.pt`` keeps the best network so far."""
-        agent = NeuralAgent(clone_policy(policy, torch.device("cpu")), greedy=True, name="ppo", rules=rules)
+    def evaluate(self, done: int) -> None:
+        """Duplicate evaluation against HeuristicAgent (and ``eval_search``); ``best.pt`` keeps the best network."""
+        config = self.config
+        agent = NeuralAgent(clone_policy(self.policy, torch.device("cpu")), greedy=True, name="ppo", rules=self.rules)
         result = evaluate_against_heuristic(agent, config.rules, config.eval_deals, config.eval_seed)
         scalars = {f"eval/{k}": v for k, v in result.items()}
         if config.eval_search:
             vs = evaluate_against(agent, config.eval_search, config.rules, config.eval_search_deals, config.eval_seed)
             scalars |= {f"eval_search/{k}": v for k, v in vs.items() if k in ("diff", "diff_ci95", "board_win_rate")}
         for key, value in scalars.items():
-            writer.add_scalar(key, value, global_step)
-        if not quiet:
-            echo(f"eval round {done} " + " ".join(f"{k.removeprefix('eval/')} {v:.2f}" for k, v in scalars.items()))
-        if config.keep_best and eval_gain(result["diff"], rules) > eval_gain(best["diff"], rules):
-            best["diff"] = result["diff"]
-            checkpoint(done, "best.pt")
-
-    label_spec = LabelSpec(
-        rules=rules,
-        teacher=config.teacher,
-        seed=(config.seed,),
-        temperature=config.temperature,
-        anchor=config.anchor,
-        chunk=config.label_chunk,
-        unvalued=config.unvalued,
-        target=config.target,
-    )
-    ray = None
-    session = contextlib.ExitStack()
-    if config.label_workers or config.actors:
-        from train.distributed.ray_shards import RayOptions, ray_session
-
-        address = config.actors_ray if config.actors else config.label_ray
-        ray = RayOptions(address=address, workers=config.label_workers or config.actors)
-        session.enter_context(ray_session(ray))  # one Ray for the whole run
-
-    with session:  # Ray (if any) is shut down however the run ends
-        if config.collect_shards:
-            sharded = open_sharded_collection(
-                config, label_spec, policy, reference, stream.env.state, ckpt and ckpt["env"], resume, before_shard
-            )
-            session.callback(sharded.close)
-        stop = config.rounds if stop_at is None else min(stop_at, config.rounds)
-        bar = round_bar(stop, min(start_round, stop), progress, desc=rules.name)
-        if bar is not None:
-            session.callback(bar.close)
-        echo = say(bar)
-        if ckpt is None and config.eval_initial:
-            run_eval(0)
-        last_path = checkpoint(0) if stop == 0 or start_round >= stop else ckpt_dir / "latest.pt"
-        for rnd in range(start_round, stop):
-            if config.anneal_lr:
-                optimizer.param_groups[0]["lr"] = config.learning_rate * (1.0 - rnd / max(1, config.rounds))
-
-            # ---- collect and label
-            t0 = time.perf_counter()
-            policy.eval()
-            heuristic_round = rnd < config.heuristic_rounds
-            teacher = round_teacher(config, heuristic_round, functools.partial(write_teacher, rnd))
-            if config.collect_shards:
-                weights = None if heuristic_round else numpy_weights(policy)
-                fresh, collect_s, label_s = sharded.round(rnd, heuristic_round, weights, teacher)
-            else:
-                if heuristic_round:
-                    behaviour = heuristic_behaviour(heuristic)
-                else:
-                    behaviour = learner_behaviour(policy, rngs["behaviour"], dev)
-                    if config.opponents == "heuristic":
-                        behaviour = against_heuristic(behaviour, heuristic)
-                if reference is not None:
-                    behaviour = with_reference_probs(behaviour, reference, dev)
-                spec = dataclasses.replace(label_spec, seed=(config.seed, rnd), teacher=teacher)
-                learner_only = config.train_on == "learner" and not heuristic_round
-                fresh, collect_s, label_s = collect_and_label(stream, config, behaviour, spec, ray, learner_only)
-            global_step += len(fresh["obs"])
-            t2 = time.perf_counter()
-            scalars = teacher_agreement(policy, fresh, dev)
-            replay = [*replay, fresh][-config.replay_rounds :]
-
-            # ---- train on the replay
-            sums, m = train_on_replay(policy, optimizer, replay, rngs["minibatches"], config, dev)
-            t3 = time.perf_counter()
-
-            # ---- logging
-            scalars |= {f"losses/{k}": float(np.mean(v)) for k, v in sums.items()}
-            scalars |= {
-                "time/collect_s": collect_s,
-                "time/label_s": label_s,
-                "time/collect_label_s": t2 - t0,
-                **({"time/workers_cpu_s": sharded.cpu_s} if config.collect_shards else {}),
-                "time/update_s": t3 - t2,
-                **decision_rates(config.num_envs * config.num_steps, collect_s, len(fresh["obs"]), label_s, m, t3 - t2),
-                "charts/learning_rate": optimizer.param_groups[0]["lr"],
-                "charts/trained_positions": float(m),
-            }
-            for key, value in scalars.items():
-                writer.add_scalar(key, value, global_step)
-            if not quiet:
-                echo(
-                    f"round {rnd + 1}/{config.rounds} positions {global_step} "
-                    f"agree {scalars['agreement/teacher']:.3f} nil {scalars['agreement/teacher_nil_hands']:.3f} "
-                    f"best {scalars['agreement/teacher_best']:.3f} "
-                    f"ce {scalars['losses/cross_entropy']:.3f} "
-                    f"v {scalars['losses/value_loss']:.3f} collect {collect_s:.1f}s label {label_s:.1f}s "
-                    f"(wall {t2 - t0:.1f}s) update {t3 - t2:.1f}s"
-                )
-            if bar is not None:
-                bar.update(1)
-
-            done = rnd + 1
-            eval_due, save_due = due_after(done, config.rounds, stop, config)
-            if eval_due:
-                run_eval(done)
-            if save_due:
-                last_path = checkpoint(done)
-    writer.close()
-    return last_path
+            self.writer.add_scalar(key, value, self.global_step)
+        if not self.quiet:
+            shown = " ".join(f"{k.removeprefix('eval/')} {v:.2f}" for k, v in scalars.items())
+            self.echo(f"eval round {done} {shown}")
+        if config.keep_best and self.best.improves(result["diff"]):
+            self.checkpoint(done, "best.pt")

@@ -73,6 +73,7 @@ def _accepted(hint: Any) -> tuple[tuple[type, ...], str]:
         return ((*accepted, type(None)), f"{what} or null") if accepted else ((), "")
     return _ACCEPTS.get(hint, ((), ""))
 
+
 def require_int(name: str, value: Any, low: int, high: int | None = None) -> None:
     """Refuse (ValueError) a setting ``name`` that is not an integer in ``low..high``."""
     allowed = f"an integer from {low}" + (f" to {high}" if high is not None else " up")
