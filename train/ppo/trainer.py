@@ -1,4 +1,4 @@
-"""PPO self-play for Spades, in the CleanRL style: ``train`` reads top to bottom.
+"""PPO self-play for Spades, in the CleanRL style: ``PPORun`` reads top to bottom, one step a method.
 
 One network (``agents.policy.SpadesPolicy``: shared torso, card and bidding heads)
 plays every seat of ``num_envs`` games in lockstep (``spades_env.VectorSpades``).
@@ -18,7 +18,7 @@ checkpoint, bit-identically to a run that was never stopped.
 
 from __future__ import annotations
 
-import dataclasses
+import functools
 import time
 from pathlib import Path
 from typing import Any
@@ -26,7 +26,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.neural import SpadesPolicy, torch_device
+from agents.neural import SpadesPolicy
+from spades_env.envs.vector import VectorSpades
 from train.evaluation.network_eval import due_after, eval_gain, evaluate, evaluate_against_heuristic
 from train.ppo.config import PPOConfig
 from train.ppo.core import TurnBuffer
@@ -40,16 +41,20 @@ from train.ppo.update import ppo_update
 from train.runs.checkpoint import (
     array_to_tensor,
     env_state,
-    load_checkpoint,
     load_run_state,
-    make_run_name,
     restore_env,
     restore_rng_states,
-    run_path_of,
     save_checkpoint,
-    seed_everything,
     tensor_to_array,
     training_payload,
+)
+from train.runs.scaffold import (
+    BestNetwork,
+    RunStart,
+    anneal_learning_rate,
+    load_initial_weights,
+    open_writer,
+    start_run,
 )
 
 __all__ = [
@@ -86,119 +91,125 @@ def train(
     ``stop_at``: stop after this many updates in total, as if the run had been killed
     right after a checkpoint (used to test that resuming reproduces a full run).
     """
-    from torch.utils.tensorboard import SummaryWriter
+    start = start_run(config, resume, _load_resume, "train", device=device)
+    torch.backends.cudnn.deterministic = start.config.torch_deterministic
+    run = PPORun(start, resume, quiet)
+    try:
+        run.imitate()
+        return run.play(stop_at)
+    finally:
+        run.writer.close()
 
-    from spades_env.envs.vector import VectorSpades
-    from spades_env.observation import VERSION as OBS_VERSION
-    from spades_env.rules import resolve_rules
 
-    if config is None and resume is None:
-        raise ValueError("train needs a config, or a checkpoint to resume")
-    device_name = device if device is not None else (config.device if config is not None else None)
-    if device_name is not None:
-        torch_device(device_name)  # a missing GPU fails before any work
-    ckpt = load_run_state(resume, RUN_KEYS) if resume is not None else None
-    if ckpt is not None:
-        config = PPOConfig.from_dict(ckpt["config"], source=f"checkpoint {resume}")
-    assert config is not None
-    if device_name is not None:
-        config = dataclasses.replace(config, device=device_name)
-    device = torch_device(config.device)
-    rules = resolve_rules(ckpt["rules"] if ckpt else config.rules)
-    run_name = ckpt["run_name"] if ckpt else make_run_name(config, rules.name)
-    run_path = run_path_of(config.run_dir, run_name, resume)
-    ckpt_dir = run_path / "checkpoints"
+def _load_resume(resume: str | Path) -> tuple[dict[str, Any], PPOConfig]:
+    ckpt = load_run_state(resume, RUN_KEYS)
+    return ckpt, PPOConfig.from_dict(ckpt["config"], source=f"checkpoint {resume}")
 
-    # ---- seeding, in one block
-    seed_everything(config.seed, config.threads)
-    torch.backends.cudnn.deterministic = config.torch_deterministic
-    rngs = {
-        "actions": np.random.default_rng([config.seed, 1]),
-        "minibatches": np.random.default_rng([config.seed, 2]),
-        "pool": np.random.default_rng([config.seed, 3]),
-    }
 
-    # ---- environment, network, optimizer, buffer
-    perfect = config.critic == "perfect"
-    envs = VectorSpades(
-        rules,
-        config.num_envs,
-        seed=config.seed,
-        perfect_information=perfect,
-        auto_reset=not config.paired,  # twins restart their matches together (train/ppo/pairing.py)
-        episode=config.episode,
-        reward="points",
-    )
-    if ckpt is not None:
-        restore_env(envs, ckpt["env"], resume)
-        next_obs, next_mask, next_seat = (tensor_to_array(ckpt[k]) for k in ("next_obs", "next_mask", "next_seat"))
-    else:
-        seeds = PairedGames.seeds(config.seed, config.num_envs) if config.paired else config.seed
-        next_obs, info = envs.reset(seed=seeds)
-        next_mask, next_seat = info["action_mask"], info["to_play"]
-    engine = envs.engine
-    n_players, n_sides = engine.n_players, engine.n_sides
-    obs_dim, n_actions = next_obs.shape[1], next_mask.shape[1]
-    columns = policy_columns(envs.encoder) if perfect else None
-    policy_dim = obs_dim if columns is None else len(columns)
-    policy = SpadesPolicy.for_engine(
-        engine,
-        policy_dim,
-        hidden=config.hidden,
-        depth=config.depth,
-        card_features=config.card_features,
-        card_feature_logits=config.card_feature_logits,
-    ).to(device)
-    if perfect:
-        obs_dim += ActorCritic.EXTRA_COLUMNS
-    critic = PerfectCritic(obs_dim, config.hidden, config.depth).to(device) if perfect else None
-    model = ActorCritic(policy, critic, columns)
-    optimizer = model.make_optimizer(config.learning_rate)
-    buffer = TurnBuffer(config.num_envs, n_players, config.num_steps, obs_dim, n_actions)
-    opponents = Opponents(config, n_sides, rngs["pool"])
-    pairing = PairedGames(config.num_envs, n_players, config.pair_weight) if config.paired else None
-    hindsight = None
-    if config.bid_learning == "hindsight":
-        n_bids = engine.layout.bid_end - engine.layout.bid_offset
-        if n_bids <= 0:
-            raise ValueError(f"bid_learning: hindsight needs bids, and the rules {rules.name!r} have none")
-        hindsight = HindsightBids(config.num_envs, n_players, obs_dim, n_bids)
-    if pairing is not None and ckpt is None:
-        pairing.draw_opponents(opponents, envs.state, np.arange(config.num_envs))
-    global_step, start_update = 0, 0
-    if ckpt is not None:
-        policy.load_state_dict(ckpt["model"])
-        if critic is not None:
-            critic.load_state_dict(ckpt["critic"])
-        optimizer.load_state_dict(ckpt["optimizer"])
-        buffer.load_state_dict({k: tensor_to_array(v) for k, v in ckpt["buffer"].items()})
-        opponents.restore(ckpt["pool"], policy, device)  # before the RNG states are restored
-        opponents.learner_side = tensor_to_array(ckpt["learner_side"])
-        opponents.opponent = tensor_to_array(ckpt["opponent"])
-        if pairing is not None:
-            pairing.load_state_dict({k: tensor_to_array(v) for k, v in ckpt["pairing"].items()})
-        if hindsight is not None:
-            hindsight.load_state_dict({k: tensor_to_array(v) for k, v in ckpt["hindsight"].items()})
-        global_step, start_update = ckpt["global_step"], ckpt["update"]
-        restore_rng_states(rngs, ckpt["rng"])
-    elif config.init_from:
-        init = load_checkpoint(config.init_from)
-        if init["obs_version"] != OBS_VERSION:
-            raise ValueError(f"{config.init_from}: observation VERSION {init['obs_version']} != current {OBS_VERSION}")
-        if init["model_hparams"] != policy.hyperparameters():
-            raise ValueError(f"{config.init_from}: network {init['model_hparams']} != {policy.hyperparameters()}")
-        policy.load_state_dict(init["model"])
+class PPORun:
+    """One run's state: the games, the network (and a perfect critic), optimizer, turn buffer, opponents, paired
+    games and bids learned in hindsight, restored when resumed. ``train`` drives it: ``imitate`` then ``play``."""
 
-    # On resume TensorBoard drops what a killed run logged after its checkpoint: every step past
-    # the checkpoint's (its own update logged at ``global_step`` stays). Behaviour cloning logs
-    # by examples seen, in a directory of its own, so that no purge reaches it.
-    writer = SummaryWriter(str(run_path), purge_step=global_step + 1 if ckpt else None)
-    if ckpt is None:
-        table = "\n".join(f"|{k}|{v}|" for k, v in config.to_dict().items())
-        writer.add_text("hyperparameters", f"|param|value|\n|-|-|\n{table}")
-        writer.add_text("rules", "|field|value|\n|-|-|\n" + "\n".join(f"|{k}|{v}|" for k, v in rules.to_dict().items()))
+    def __init__(self, start: RunStart, resume: str | Path | None, quiet: bool) -> None:
+        config, ckpt, rules = start.config, start.ckpt, start.rules
+        self.start, self.config, self.rules, self.device, self.quiet = start, config, rules, start.device, quiet
+        # ---- seeding, in one block
+        self.rngs = {
+            "actions": np.random.default_rng([config.seed, 1]),
+            "minibatches": np.random.default_rng([config.seed, 2]),
+            "pool": np.random.default_rng([config.seed, 3]),
+        }
+        self.open_games(resume)
+        self.build_network()
+        self.global_step, self.start_update = 0, 0
+        if ckpt is not None:
+            self.restore(ckpt)
+        elif config.init_from:
+            load_initial_weights(self.policy, config.init_from)
+        # On resume TensorBoard drops what a killed run logged after its checkpoint: every step past
+        # the checkpoint's (its own update logged at ``global_step`` stays). Behaviour cloning logs
+        # by examples seen, in a directory of its own, so that no purge reaches it.
+        self.writer = open_writer(start, self.global_step)
+        self.best = BestNetwork(functools.partial(eval_gain, rules=rules), ckpt)
 
-    if ckpt is None and config.imitation_updates > 0:
+    def open_games(self, resume: str | Path | None) -> None:
+        """The vector of games, new or as the checkpoint left them, and their pending decisions."""
+        config, ckpt = self.config, self.start.ckpt
+        perfect = config.critic == "perfect"
+        self.envs = VectorSpades(
+            self.rules,
+            config.num_envs,
+            seed=config.seed,
+            perfect_information=perfect,
+            auto_reset=not config.paired,  # twins restart their matches together (train/ppo/pairing.py)
+            episode=config.episode,
+            reward="points",
+        )
+        if ckpt is not None:
+            restore_env(self.envs, ckpt["env"], resume)
+            self.pending = tuple(tensor_to_array(ckpt[k]) for k in ("next_obs", "next_mask", "next_seat"))
+        else:
+            seeds = PairedGames.seeds(config.seed, config.num_envs) if config.paired else config.seed
+            next_obs, info = self.envs.reset(seed=seeds)
+            self.pending = (next_obs, info["action_mask"], info["to_play"])
+
+    def build_network(self) -> None:
+        """The policy (and a perfect critic), optimizer, turn buffer, opponents, paired games, hindsight bids."""
+        config, engine, device = self.config, self.envs.engine, self.device
+        n_players, n_sides = engine.n_players, engine.n_sides
+        obs_dim, n_actions = self.pending[0].shape[1], self.pending[1].shape[1]
+        perfect = config.critic == "perfect"
+        columns = policy_columns(self.envs.encoder) if perfect else None
+        self.policy = SpadesPolicy.for_engine(
+            engine,
+            obs_dim if columns is None else len(columns),
+            hidden=config.hidden,
+            depth=config.depth,
+            card_features=config.card_features,
+            card_feature_logits=config.card_feature_logits,
+        ).to(device)
+        if perfect:
+            obs_dim += ActorCritic.EXTRA_COLUMNS
+        self.critic = PerfectCritic(obs_dim, config.hidden, config.depth).to(device) if perfect else None
+        self.model = ActorCritic(self.policy, self.critic, columns)
+        self.optimizer = self.model.make_optimizer(config.learning_rate)
+        self.buffer = TurnBuffer(config.num_envs, n_players, config.num_steps, obs_dim, n_actions)
+        self.opponents = Opponents(config, n_sides, self.rngs["pool"])
+        self.pairing = PairedGames(config.num_envs, n_players, config.pair_weight) if config.paired else None
+        self.hindsight = None
+        if config.bid_learning == "hindsight":
+            n_bids = engine.layout.bid_end - engine.layout.bid_offset
+            if n_bids <= 0:
+                raise ValueError(f"bid_learning: hindsight needs bids, and the rules {self.rules.name!r} have none")
+            self.hindsight = HindsightBids(config.num_envs, n_players, obs_dim, n_bids)
+        if self.pairing is not None and self.start.ckpt is None:
+            self.pairing.draw_opponents(self.opponents, self.envs.state, np.arange(config.num_envs))
+
+    def restore(self, ckpt: dict[str, Any]) -> None:
+        """Everything the checkpoint holds of the run, the generators last."""
+        self.policy.load_state_dict(ckpt["model"])
+        if self.critic is not None:
+            self.critic.load_state_dict(ckpt["critic"])
+        self.optimizer.load_state_dict(ckpt["optimizer"])
+        self.buffer.load_state_dict({k: tensor_to_array(v) for k, v in ckpt["buffer"].items()})
+        self.opponents.restore(ckpt["pool"], self.policy, self.device)  # before the RNG states are restored
+        self.opponents.learner_side = tensor_to_array(ckpt["learner_side"])
+        self.opponents.opponent = tensor_to_array(ckpt["opponent"])
+        if self.pairing is not None:
+            self.pairing.load_state_dict({k: tensor_to_array(v) for k, v in ckpt["pairing"].items()})
+        if self.hindsight is not None:
+            self.hindsight.load_state_dict({k: tensor_to_array(v) for k, v in ckpt["hindsight"].items()})
+        self.global_step, self.start_update = ckpt["global_step"], ckpt["update"]
+        restore_rng_states(self.rngs, ckpt["rng"])
+
+    def imitate(self) -> None:
+        """A new run with ``imitation_updates``: behaviour cloning of HeuristicAgent first (its own TensorBoard
+        directory, ``imitation.pt``, an evaluation after it)."""
+        config = self.config
+        if self.start.ckpt is not None or config.imitation_updates <= 0:
+            return
+        from torch.utils.tensorboard import SummaryWriter
+
         from train.ppo.imitation import ImitationConfig, behaviour_clone
 
         def either(value: int | None, default: int) -> int:
@@ -220,148 +231,142 @@ def train(
             heldout=config.imitation_heldout,
         )
         bc_start = time.time()
-        bc_writer = SummaryWriter(str(run_path / "imitation"))
-        behaviour_clone(policy, imitation, device=device, writer=bc_writer, quiet=quiet)
+        bc_writer = SummaryWriter(str(self.start.path / "imitation"))
+        behaviour_clone(self.policy, imitation, device=self.device, writer=bc_writer, quiet=self.quiet)
         bc_writer.close()
-        if not quiet:
+        if not self.quiet:
             print(f"imitation took {time.time() - bc_start:.0f} s", flush=True)
-
-    def extra_state() -> dict[str, Any]:
-        """What a perfect critic, paired games and bids learned in hindsight add to a checkpoint."""
-        extra: dict[str, Any] = {}
-        if critic is not None:
-            extra["critic_hparams"] = critic.hyperparameters()
-            extra["critic"] = {k: v.detach().cpu() for k, v in critic.state_dict().items()}
-        if pairing is not None:
-            extra["pairing"] = {k: array_to_tensor(v) for k, v in pairing.state_dict().items()}
-        if hindsight is not None:
-            extra["hindsight"] = {k: array_to_tensor(v) for k, v in hindsight.state_dict().items()}
-        return extra
-
-    def checkpoint(update: int, name: str = "latest.pt") -> Path:
-        return save_checkpoint(
-            ckpt_dir / name,
-            {
-                **training_payload(
-                    rules=rules,
-                    config=config,
-                    policy=policy,
-                    optimizer=optimizer,
-                    rngs=rngs,
-                    global_step=global_step,
-                    update=update,
-                    run_name=run_name,
-                ),
-                "env": env_state(envs.state),
-                "next_obs": array_to_tensor(next_obs),
-                "next_mask": array_to_tensor(next_mask),
-                "next_seat": array_to_tensor(next_seat),
-                "buffer": {k: array_to_tensor(v) for k, v in buffer.state_dict().items()},
-                "pool": opponents.pool,
-                "learner_side": array_to_tensor(opponents.learner_side),
-                "opponent": array_to_tensor(opponents.opponent),
-                "best_diff": best["diff"],
-                **extra_state(),
-            },
-        )
-
-    worst = eval_gain(-float("inf"), rules)  # the diff of gain -inf (eval_gain is its own inverse)
-    best = {"diff": ckpt.get("best_diff", worst) if ckpt else worst}
-
-    def run_eval(update: int, step: int, label: str = "eval") -> None:
-        """Duplicate evaluation against HeuristicAgent; ``best.pt`` keeps the best network so far."""
-        result = evaluate(policy, config, rules)
-        if result is None:
-            return
-        for key, value in result.items():
-            writer.add_scalar(key, value, step)
-        if not quiet:
-            print(f"{label} " + " ".join(f"{k.removeprefix('eval/')} {v:.2f}" for k, v in result.items()), flush=True)
-        if config.keep_best and eval_gain(result["eval/diff"], rules) > eval_gain(best["diff"], rules):
-            best["diff"] = result["eval/diff"]
-            checkpoint(update, "best.pt")
-
-    if ckpt is None and config.imitation_updates > 0:
-        checkpoint(0, "imitation.pt")
+        self.checkpoint(0, "imitation.pt")
         if config.eval_every or (config.total_updates == 0 and config.eval_final):
-            run_eval(0, 0, "eval after imitation")
+            self.evaluate(0, 0, "eval after imitation")
 
-    stop = config.total_updates if stop_at is None else min(stop_at, config.total_updates)
-    last_path = checkpoint(0) if stop == 0 else ckpt_dir / "latest.pt"
-    stats = HandStats()
-    start_time, start_step = time.time(), global_step
-    for update in range(start_update, stop):
+    def play(self, stop_at: int | None) -> Path:
+        """The updates from where the run stands to ``stop_at`` (None: all); the path of the last checkpoint."""
+        config = self.config
+        stop = config.total_updates if stop_at is None else min(stop_at, config.total_updates)
+        last_path = self.checkpoint(0) if stop == 0 else self.start.checkpoints / "latest.pt"
+        self.clock = (time.time(), self.global_step)
+        for update in range(self.start_update, stop):
+            self.update(update)
+            done = update + 1
+            eval_due, save_due = due_after(done, config.total_updates, stop, config)
+            if eval_due:
+                self.evaluate(done, self.global_step, f"eval {done}")
+            if save_due:
+                last_path = self.checkpoint(done)
+        return last_path
+
+    def update(self, update: int) -> None:
+        """One rollout of ``num_steps`` decisions in every game, the PPO update on it, the pool's snapshot, the log."""
+        config = self.config
         if config.anneal_lr:
-            for group in optimizer.param_groups:
-                group["lr"] = config.learning_rate * (1.0 - update / config.total_updates)
+            anneal_learning_rate(self.optimizer, config.learning_rate, update, config.total_updates)
         rollout_start = time.time()
-
-        # ---- rollout: num_steps decisions in every game
-        next_obs, next_mask, next_seat = collect_rollout(
-            model,
-            envs,
-            buffer,
-            opponents,
-            (next_obs, next_mask, next_seat),
+        stats = HandStats()
+        self.pending = collect_rollout(
+            self.model,
+            self.envs,
+            self.buffer,
+            self.opponents,
+            self.pending,
             config=config,
-            rng=rngs["actions"],
+            rng=self.rngs["actions"],
             stats=stats,
-            device=device,
-            pairing=pairing,
-            hindsight=hindsight,
+            device=self.device,
+            pairing=self.pairing,
+            hindsight=self.hindsight,
         )
-        global_step += config.num_envs * config.num_steps
-        bid_examples = None if hindsight is None else hindsight.take()
+        self.global_step += config.num_envs * config.num_steps
+        bid_examples = None if self.hindsight is None else self.hindsight.take()
         rollout_time = time.time() - rollout_start
-
         # ---- advantages over each seat's chain of decisions; optimize the policy and value network
         result = ppo_update(
-            model,
-            optimizer,
-            buffer,
+            self.model,
+            self.optimizer,
+            self.buffer,
             config=config,
-            bid_offset=engine.layout.bid_offset,
-            rng=rngs["minibatches"],
-            device=device,
+            bid_offset=self.envs.engine.layout.bid_offset,
+            rng=self.rngs["minibatches"],
+            device=self.device,
             hindsight=bid_examples,
         )
-
-        # ---- snapshots for the opponent pool
         if config.pool_prob > 0 and (update + 1) % config.pool_every == 0:
-            opponents.add_snapshot(policy, device)
-
-        # ---- logging
-        elapsed = time.time() - start_time
-        scalars = (
-            {
-                "charts/learning_rate": optimizer.param_groups[0]["lr"],
-                "charts/decisions_per_s": (global_step - start_step) / max(elapsed, 1e-9),
-                "charts/rollout_decisions_per_s": config.num_envs * config.num_steps / max(rollout_time, 1e-9),
-                "charts/pool_size": float(len(opponents.pool)),
-            }
-            | result.scalars()
-            | stats.scalars()
-            | ({} if pairing is None else pairing.scalars())
-            | hindsight_scalars(bid_examples)
-        )
+            self.opponents.add_snapshot(self.policy, self.device)
+        scalars = self.rates(rollout_time) | result.scalars() | stats.scalars() | hindsight_scalars(bid_examples)
+        scalars |= {} if self.pairing is None else self.pairing.scalars()
         for key, value in scalars.items():
-            writer.add_scalar(key, value, global_step)
-        if not quiet:
+            self.writer.add_scalar(key, value, self.global_step)
+        if not self.quiet:
             bid = scalars.get("bidding/mean_bid", float("nan"))
             pts = scalars.get("bidding/points_per_side_hand", float("nan"))
             print(
-                f"update {update + 1}/{config.total_updates} step {global_step} "
+                f"update {update + 1}/{config.total_updates} step {self.global_step} "
                 f"dps {scalars['charts/decisions_per_s']:.0f} ev {scalars['losses/explained_variance']:.3f} "
                 f"ent {scalars['losses/entropy']:.3f} mean_bid {bid:.2f} pts/side-hand {pts:.1f}",
                 flush=True,
             )
-        stats = HandStats()
 
-        done = update + 1
-        eval_due, save_due = due_after(done, config.total_updates, stop, config)
-        if eval_due:
-            run_eval(done, global_step, f"eval {done}")
-        if save_due:
-            last_path = checkpoint(done)
-    writer.close()
-    return last_path
+    def rates(self, rollout_time: float) -> dict[str, float]:
+        """The update's ``charts/*``: learning rate, decisions per second (run and rollout), pool size."""
+        config = self.config
+        start_time, start_step = self.clock
+        elapsed = time.time() - start_time
+        return {
+            "charts/learning_rate": self.optimizer.param_groups[0]["lr"],
+            "charts/decisions_per_s": (self.global_step - start_step) / max(elapsed, 1e-9),
+            "charts/rollout_decisions_per_s": config.num_envs * config.num_steps / max(rollout_time, 1e-9),
+            "charts/pool_size": float(len(self.opponents.pool)),
+        }
+
+    def extra_state(self) -> dict[str, Any]:
+        """What a perfect critic, paired games and bids learned in hindsight add to a checkpoint."""
+        extra: dict[str, Any] = {}
+        if self.critic is not None:
+            extra["critic_hparams"] = self.critic.hyperparameters()
+            extra["critic"] = {k: v.detach().cpu() for k, v in self.critic.state_dict().items()}
+        if self.pairing is not None:
+            extra["pairing"] = {k: array_to_tensor(v) for k, v in self.pairing.state_dict().items()}
+        if self.hindsight is not None:
+            extra["hindsight"] = {k: array_to_tensor(v) for k, v in self.hindsight.state_dict().items()}
+        return extra
+
+    def checkpoint(self, update: int, name: str = "latest.pt") -> Path:
+        next_obs, next_mask, next_seat = self.pending
+        payload = training_payload(
+            rules=self.rules,
+            config=self.config,
+            policy=self.policy,
+            optimizer=self.optimizer,
+            rngs=self.rngs,
+            global_step=self.global_step,
+            update=update,
+            run_name=self.start.name,
+        )
+        return save_checkpoint(
+            self.start.checkpoints / name,
+            {
+                **payload,
+                "env": env_state(self.envs.state),
+                "next_obs": array_to_tensor(next_obs),
+                "next_mask": array_to_tensor(next_mask),
+                "next_seat": array_to_tensor(next_seat),
+                "buffer": {k: array_to_tensor(v) for k, v in self.buffer.state_dict().items()},
+                "pool": self.opponents.pool,
+                "learner_side": array_to_tensor(self.opponents.learner_side),
+                "opponent": array_to_tensor(self.opponents.opponent),
+                "best_diff": self.best.diff,
+                **self.extra_state(),
+            },
+        )
+
+    def evaluate(self, update: int, step: int, label: str = "eval") -> None:
+        """Duplicate evaluation against HeuristicAgent; ``best.pt`` keeps the best network so far."""
+        result = evaluate(self.policy, self.config, self.rules)
+        if result is None:
+            return
+        for key, value in result.items():
+            self.writer.add_scalar(key, value, step)
+        if not self.quiet:
+            print(f"{label} " + " ".join(f"{k.removeprefix('eval/')} {v:.2f}" for k, v in result.items()), flush=True)
+        if self.config.keep_best and self.best.improves(result["eval/diff"]):
+            self.checkpoint(update, "best.pt")
