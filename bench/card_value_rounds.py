@@ -24,7 +24,7 @@ def measure(deals: int, repeats: int, config_path: str) -> list[dict[str, float]
     from spades_env.rules import resolve_rules
     from train.values.bid_values import BidLearner, deal_and_bid, play_card_positions
     from train.values.bid_values_config import BidValuesConfig
-    from train.values.bid_values_train import load_network
+    from train.values.bid_values_network import load_network
     from train.values.card_values import with_card_values
 
     torch.set_num_threads(1)

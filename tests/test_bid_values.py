@@ -263,7 +263,7 @@ DISTILLED = ROOT / "configs" / "train" / "bid_values_distilled.yaml"
 
 
 def test_a_value_teacher_labels_the_candidates_with_its_values_instead_of_rollouts(tmp_path):
-    from train.values.bid_values_train import load_value_teacher
+    from train.values.bid_values_network import load_value_teacher
 
     recipe = BidValuesConfig.from_yaml(DISTILLED)
     assert recipe.value_teacher == "checkpoints/partnership_bid_values.pt" and recipe.bid_depth > 0

@@ -16,8 +16,9 @@ from spades_env.rules import resolve_rules  # noqa: E402
 from train.runs.checkpoint import load_checkpoint  # noqa: E402
 from train.values.bid_values import BidLearner, deal_and_bid, play_card_positions  # noqa: E402
 from train.values.bid_values_config import BidValuesConfig  # noqa: E402
+from train.values.bid_values_network import load_network  # noqa: E402
 from train.values.bid_values_round import card_opponent_of  # noqa: E402
-from train.values.bid_values_train import load_network, train  # noqa: E402
+from train.values.bid_values_train import train  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 RECIPE = ROOT / "configs" / "train" / "card_values_torso.yaml"

@@ -17,7 +17,7 @@ from spades_env.rules import resolve_rules  # noqa: E402
 from train.runs.checkpoint import export_slim, load_checkpoint  # noqa: E402
 from train.values.bid_values import BidLearner, deal_and_bid, play_card_positions  # noqa: E402
 from train.values.bid_values_config import BidValuesConfig  # noqa: E402
-from train.values.bid_values_train import load_network  # noqa: E402
+from train.values.bid_values_network import load_network  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 RECIPES = ROOT / "configs" / "train"

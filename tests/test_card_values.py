@@ -23,7 +23,8 @@ from tests.run_logs import run_scalars  # noqa: E402
 from train.runs.checkpoint import STATE_VALUE_PREFIX, load_checkpoint  # noqa: E402
 from train.values.bid_values import BidLearner, CardPositions, deal_and_bid, play_card_positions  # noqa: E402
 from train.values.bid_values_config import BidValuesConfig  # noqa: E402
-from train.values.bid_values_train import positions_from_payload, positions_payload, train  # noqa: E402
+from train.values.bid_values_network import positions_from_payload, positions_payload  # noqa: E402
+from train.values.bid_values_train import train  # noqa: E402
 from train.values.card_values import ValuedCardPositions, card_value_gain, card_values_on_deal  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -17,8 +17,9 @@ from tests.run_logs import run_scalars  # noqa: E402
 from train.runs.checkpoint import load_checkpoint  # noqa: E402
 from train.values.bid_values import BidLearner  # noqa: E402
 from train.values.bid_values_config import BidValuesConfig  # noqa: E402
+from train.values.bid_values_network import load_network  # noqa: E402
 from train.values.bid_values_round import RoundCollector  # noqa: E402
-from train.values.bid_values_train import load_network, train  # noqa: E402
+from train.values.bid_values_train import train  # noqa: E402
 
 RECIPES = Path(__file__).resolve().parent.parent / "configs" / "train"
 
