@@ -47,6 +47,18 @@ def test_overrides_set_keys_checked_as_a_file_is():
     assert BidValuesConfig.from_yaml(ROOT / "configs/train/bid_values.yaml").with_overrides({"rounds": 3}).rounds == 3
 
 
+def test_numbers_yaml_reads_as_strings_are_read_as_numbers(tmp_path):
+    """YAML 1.1 reads ``1e-4`` (no dot) as a string: a number field takes it as the number it says."""
+    path = tmp_path / "lr.yaml"
+    path.write_text(SMOKE.read_text() + "\nlearning_rate: 1e-4\n")
+    assert PPOConfig.from_yaml(path).learning_rate == pytest.approx(1e-4)
+    assert PPOConfig.from_yaml(SMOKE).with_overrides({"target_kl": "2e-2"}).target_kl == pytest.approx(0.02)
+    with pytest.raises(ValueError, match="^here: seed must be an integer, got '1e3'$"):
+        PPOConfig.from_dict({"seed": "1e3"}, source="here")  # an integer field reads no string
+    with pytest.raises(ValueError, match="^here: learning_rate must be a number, got 'nan'$"):
+        PPOConfig.from_dict({"learning_rate": "nan"}, source="here")
+
+
 @pytest.mark.parametrize(
     ("option", "words"),
     [

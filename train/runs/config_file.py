@@ -45,8 +45,16 @@ class ConfigFile:
                 raise ValueError(f"{source}: {key} must be {what}, got {value!r}")
 
     @classmethod
+    def numbers_read(cls, data: dict[str, Any]) -> dict[str, Any]:
+        """``data`` with the strings of number fields that are numbers read as numbers: YAML 1.1 reads ``1e-4``
+        (no dot) as a string, so ``learning_rate: 1e-4`` in a file or ``--set learning_rate=1e-4`` would fail."""
+        hints = typing.get_type_hints(cls)
+        return {k: _number(v) if float in _accepted(hints.get(k))[0] else v for k, v in data.items()}
+
+    @classmethod
     def from_dict(cls, data: dict[str, Any], source: str = "config"):
         """Build from a mapping; unknown keys fail with the list of known ones, values of another type naming it."""
+        data = cls.numbers_read(data)
         cls.check_keys(data, source)
         return cls(**data)
 
@@ -57,12 +65,24 @@ class ConfigFile:
 
     def with_overrides(self, overrides: dict[str, Any], source: str = "overrides"):
         """This config with the keys of ``overrides`` set, checked as ``from_dict`` checks a file."""
+        overrides = self.numbers_read(overrides)
         self.check_keys(overrides, source)
         return dataclasses.replace(self, **overrides)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain mapping of every field."""
         return dataclasses.asdict(self)
+
+
+def _number(value: Any) -> Any:
+    """``value`` as a float where it is a string that reads as a finite number (``1e-4``), else as it is."""
+    if isinstance(value, str):
+        try:
+            number = float(value)
+        except ValueError:
+            return value
+        return number if np.isfinite(number) else value
+    return value
 
 
 def _accepted(hint: Any) -> tuple[tuple[type, ...], str]:
