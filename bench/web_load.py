@@ -22,6 +22,7 @@ import random
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -188,12 +189,19 @@ def main() -> None:
     parser.add_argument("--replays", type=int, default=40)
     parser.add_argument("--learned-games", type=int, default=200)
     parser.add_argument("--root", type=Path, default=ROOT, help="the checkout whose server to run (a baseline)")
+    parser.add_argument(
+        "--db",
+        default="",
+        help="the server's --db (default: a new file in a temporary folder, as served games are kept)",
+    )
     args = parser.parse_args()
     if not 0 < args.seconds <= 120:
         raise SystemExit("--seconds must be in (0, 120]")
     port = free_port()
     env = {**os.environ, "PYTHONPATH": str(args.root)}
-    command = [sys.executable, "-m", "train.cli.app", "serve", "--port", str(port)]
+    scratch = tempfile.TemporaryDirectory(prefix="web_load_")
+    db = args.db or str(Path(scratch.name) / "games.sqlite")
+    command = [sys.executable, "-m", "train.cli.app", "serve", "--port", str(port), "--db", db]
     server = subprocess.Popen(command, cwd=args.root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
     try:
@@ -216,6 +224,7 @@ def main() -> None:
     finally:
         server.terminate()
         server.wait(10)
+        scratch.cleanup()
 
 
 if __name__ == "__main__":

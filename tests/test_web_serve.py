@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from tests.web_helpers import client
@@ -11,6 +12,36 @@ from train.cli.app import app
 from train.serve.app import STATIC
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True)
+def state_home(monkeypatch, tmp_path):
+    """The user's state folder, where ``spades serve`` keeps its games by default: a temporary one."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    return tmp_path / "state"
+
+
+def test_serve_keeps_games_in_the_state_folder_by_default_so_a_restart_resumes_them(monkeypatch, state_home):
+    import uvicorn
+    from fastapi.testclient import TestClient
+
+    calls = []
+    monkeypatch.setattr(uvicorn, "run", lambda application, host, port, access_log: calls.append(application))
+    first = CliRunner().invoke(app, ["serve"])
+    db = state_home / "spades_env" / "web_games.sqlite"
+    assert first.exit_code == 0 and f"games kept in {db}" in first.output and db.is_file()
+    c = TestClient(calls[-1], base_url="http://127.0.0.1:8000")
+    game_id = c.post("/api/games", json={"seed": 3}).json()["id"]
+    view = c.post(
+        f"/api/games/{game_id}/action", json={"action": c.get(f"/api/games/{game_id}").json()["legal"][0]["id"]}
+    )
+    assert view.status_code == 200
+    assert CliRunner().invoke(app, ["serve"]).exit_code == 0  # the restarted server: a new app on the same file
+    again = TestClient(calls[-1], base_url="http://127.0.0.1:8000").get(f"/api/games/{game_id}")
+    assert again.status_code == 200 and again.json() == view.json()
+    memory = CliRunner().invoke(app, ["serve", "--db", ":memory:"])
+    assert "games kept in memory only" in memory.output
+    assert TestClient(calls[-1], base_url="http://127.0.0.1:8000").get(f"/api/games/{game_id}").status_code == 404
 
 
 def test_serve_runs_uvicorn_on_the_host_and_port(monkeypatch):

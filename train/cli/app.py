@@ -92,9 +92,10 @@ def serve(
     host: str = typer.Option("127.0.0.1", help="Address to listen on (0.0.0.0: every interface)."),
     port: int = typer.Option(8000, help="TCP port to listen on."),
     db: str = typer.Option(
-        ":memory:",
-        help="SQLite file keeping every game (settings and decisions), so a restart resumes them; "
-        "':memory:' keeps them until the server stops. A file of anything else is refused, never overwritten.",
+        "",
+        help="SQLite file keeping every game (settings and decisions), so a restart resumes them (default: "
+        "spades_env/web_games.sqlite in $XDG_STATE_HOME or ~/.local/state); ':memory:' keeps them until the server "
+        "stops. A file of anything else is refused, never overwritten.",
     ),
     replay_dir: str = typer.Option(
         "", help="Folder whose .json/.jsonl files a client may replay by name ({'path': ...}); empty: none."
@@ -116,6 +117,7 @@ def serve(
         from train.serve.app import create_app
         from train.serve.bots import BotMenu
         from train.serve.guard import LOOPBACK_HOSTS, SWITCH_INTERVAL
+        from train.serve.storage import default_db_path
         from train.serve.store import GameStore
         from train.serve.warm import warm_table
     except ModuleNotFoundError as err:
@@ -123,10 +125,12 @@ def serve(
     loopback = host in LOOPBACK_HOSTS or host.startswith("127.")
     menu = BotMenu(bot_specs(bots, "--bots")) if bots.strip() else BotMenu()
     hosts = (*LOOPBACK_HOSTS, host) if loopback else None
-    application = create_app(GameStore(db, bots=menu), replay_dir=replay_dir or None, allowed_hosts=hosts)
+    store = GameStore(db or default_db_path(), bots=menu)
+    application = create_app(store, replay_dir=replay_dir or None, allowed_hosts=hosts)
     sys.setswitchinterval(SWITCH_INTERVAL)  # light requests get the GIL back soon while replays compute
     warm_table()  # the default table's kernels loaded before the first client waits for them
-    typer.echo(f"serving the web table at http://{host}:{port}/ (Ctrl+C to stop)")
+    kept = "in memory only" if store.storage.path == ":memory:" else f"in {store.storage.path}"
+    typer.echo(f"serving the web table at http://{host}:{port}/ (Ctrl+C to stop); games kept {kept}")
     uvicorn.run(application, host=host, port=port, access_log=access_log)
 
 

@@ -4,11 +4,13 @@ A game is seeded, so its settings (preset, target score, bots, seat, seed) and t
 id, and ``NEXT`` where the next hand was dealt) rebuild it exactly (``sessions.Game.restore``). ``Storage`` opens a
 database file of its own (a new one, or one it wrote before: a file of anything else is refused, never
 overwritten), or ``:memory:`` (the games last as long as the server). One connection behind a lock.
+``spades serve`` keeps its games in ``default_db_path()`` unless told otherwise, so a restart resumes them.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 import time
@@ -26,6 +28,15 @@ TABLES = (
     "CREATE TABLE IF NOT EXISTS actions (game_id TEXT NOT NULL, seq INTEGER NOT NULL, action INTEGER NOT NULL, "
     "PRIMARY KEY (game_id, seq)) WITHOUT ROWID",
 )
+
+
+def default_db_path() -> Path:
+    """Where ``spades serve`` keeps its games by default: ``spades_env/web_games.sqlite`` in the user's state folder
+    (``$XDG_STATE_HOME``, else ``~/.local/state``), the folder made if missing."""
+    state = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    folder = Path(state) / "spades_env"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / "web_games.sqlite"
 
 
 class StorageError(ValueError):
