@@ -142,6 +142,8 @@ def test_a_built_wheel_ships_the_presets_and_plays_from_a_fresh_venv(tmp_path):
     from pathlib import Path
 
     import spades_env
+    from agents.guided import POSITION_VALUE_CHECKPOINTS
+    from agents.learned import LEARNED_CHECKPOINTS
 
     root = Path(__file__).resolve().parent.parent
     src = tmp_path / "src"  # build a copy, so that no build/ or egg-info lands in the checkout
@@ -163,6 +165,9 @@ def test_a_built_wheel_ships_the_presets_and_plays_from_a_fresh_venv(tmp_path):
         p.relative_to(root).as_posix() for p in ours if p.suffix in SHIPPED_SUFFIXES and "__pycache__" not in p.parts
     ]
     assert [name for name in ours if name not in shipped] == [], "train modules or package data missing from the wheel"
+    checkpoints = {Path(name).name for name in shipped if name.endswith(".pt")}
+    played = {p.name for p in (*LEARNED_CHECKPOINTS.values(), *POSITION_VALUE_CHECKPOINTS.values())}
+    assert checkpoints == played, "the wheel ships exactly the checkpoints the bots play"
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     python = venv / "bin" / "python"
