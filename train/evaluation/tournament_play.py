@@ -85,6 +85,38 @@ def decision_groups(agents: list[Agent]) -> list[tuple[Agent, list[int]]]:
     return groups
 
 
+def _decide(engine, state, deciders, group_of_seat, observe, live: np.ndarray, masks, actions: np.ndarray) -> None:
+    """Write into ``actions`` each live game's decision by the bot group playing the seat to move (each group
+    decides its games in one batched call, from its seats' view)."""
+    all_live = len(live) == len(actions)
+    seats = state.to_move[live]
+    owner = group_of_seat[live, seats] if len(deciders) > 1 else None
+    for k, (agent, _) in enumerate(deciders):
+        if owner is None:  # one group decides every live game
+            games, who, rows = live, seats, masks if all_live else masks[live]
+        else:
+            sel = np.flatnonzero(owner == k)
+            if len(sel) == 0:
+                continue
+            games, who = live[sel], seats[sel]
+            rows = masks[games]
+        ctx = decision_context(agent, engine, state, games, who)  # the seats' view: what they may know
+        actions[games] = agent.act(observe(agent, ctx.state, ctx.games, who), rows, ctx)
+
+
+def _tally_finished(engine, finished, active: np.ndarray, tally: GameTally, hand_records) -> None:
+    """Add the hands finished in a step by games still played to ``tally`` (and their records to ``hand_records``)."""
+    for f in finished:
+        keep = active[f.games]
+        if not keep.any():
+            continue
+        sub = f if keep.all() else FinishedHands(**{k: getattr(f, k)[keep] for k in f.__dataclass_fields__})
+        tally.add(engine, sub.games, sub)
+        if hand_records is not None:
+            for g, rec in zip(sub.games.tolist(), records.hand_records(engine, sub), strict=True):
+                hand_records[g].append(rec)
+
+
 def play_games(
     engine: SpadesEngine,
     seeds: np.ndarray,
@@ -128,19 +160,7 @@ def play_games(
         if not all_live:  # a legal filler for the finished games (hand mode), whose results are ignored
             done_games = np.flatnonzero(~active)
             actions[done_games] = np.argmax(masks[done_games], axis=1)
-        seats = state.to_move[live]
-        owner = group_of_seat[live, seats] if len(deciders) > 1 else None
-        for k, (agent, _) in enumerate(deciders):
-            if owner is None:  # one group decides every live game
-                games, who, rows = live, seats, masks if all_live else masks[live]
-            else:
-                sel = np.flatnonzero(owner == k)
-                if len(sel) == 0:
-                    continue
-                games, who = live[sel], seats[sel]
-                rows = masks[games]
-            ctx = decision_context(agent, engine, state, games, who)  # the seats' view: what they may know
-            actions[games] = agent.act(observe(agent, ctx.state, ctx.games, who), rows, ctx)
+        _decide(engine, state, deciders, group_of_seat, observe, live, masks, actions)
         ok = masks[every_game, actions] if all_live else masks[live, actions[live]]
         if not ok.all():  # let the engine name the illegal action and the legal ones
             bad = live[~ok][:1]
@@ -148,15 +168,7 @@ def play_games(
         result = engine.step(state, actions, validate=False)
         if not result.finished:
             continue
-        for f in result.finished:
-            keep = active[f.games]
-            if not keep.any():
-                continue
-            sub = f if keep.all() else FinishedHands(**{k: getattr(f, k)[keep] for k in f.__dataclass_fields__})
-            tally.add(engine, sub.games, sub)
-            if hand_records is not None:
-                for g, rec in zip(sub.games.tolist(), records.hand_records(engine, sub), strict=True):
-                    hand_records[g].append(rec)
+        _tally_finished(engine, result.finished, active, tally, hand_records)
         done_now = (result.match_done if mode == "match" else result.hand_done) & active
         done = np.flatnonzero(done_now)
         winners[done] = state.winner[done]

@@ -111,6 +111,31 @@ def relative_rewards(engine: Any, rewards: np.ndarray, weight: float) -> np.ndar
     return (out - np.float32(weight) * others_mean[:, side_of_seat]).astype(np.float32)
 
 
+def _step_and_credit(envs, action: np.ndarray, buffer: TurnBuffer, config: PPOConfig, stats: HandStats,
+                     pairing: PairedGames | None, hindsight: HindsightBids | None):  # fmt: skip
+    """Step ``envs`` with ``action``, credit the rewards to ``buffer`` (bag-adjusted, opponent-relative, scaled,
+    paired as the config says) and count the finished hands; returns the next observations, the step's info and
+    which games finished a hand."""
+    engine = envs.engine
+    hand_number = None if pairing is None else envs.state.hand_number.copy()
+    next_obs, rewards, terminated, truncated, info = envs.step(action)
+    hand_done = np.asarray(info["hand_done"], bool)
+    episode_end = hand_done if config.credit == "hand" else (terminated | truncated)
+    if config.bag_adjusted_reward and info.get("finished_hands"):
+        rewards = adjusted_rewards(engine, rewards, info["finished_hands"])
+    if config.opponent_reward_weight:
+        rewards = relative_rewards(engine, rewards, config.opponent_reward_weight)
+    rewards = np.asarray(rewards, np.float32) * config.reward_scale
+    if pairing is not None:
+        rewards = pairing.credit(buffer, rewards, hand_done, hand_number)
+    buffer.add_rewards(rewards, episode_end | terminated | truncated)
+    for finished in info.get("finished_hands", ()):
+        stats.add(finished, engine.side_of_seat, engine.n_sides)
+        if hindsight is not None:
+            hindsight.finish(engine, finished, config.hindsight_nil)
+    return next_obs, info, hand_done
+
+
 def collect_rollout(
     model: ActorCritic,
     envs: Any,
@@ -172,23 +197,8 @@ def collect_rollout(
             logprob = dist.log_prob(torch.as_tensor(action, device=device))
         logprob, value = logprob.cpu().numpy(), value.cpu().numpy()
         buffer.add(rows_in, next_mask, action, logprob, value, next_seat, learn, stored, teacher)
-        hand_number = None if pairing is None else envs.state.hand_number.copy()
-        next_obs, rewards, terminated, truncated, info = envs.step(action)
+        next_obs, info, hand_done = _step_and_credit(envs, action, buffer, config, stats, pairing, hindsight)
         next_mask, next_seat = info["action_mask"], info["to_play"]
-        hand_done = np.asarray(info["hand_done"], bool)
-        episode_end = hand_done if config.credit == "hand" else (terminated | truncated)
-        if config.bag_adjusted_reward and info.get("finished_hands"):
-            rewards = adjusted_rewards(engine, rewards, info["finished_hands"])
-        if config.opponent_reward_weight:
-            rewards = relative_rewards(engine, rewards, config.opponent_reward_weight)
-        rewards = np.asarray(rewards, np.float32) * config.reward_scale
-        if pairing is not None:
-            rewards = pairing.credit(buffer, rewards, hand_done, hand_number)
-        buffer.add_rewards(rewards, episode_end | terminated | truncated)
-        for finished in info.get("finished_hands", ()):
-            stats.add(finished, side_of_seat, engine.n_sides)
-            if hindsight is not None:
-                hindsight.finish(engine, finished, config.hindsight_nil)
         if pairing is None:
             opponents.draw(np.flatnonzero(hand_done))
             continue
