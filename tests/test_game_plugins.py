@@ -20,7 +20,7 @@ from agents import HeuristicAgent, SearchAgent, game_parts
 from agents.base import DecisionContext
 from spades_env import SpadesEngine, games
 from spades_env.engine import PLAY
-from spades_env.engine.state import PASS
+from spades_env.games.hearts.phases import PASS
 from spades_env.observation import encoder_for
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -31,6 +31,7 @@ PACKAGES = ("spades_env", "agents", "train", "bench")
 BOT_PART_MODULES = {
     "agents/spades/endgame.py": "spades",
     "agents/spades/endgame_search.py": "spades",
+    "agents/spades/heuristic_kernel.py": "spades",
     "agents/spades/rollouts.py": "spades",
     "agents/spades/turns.py": "spades",
     "agents/hearts/heuristic.py": "hearts",
