@@ -27,7 +27,7 @@ import numpy as np
 from agents.base import Agent, DecisionContext
 from agents.heuristic import HeuristicAgent
 from spades_env import cards
-from spades_env.engine import DRAW, OVER, GameState, SpadesEngine
+from spades_env.engine import OVER, GameState, SpadesEngine
 
 #: Card-mask fields of the state (B, N) that may hold cards a seat cannot see.
 MASK_FIELDS = ("hands", "deal", "discards", "seen", "exchanged_out", "exchanged_in", "passed", "face_up")
@@ -46,7 +46,7 @@ def known_cards(engine: SpadesEngine, state: GameState, g: int, seat: int) -> in
     own = ("hands", "discards", "seen", "exchanged_out", "exchanged_in", "passed", "face_up")
     for name in own if state.looked[g, seat] else ("face_up",):
         known |= int(getattr(state, name)[g, seat])
-    if state.phase[g] == DRAW and state.shown[g] >= 0:
+    if state.shown[g] >= 0:  # the card shown to the drawer (two-player Spades)
         known |= 1 << int(state.shown[g])
     if engine.rules.has_passing:  # the cards passed to the seat are in its hand: known
         for k in range(n):
@@ -59,7 +59,7 @@ def _places(engine: SpadesEngine, state: GameState, g: int, unseen: list[int]) -
     """The cards ``unseen`` grouped by place: the hidden fields holding each (and whether the rest of the
     two-player pile does)."""
     masks = [(name, k, int(getattr(state, name)[g, k])) for name in MASK_FIELDS for k in range(engine.n_players)]
-    start = int(state.pile_pos[g]) + (1 if state.phase[g] == DRAW else 0)
+    start = int(state.pile_pos[g]) + (1 if state.shown[g] >= 0 else 0)  # the shown card is not to come
     future = {int(c) for c in state.pile[g, start:]}
     places: dict[tuple, list[int]] = {}
     for c in unseen:

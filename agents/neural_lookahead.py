@@ -20,7 +20,6 @@ import torch
 from agents.base import DecisionContext, masked_logits
 from agents.heuristic import HeuristicAgent
 from agents.search_bidding import MAX_LOOKAHEAD_SAMPLES, lookahead_bids
-from spades_env.engine import BID, BLIND
 
 #: Weight of the network's values in the mean with the lookahead's (1 - it).
 NETWORK_WEIGHT = 0.5
@@ -72,7 +71,7 @@ def set_lookahead_bids(agent, observations, masks: np.ndarray, context: Decision
     lookahead's mean values, less ``nil_margin`` on nil bids."""
     if context is None:
         raise ValueError(f"bot {agent.name!r} with bid_samples={agent.bid_samples} needs the decision context")
-    rows = np.flatnonzero(np.isin(context.state.phase[context.games], (BID, BLIND)))
+    rows = np.flatnonzero(np.isin(context.state.phase[context.games], context.engine.spec.bidding_phases()))
     if not len(rows):
         return
     network = network_bid_values(agent.policy, np.asarray(observations)[rows], agent.device, agent.value_scale)

@@ -55,9 +55,8 @@ from agents.search_sampling import (  # noqa: F401 (SUIT, sample_hidden_hands: p
     sample_hidden_hands,
     sample_layouts,
 )
-from spades_env.engine import BID, BLIND, PLAY
+from spades_env.engine import PLAY
 from spades_env.engine.core import check_threads
-from spades_env.engine.state import PASS
 
 #: ``play_sharpness`` of the default search in two-player and partnership games (cutthroat: 0, no gain measured).
 AUTO_PLAY_SHARPNESS = 0.5
@@ -221,7 +220,8 @@ class SearchAgent(EngineRollouts, Agent):
         values, default = self._values_and_default(observations, masks, context)
         out = choose(values, default)
         phase = context.state.phase[context.games]
-        for margin, rows in ((self.pass_margin, phase == PASS), (self.play_margin, phase == PLAY)):
+        passing = phase == context.engine.spec.pass_phase
+        for margin, rows in ((self.pass_margin, passing), (self.play_margin, phase == PLAY)):
             rows = np.flatnonzero(rows)
             if len(rows):
                 best = np.where(np.isnan(values[rows]), -np.inf, values[rows]).max(axis=1)
@@ -255,7 +255,7 @@ class SearchAgent(EngineRollouts, Agent):
         default = self.bidder.act(observations, masks, context)
         values = np.where(masks, np.nan, -np.inf)
         self._lookahead_bid_values(values, masks, context)
-        passing = np.flatnonzero(state.phase[context.games] == PASS)
+        passing = np.flatnonzero(state.phase[context.games] == engine.spec.pass_phase)
         if self.pass_top and self.pass_samples and len(passing) and engine.rules.has_passing:
             start = time.perf_counter()
             sub = context.take(passing)
@@ -282,7 +282,7 @@ class SearchAgent(EngineRollouts, Agent):
         """With ``bid_samples`` > 0 (Spades), set ``values``' rows of the bids and blind nil decisions that have
         several candidates to the lookahead bidder's mean values (``agents.search_bidding.lookahead_bids``), its
         rollouts played by ``rollout_policy`` (None: the heuristic)."""
-        bidding = np.flatnonzero(np.isin(context.state.phase[context.games], (BID, BLIND)))
+        bidding = np.flatnonzero(np.isin(context.state.phase[context.games], context.engine.spec.bidding_phases()))
         if not (self.bid_samples and len(bidding) and context.engine.rules.has_bidding):
             return
         from agents.search_bidding import lookahead_bids  # it imports this module's sampler

@@ -41,7 +41,7 @@ from agents.search_play_model import play_log_likelihood
 from agents.search_rollouts import hand_values, play_out_values, side_margin
 from agents.search_sampling import layout_states, sample_layouts
 from spades_env import cards
-from spades_env.engine import BID, BLIND, PLAY, GameState, SpadesEngine, bits, cards_held
+from spades_env.engine import PLAY, GameState, SpadesEngine, bits, cards_held
 
 #: Log-likelihood lost per trick between a seat's actual bid and the heuristic's bid for a sampled hand.
 BID_SHARPNESS = 1.0
@@ -115,11 +115,11 @@ def candidate_mask(engine: SpadesEngine, phase: np.ndarray, masks: np.ndarray) -
     (not in two-player, where it comes before the draw)."""
     lay = engine.layout
     out = np.zeros_like(masks)
-    bid = phase == BID
+    bid = phase == engine.spec.bid_phase
     out[bid, lay.bid_offset : lay.bid_end] = masks[bid, lay.bid_offset : lay.bid_end]
     blind_nil, look = lay.special("blind_nil"), lay.special("look")
     if blind_nil is not None and not engine.rules.two_player:
-        blind = phase == BLIND
+        blind = phase == engine.spec.blind_phase
         out[blind, blind_nil] = masks[blind, blind_nil]
         out[blind, look] = masks[blind, look]
     return out
@@ -141,7 +141,7 @@ def sample_bidding_layouts(
     draw discards (``agents.search_sampling.sample_layouts``; 0 where the seat has not looked, and in other games)."""
     engine, state, games, seats = ctx.engine, ctx.state, ctx.games, ctx.seats
     m = samples * oversample
-    blind = state.phase[games] == BLIND
+    blind = state.phase[games] == engine.spec.blind_phase
     hands = np.zeros((len(games), m, engine.n_players), dtype=np.uint64)
     discards = np.zeros_like(hands)
     looked = np.flatnonzero(~blind)
@@ -236,7 +236,7 @@ def _bid_log_likelihood(ctx: DecisionContext, hands: np.ndarray, heuristic: Heur
     position = (np.arange(n)[None, :] - trial.dealer[:, None] - 1) % n  # (R, N) bidding order
     # ``trial`` becomes each bidding position in turn (only the fields a bid reads change).
     trial.hands = trial.deal  # the hands as bid: the cards held and those played since
-    trial.phase[:] = BID
+    trial.phase[:] = engine.spec.bid_phase
     r = np.arange(d * m)
     for p in range(n):
         seat = (trial.dealer + 1 + p) % n

@@ -14,7 +14,6 @@ import numpy as np
 from agents.search_draw import keep_propensity
 from spades_env import cards
 from spades_env.engine import GameState, SpadesEngine, bits, cards_held, dealing
-from spades_env.engine.state import PASS
 
 #: Suit of each card id; the jokers (52, 53) count as spades.
 SUIT = np.minimum(np.arange(cards.N_CARD_IDS) // cards.N_RANKS, cards.SPADES)
@@ -65,7 +64,9 @@ def sample_layouts(
         # The cards the seat passed are known to sit with their receiver until played.
         offset = engine.pass_offset(state.hand_number[games])
         receiver = (seats + offset) % n
-        gave = np.where((offset != 0) & (state.phase[games] != PASS), state.passed[games, seats], np.uint64(0))
+        gave = np.where(
+            (offset != 0) & (state.phase[games] != engine.spec.pass_phase), state.passed[games, seats], np.uint64(0)
+        )
         known[rows, receiver] |= np.where(receiver != seats, gave & hands[rows, receiver], np.uint64(0))
     unseen = deck & ~(played | own | np.bitwise_or.reduce(known, axis=1))  # (D,)
     if engine.rules.two_player:

@@ -14,7 +14,8 @@ import pytest
 from hypothesis import settings
 
 from spades_env.cards import RANK_LETTERS, parse_card
-from spades_env.engine import BID, BLIND, OVER, PLAY
+from spades_env.engine import OVER, PLAY
+from spades_env.games.spades.params import BID, BLIND
 
 settings.register_profile("repeatable", derandomize=True, database=None)
 settings.register_profile("explore", derandomize=False)

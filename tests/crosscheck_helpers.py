@@ -12,10 +12,11 @@ import numpy as np
 
 from spades_env import HeartsRules, Rules, SpadesEngine, list_presets
 from spades_env.cards import mask_to_cards
-from spades_env.engine import BEMO, BID, BLIND, DRAW, EXCHANGE, OVER, PLAY
+from spades_env.engine import OVER, PLAY
 from spades_env.engine.check import check_state
-from spades_env.engine.state import PASS
+from spades_env.games.hearts.phases import PASS
 from spades_env.games.hearts.reference import MOON_CARDS, HeartsReferenceGame
+from spades_env.games.spades.params import BEMO, BID, BLIND, DRAW, EXCHANGE
 from spades_env.games.spades.reference import SpadesReferenceGame
 from tests.reference_games import reference_for
 

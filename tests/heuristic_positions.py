@@ -23,7 +23,9 @@ import numpy as np
 from agents.base import DecisionContext
 from agents.heuristic import HeuristicAgent
 from spades_env.engine import PLAY, GameState, SpadesEngine
-from spades_env.engine.state import BEMO, BID, BLIND, DRAW, EXCHANGE, N_PHASES, PASS
+from spades_env.engine.state import N_PHASES
+from spades_env.games.hearts.phases import PASS
+from spades_env.games.spades.params import BEMO, BID, BLIND, DRAW, EXCHANGE
 from spades_env.rules import resolve_rules
 from spades_env.rules_yaml import list_presets
 

@@ -13,7 +13,8 @@ torch = pytest.importorskip("torch")
 from agents.base import DecisionContext  # noqa: E402
 from agents.heuristic import HeuristicAgent  # noqa: E402
 from agents.neural import NeuralAgent, SpadesPolicy  # noqa: E402
-from spades_env.engine import BID, BLIND, PLAY, SpadesEngine  # noqa: E402
+from spades_env.engine import PLAY, SpadesEngine  # noqa: E402
+from spades_env.games.spades.params import BID, BLIND  # noqa: E402
 from spades_env.games.spades.scoring import bag_adjusted_points  # noqa: E402
 from spades_env.observation import encoder_for  # noqa: E402
 from spades_env.rules import resolve_rules  # noqa: E402

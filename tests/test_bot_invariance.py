@@ -17,8 +17,10 @@ from agents import SearchAgent, make_agent
 from agents.base import Agent
 from agents.infoset_probe import probe, redeal, same_observations, sample_decisions
 from agents.learned import LEARNED_CHECKPOINTS
-from spades_env.engine import DRAW, PASS, PLAY, SpadesEngine
+from spades_env.engine import PLAY, SpadesEngine
 from spades_env.engine.check import check_state
+from spades_env.games.hearts.phases import PASS
+from spades_env.games.spades.params import DRAW
 
 TABLES = ["partnership", "two-player", "cutthroat-4", "hearts"]
 #: Decisions probed per table (spread over the phases by ``sample_decisions``), and the seed of their games: with

@@ -13,8 +13,10 @@ import pytest
 
 from spades_env import IllegalActionError, SpadesEngine, cards
 from spades_env.core.state_arrays import FIELDS, state_arrays
-from spades_env.engine import BID, PASS, GameState
+from spades_env.engine import GameState
 from spades_env.engine.inputs import EngineInputError
+from spades_env.games.hearts.phases import PASS
+from spades_env.games.spades.params import BID
 
 ROOT = pathlib.Path(__file__).resolve().parents[1] / "spades_env"
 

@@ -8,7 +8,8 @@ import dataclasses
 import numpy as np
 
 from spades_env import SpadesEngine, cards
-from spades_env.engine import BID, BLIND, OVER, dealing
+from spades_env.engine import OVER, dealing
+from spades_env.games.spades.params import BID, BLIND
 
 
 def _weak_first_bidder_deals() -> np.ndarray:

@@ -10,9 +10,10 @@ from conftest import hand, whole_suit
 
 from spades_env import IllegalActionError, Rules, SpadesEngine
 from spades_env.cards import parse_card
-from spades_env.engine import BID, BLIND, OVER, PLAY
+from spades_env.engine import OVER, PLAY
 from spades_env.engine.check import check_state
 from spades_env.engine.state import FREE_LEAD, RESTRICTED_LEAD
+from spades_env.games.spades.params import BID, BLIND
 
 NO_BLIND = Rules.preset("partnership-no-blind-nil")
 C = parse_card

@@ -20,7 +20,7 @@ from agents import HeuristicAgent, SearchAgent, game_parts
 from agents.base import DecisionContext
 from spades_env import SpadesEngine, games
 from spades_env.engine import PLAY
-from spades_env.engine.state import PASS
+from spades_env.games.hearts.phases import PASS
 from spades_env.observation import encoder_for
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -31,6 +31,7 @@ PACKAGES = ("spades_env", "agents", "train", "bench")
 BOT_PART_MODULES = {
     "agents/spades/endgame.py": "spades",
     "agents/spades/endgame_search.py": "spades",
+    "agents/spades/heuristic_kernel.py": "spades",
     "agents/spades/rollouts.py": "spades",
     "agents/spades/turns.py": "spades",
     "agents/hearts/heuristic.py": "hearts",
@@ -102,6 +103,71 @@ def test_only_a_games_bot_parts_import_its_modules(package):
         assert imported and all(m == own or m.startswith(own + ".") for m in imported), (where, imported)
 
 
+def _special_actions() -> set[str]:
+    """Every registered game's special actions' names (``GameSpec.special_actions``)."""
+    return {name for game in games.GAMES for name, _ in games.spec(game).special_actions}
+
+
+def _game_names_used(path: pathlib.Path) -> list[str]:
+    """Where a file names a game or a game's special action: a string constant that is a registered game's name
+    (``"hearts"``) or one of its special actions (``"blind_nil"``), docstrings included (a docstring is never
+    exactly a name)."""
+    names = set(games.GAMES) | _special_actions()
+    tree = ast.parse(path.read_text())
+    return [
+        f"{path.name}:{node.lineno} {node.value!r}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in names
+    ]
+
+
+#: The names the engine may use that are also a special action's: the records' field ``blind_nil`` (the state's
+#: ``blind``, in every game's records).
+ENGINE_NAMES_ALLOWED = {"records.py": ["'blind_nil'"]}
+
+
+def test_the_engine_names_no_game_nor_a_games_phase_or_special_action():
+    """The engine reads every game through the registry (``games.part``, ``games.spec``): it names no game, no
+    game's special action (``ActionLayout`` reads them from ``GameSpec.special_actions``) and exports no game's
+    phase (a game's own code is imported from its folder; a caller above the games asks ``GameSpec.bid_phase``...)."""
+    import spades_env.engine as engine_package
+    import spades_env.engine.state as state_module
+
+    paths = sorted((ROOT / "spades_env" / "engine").rglob("*.py"))
+    assert len(paths) >= 10
+    allowed = ENGINE_NAMES_ALLOWED.get
+    used = [w for path in paths for w in _game_names_used(path) if w.split()[1] not in allowed(path.name, ())]
+    assert used == []
+    assert [m for path in paths for m in _game_imports(path)] == []
+    shared = {"PLAY", "OVER", "N_PHASES", "PHASE_NAMES", "FREE_LEAD", "RESTRICTED_LEAD", "LOWEST_CLUB_LEAD"}
+    for module in (engine_package, state_module):
+        phases = {name for name in module.__all__ if name.isupper()}
+        assert phases <= shared, (module.__name__, phases - shared)
+        for name in ("BID", "BLIND", "DRAW", "EXCHANGE", "BEMO", "PASS", "N_SPADES_PHASES"):
+            assert not hasattr(module, name), (module.__name__, name)
+
+
+def test_the_games_phase_facts_and_special_actions():
+    spades, hearts = games.spec("spades"), games.spec("hearts")
+    spades_phases = games.part("spades", "phases")
+    assert (spades.bid_phase, spades.blind_phase, spades.pass_phase) == (spades_phases.BID, spades_phases.BLIND, -1)
+    assert spades.bidding_phases() == (spades_phases.BLIND, spades_phases.BID)
+    assert (hearts.bid_phase, hearts.blind_phase, hearts.pass_phase, hearts.bidding_phases()) == (-1, -1, PASS, ())
+    assert hearts.hidden_card_verb(PASS) == "pass" and hearts.hidden_card_verb(PLAY) is None
+    assert spades.hidden_card_verb(spades_phases.EXCHANGE) == "give up" and spades.hidden_card_verb(PLAY) is None
+    for name in ("partnership", "two-player", "partnership-house", "hearts"):
+        engine = SpadesEngine(name)
+        declared = [special for special, _ in engine.spec.special_actions]
+        assert set(engine.rules.special_actions) <= set(declared)
+        assert list(engine.layout.specials) == [s for s in declared if s in engine.rules.special_actions]
+    layout = SpadesEngine("hearts").layout
+    assert layout.specials == () and layout.blind_nil is None and layout.special("redeal") is None
+    with pytest.raises(ValueError, match=r"^unknown special action 'fly'; known: \['blind_nil', 'look', "):
+        layout.special("fly")
+    with pytest.raises(AttributeError, match="has no attribute 'fly'"):
+        layout.fly  # noqa: B018
+
+
 def test_the_scans_see_what_they_forbid(tmp_path):
     bad = tmp_path / "bad.py"
     bad.write_text(
@@ -111,9 +177,13 @@ def test_the_scans_see_what_they_forbid(tmp_path):
     )
     assert _game_branches(bad) == ["bad.py:4", "bad.py:5", "bad.py:7", "bad.py:8"]
     assert _game_imports(bad) == ["spades_env.games.hearts", "spades_env.games.spades"]
+    assert _game_names_used(bad) == ["bad.py:5 'hearts'", "bad.py:7 'spades'"]
+    named = tmp_path / "named.py"
+    named.write_text('"""Blind nil and spades."""\nPART = games.part("spades", "phases")\nX = lay.special("look")\n')
+    assert _game_names_used(named) == ["named.py:2 'spades'", "named.py:3 'look'"]
     fine = tmp_path / "fine.py"
     fine.write_text("from spades_env import games\ndef f(r):\n    return r.has_bidding and r.name == 'hearts-50'\n")
-    assert _game_branches(fine) == [] and _game_imports(fine) == []
+    assert _game_branches(fine) == [] and _game_imports(fine) == [] and _game_names_used(fine) == []
 
 
 def test_every_bot_part_module_is_in_its_games_folder_and_every_game_has_bot_parts():

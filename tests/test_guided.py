@@ -9,8 +9,9 @@ from agents import SearchAgent, make_agent
 from agents.infoset_probe import sample_decisions
 from agents.learned import available_checkpoints
 from agents.search_rollouts import side_margin
-from spades_env.engine import BID, PLAY, SpadesEngine
+from spades_env.engine import PLAY, SpadesEngine
 from spades_env.envs.context import DecisionContext
+from spades_env.games.spades.params import BID
 from spades_env.games.spades.scoring import bag_adjusted_points
 from spades_env.observation import encoder_for
 

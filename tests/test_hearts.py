@@ -10,7 +10,7 @@ from spades_env.cards import cards_to_mask, mask_to_cards, parse_card
 from spades_env.engine import OVER, PLAY
 from spades_env.engine.check import check_state
 from spades_env.engine.records import hand_records, verify
-from spades_env.engine.state import PASS
+from spades_env.games.hearts.phases import PASS
 from spades_env.games.hearts.scoring import hearts_match_winner, score_hearts_hand
 
 HEARTS = HeartsRules(name="hearts")

@@ -8,7 +8,8 @@ from agents import HeuristicAgent, RandomAgent
 from agents.base import DecisionContext
 from agents.search import sample_hidden_hands
 from spades_env import cards
-from spades_env.engine import BEMO, BID, BLIND, DRAW, EXCHANGE, PLAY, SpadesEngine, bits
+from spades_env.engine import PLAY, SpadesEngine, bits
+from spades_env.games.spades.params import BEMO, BID, BLIND, DRAW, EXCHANGE
 from train.evaluation.tournament import play_games
 
 

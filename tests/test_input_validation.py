@@ -9,9 +9,10 @@ from conftest import whole_suit
 
 from spades_env import EngineInputError, SpadesEngine
 from spades_env.cards import card_name
-from spades_env.engine import BID, BLIND, dealing
+from spades_env.engine import dealing
 from spades_env.engine.check import check_state
 from spades_env.engine.inputs import EngineInputTypeError
+from spades_env.games.spades.params import BID, BLIND
 
 
 @pytest.fixture(scope="module")

@@ -13,8 +13,8 @@ from agents.heuristic import HeuristicAgent  # noqa: E402
 from agents.neural import NeuralAgent, masked_logits  # noqa: E402
 from agents.neural_lookahead import NETWORK_WEIGHT, network_bid_values, parse_bid_samples  # noqa: E402
 from agents.search_bidding import lookahead_bids  # noqa: E402
-from spades_env.engine import BID  # noqa: E402
 from spades_env.envs.vector import VectorSpades  # noqa: E402
+from spades_env.games.spades.params import BID  # noqa: E402
 from train.evaluation.bid_bench import BidBenchConfig, run_bid_bench  # noqa: E402
 
 CHECKPOINTS = Path(__file__).resolve().parent.parent / "checkpoints"

@@ -8,7 +8,8 @@ from conftest import step_live_games
 
 from spades_env import Rules, SpadesEngine, list_presets
 from spades_env import cards as C
-from spades_env.engine import BLIND, DRAW, OVER, PLAY
+from spades_env.engine import OVER, PLAY
+from spades_env.games.spades.params import BLIND, DRAW
 from spades_env.observation import SCORE_CLIP, VERSION, ObservationEncoder
 
 # The Spades layout; Hearts has its own (tests/test_hearts.py).

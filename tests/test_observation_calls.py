@@ -13,7 +13,7 @@ from test_observation import reference
 from spades_env import SpadesEngine
 from spades_env import cards as C
 from spades_env.engine import OVER, PLAY, EngineInputError
-from spades_env.engine.state import PASS
+from spades_env.games.hearts.phases import PASS
 from spades_env.observation import SCORE_CLIP, HeartsObservationEncoder, ObservationEncoder, encoder_for
 
 

@@ -16,7 +16,8 @@ from agents.search_bidding import (
     sample_bidding_hands,
 )
 from spades_env import cards
-from spades_env.engine import BID, BLIND, PLAY, SpadesEngine, bits
+from spades_env.engine import PLAY, SpadesEngine, bits
+from spades_env.games.spades.params import BID, BLIND
 from spades_env.rules_yaml import list_presets
 
 SPADES_PRESETS = [name for name in list_presets() if not name.startswith("hearts")]

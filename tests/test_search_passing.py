@@ -11,7 +11,7 @@ from agents.base import DecisionContext
 from agents.hearts.passing import _passed_and_played, pass_candidates, pass_values
 from agents.search_rollouts import play_out_values
 from spades_env.engine import PLAY, SpadesEngine, bits
-from spades_env.engine.state import PASS
+from spades_env.games.hearts.phases import PASS
 
 
 def _pass_positions(preset: str, n: int, chosen: int):

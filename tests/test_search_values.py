@@ -6,7 +6,8 @@ import pytest
 from agents import HeuristicAgent, SearchAgent
 from agents.base import DecisionContext
 from agents.search import TIE_BONUS, choose
-from spades_env.engine import BID, BLIND, PLAY, SpadesEngine
+from spades_env.engine import PLAY, SpadesEngine
+from spades_env.games.spades.params import BID, BLIND
 
 
 def _positions(preset: str, n_games: int, steps: int):

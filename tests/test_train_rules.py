@@ -11,7 +11,9 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from agents.heuristic import HeuristicAgent  # noqa: E402
-from spades_env.engine import BEMO, BID, BLIND, DRAW, PASS, PLAY, SpadesEngine  # noqa: E402
+from spades_env.engine import PLAY, SpadesEngine  # noqa: E402
+from spades_env.games.hearts.phases import PASS  # noqa: E402
+from spades_env.games.spades.params import BEMO, BID, BLIND, DRAW  # noqa: E402
 from spades_env.rules import Rules, list_presets, resolve_rules  # noqa: E402
 from tests.checkpoint_compare import assert_same, without_run_identity  # noqa: E402
 from train.expert_iteration.labelling import LabelSpec, PositionStream, heuristic_behaviour, label_positions  # noqa: E402

@@ -4,8 +4,9 @@ import numpy as np
 
 from spades_env import cards
 from spades_env.core.trick_play import legal_cards_to_move, play_cards, random_legal_cards, trick_tables
-from spades_env.engine.state import BID, FREE_LEAD, PLAY, RESTRICTED_LEAD
+from spades_env.engine.state import FREE_LEAD, PLAY, RESTRICTED_LEAD
 from spades_env.games.hearts.scoring import FIRST_TRICK_FORBIDDEN, card_points
+from spades_env.games.spades.params import BID
 from spades_env.rules import resolve_rules
 
 SPADES = trick_tables(

@@ -6,7 +6,8 @@ from conftest import step_live_games
 
 from spades_env import SpadesEngine, cards
 from spades_env.core import bits
-from spades_env.engine.state import BEMO, BID, LOWEST_CLUB_LEAD, OVER, PLAY
+from spades_env.engine.state import LOWEST_CLUB_LEAD, OVER, PLAY
+from spades_env.games.spades.params import BEMO, BID
 from spades_env.games.spades.rules import HOUSE_VARIANTS
 from spades_env.games.spades.scoring import match_winner, score_hand
 from spades_env.rules import Rules, RulesError, list_presets

@@ -15,7 +15,8 @@ from fastapi.testclient import TestClient  # noqa: E402
 
 from spades_env import cards  # noqa: E402
 from spades_env.engine import OVER, PLAY  # noqa: E402
-from spades_env.engine.state import DRAW, PASS  # noqa: E402
+from spades_env.games.hearts.phases import PASS  # noqa: E402
+from spades_env.games.spades.params import DRAW  # noqa: E402
 from train.serve.app import create_app  # noqa: E402
 
 CARD_NAMES = {cards.card_name(c) for c in range(cards.N_CARD_IDS)}

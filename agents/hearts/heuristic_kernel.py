@@ -27,7 +27,8 @@ from agents.heuristic_lanes import (
     only_card,
     played_cards,
 )
-from spades_env.engine.state import PASS, PLAY
+from spades_env.engine.state import PLAY
+from spades_env.games.hearts.phases import PASS
 from spades_env.games.hearts.scoring import QUEEN_OF_SPADES
 
 N_CARDS = 4 * N_RANKS

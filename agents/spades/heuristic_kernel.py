@@ -53,7 +53,8 @@ from agents.spades.heuristic_config import (
     T_TWO_PLAYER_BONUS,
 )
 from agents.spades.heuristic_play import play_choice
-from spades_env.engine.state import BEMO, BID, BLIND, DRAW, EXCHANGE, PLAY
+from spades_env.engine.state import PLAY
+from spades_env.games.spades.params import BEMO, BID, BLIND, DRAW, EXCHANGE
 
 
 @njit(cache=True)

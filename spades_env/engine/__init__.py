@@ -6,17 +6,11 @@ from spades_env.engine.actions import ActionLayout
 from spades_env.engine.core import FinishedHands, IllegalActionError, SpadesEngine, StepResult
 from spades_env.engine.inputs import EngineInputError, EngineInputTypeError
 from spades_env.engine.sampling import random_legal, sample_legal
-from spades_env.engine.state import BEMO, BID, BLIND, DRAW, EXCHANGE, OVER, PASS, PHASE_NAMES, PLAY, GameState
+from spades_env.engine.state import OVER, PHASE_NAMES, PLAY, GameState
 from spades_env.engine.view import cards_held, seat_view
 
 __all__ = [
-    "BEMO",
-    "BID",
-    "BLIND",
-    "DRAW",
-    "EXCHANGE",
     "OVER",
-    "PASS",
     "PHASE_NAMES",
     "PLAY",
     "ActionLayout",

@@ -1,41 +1,38 @@
 """The action space of a rule set: every range named in one place.
 
 Layout of ``Discrete(n_actions)``: card actions, then bids, then only the special
-actions the rules enable, in this order::
+actions the rules enable, in the order their game declares them::
 
     [0, n_card_ids)                 play card id a (52 ids, or 54 with jokers; see ``spades_env.cards``)
-                                    -- in EXCHANGE (two-player blind nil) the same ids give up card a
-                                    -- in PASS (Hearts) the same ids choose card a to pass
-    [bid_offset, bid_end)           bid a - bid_offset tricks (0 = nil); empty in Hearts (no bidding)
-    blind_nil, look                 declare blind nil / look at the hand          (rules.blind_nil)
-    keep, discard                   two-player draw: keep / discard the shown card (n_players == 2)
-    exchange_done                   two-player blind nil: stop exchanging cards   (n_players == 2, blind_nil)
-    no_bemo, little_bemo, big_bemo  Bemo declaration of a side                    (rules.bemo)
-    redeal                          show a weak hand and force a redeal           (rules.misdeal_weak_hand)
+                                    -- in a phase where the game sets a card aside (``GameSpec.hidden_card_verb``:
+                                       a pass, a card given up) the same ids choose card a
+    [bid_offset, bid_end)           bid a - bid_offset tricks (0 = nil); empty in a game without bidding
+    [bid_end, n_actions)            the special actions the rules enable (``Rules.special_actions``)
 
-A special action that the rules do not enable is ``None`` in the layout.
+Each game declares its special actions and how ``describe`` names them (``GameSpec.special_actions``; Spades:
+blind nil, the two-player draw and exchange, Bemo, the weak-hand redeal); the engine names none. A special
+action is read by name, ``layout.special("look")`` or ``layout.look``: its id, or ``None`` where the rules do
+not enable it (any registered game's special action may be asked of any layout).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from spades_env import cards
+from spades_env import cards, games
 from spades_env.engine import inputs
 from spades_env.rules import Rules
 
-#: How ``describe`` names each special action.
-SPECIAL_NAMES = {
-    "blind_nil": "blind nil",
-    "look": "look at cards",
-    "keep": "keep the shown card",
-    "discard": "discard the shown card",
-    "exchange_done": "done exchanging",
-    "no_bemo": "no Bemo",
-    "little_bemo": "little Bemo (first 6 tricks)",
-    "big_bemo": "big Bemo (first 9 tricks)",
-    "redeal": "show weak hand: redeal",
-}
+
+def known_specials() -> dict[str, str]:
+    """Every registered game's special actions, by name, each with how ``describe`` names it (in registry and
+    declaration order); ValueError where two games name one special action differently."""
+    known: dict[str, str] = {}
+    for game in games.GAMES:
+        for name, text in games.spec(game).special_actions:
+            if known.setdefault(name, text) != text:
+                raise ValueError(f"games name the special action {name!r} differently: {known[name]!r}, {text!r}")
+    return known
 
 
 @dataclass(frozen=True)
@@ -44,29 +41,41 @@ class ActionLayout:
 
     n_card_ids: int
     max_bid: int
-    specials: tuple[str, ...] = ("blind_nil", "look")
+    specials: tuple[str, ...] = ()
     """Names of the enabled special actions, in id order after the bids."""
     _ids: dict[str, int] = field(init=False, repr=False, compare=False)
+    _names: dict[str, str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        unknown = [s for s in self.specials if s not in SPECIAL_NAMES]
+        known = known_specials()
+        unknown = [s for s in self.specials if s not in known]
         if unknown:
-            raise ValueError(f"unknown special action(s) {unknown}; known: {list(SPECIAL_NAMES)}")
+            raise ValueError(f"unknown special action(s) {unknown}; known: {list(known)}")
         start = self.n_card_ids + self.max_bid + 1
         object.__setattr__(self, "_ids", {name: start + k for k, name in enumerate(self.specials)})
+        object.__setattr__(self, "_names", known)
 
     @classmethod
     def for_rules(cls, rules: Rules) -> ActionLayout:
-        """The layout used by a rule set: the game's bids (none in Hearts: ``max_bid`` -1) and specials."""
-        from spades_env.games import spec
-
-        max_bid = spec(rules.game).max_bid(rules)
-        return cls(n_card_ids=rules.n_card_ids, max_bid=max_bid, specials=rules.special_actions)
+        """The layout used by a rule set: the game's bids (none without bidding: ``max_bid`` -1) and the special
+        actions the rules enable, each one the game declares (``GameSpec.special_actions``)."""
+        game = games.spec(rules.game)
+        declared = [name for name, _ in game.special_actions]
+        undeclared = [s for s in rules.special_actions if s not in declared]
+        if undeclared:
+            raise ValueError(f"special action(s) {undeclared} not declared by game {rules.game!r}: {declared}")
+        return cls(n_card_ids=rules.n_card_ids, max_bid=game.max_bid(rules), specials=rules.special_actions)
 
     def special(self, name: str) -> int | None:
         """Action id of a special action, or None when the rules do not enable it."""
-        if name not in SPECIAL_NAMES:
-            raise ValueError(f"unknown special action {name!r}; known: {list(SPECIAL_NAMES)}")
+        if name not in self._names:
+            raise ValueError(f"unknown special action {name!r}; known: {list(self._names)}")
+        return self._ids.get(name)
+
+    def __getattr__(self, name: str) -> int | None:
+        """``layout.<special action>``: ``special(name)`` for any registered game's special action (``layout.look``)."""
+        if name.startswith("_") or name not in self.__dict__.get("_names", ()):
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
         return self._ids.get(name)
 
     @property
@@ -78,51 +87,6 @@ class ActionLayout:
     def bid_end(self) -> int:
         """One past the last bid action (the first special action, if any)."""
         return self.bid_offset + self.max_bid + 1
-
-    @property
-    def blind_nil(self) -> int | None:
-        """Action id of 'declare blind nil'."""
-        return self._ids.get("blind_nil")
-
-    @property
-    def look(self) -> int | None:
-        """Action id of 'look at my cards' (no blind nil)."""
-        return self._ids.get("look")
-
-    @property
-    def keep(self) -> int | None:
-        """Two-player draw: keep the shown card (and discard the next)."""
-        return self._ids.get("keep")
-
-    @property
-    def discard(self) -> int | None:
-        """Two-player draw: discard the shown card (and keep the next)."""
-        return self._ids.get("discard")
-
-    @property
-    def exchange_done(self) -> int | None:
-        """Two-player blind nil: stop exchanging cards with the discards."""
-        return self._ids.get("exchange_done")
-
-    @property
-    def no_bemo(self) -> int | None:
-        """Bemo: the side declares nothing; ``little_bemo`` and ``big_bemo`` follow."""
-        return self._ids.get("no_bemo")
-
-    @property
-    def little_bemo(self) -> int | None:
-        """Bemo: the side will take the first 6 tricks."""
-        return self._ids.get("little_bemo")
-
-    @property
-    def big_bemo(self) -> int | None:
-        """Bemo: the side will take the first 9 tricks."""
-        return self._ids.get("big_bemo")
-
-    @property
-    def redeal(self) -> int | None:
-        """Weak-hand misdeal: show the hand and force a redeal."""
-        return self._ids.get("redeal")
 
     @property
     def n_actions(self) -> int:
@@ -140,11 +104,11 @@ class ActionLayout:
         """Human-readable name of an action id."""
         action = int(action)
         if 0 <= action < self.n_card_ids:
-            return f"play {cards.card_name(action)}"  # (or pass it, in the Hearts pass phase)
+            return f"play {cards.card_name(action)}"  # (or set it aside: a pass, a card given up)
         if self.bid_offset <= action < self.bid_end:
             bid = action - self.bid_offset
             return "bid nil" if bid == 0 else f"bid {bid}"
         for name, a in self._ids.items():
             if a == action:
-                return SPECIAL_NAMES[name]
+                return self._names[name]
         return f"<invalid action {action}>"

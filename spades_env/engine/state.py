@@ -21,17 +21,14 @@ import numpy as np
 from spades_env import games
 from spades_env.core.phases import FREE_LEAD, LOWEST_CLUB_LEAD, OVER, PLAY, RESTRICTED_LEAD, SHARED_PHASE_NAMES
 
-# Phases of a hand. Every phase is a decision of the player to move: the shared codes (``core.phases``) and each
-# game's own (its folder's ``phases.py``), by code.
-# Each game's codes are read through the registry (the engine imports no game by name); the Spades and Hearts codes
-# stay importable from here for every caller (``from spades_env.engine import BID, PASS``).
-_SPADES, _HEARTS = games.part("spades", "phases"), games.part("hearts", "phases")
-BLIND, BID, DRAW, EXCHANGE, BEMO = _SPADES.BLIND, _SPADES.BID, _SPADES.DRAW, _SPADES.EXCHANGE, _SPADES.BEMO
-N_SPADES_PHASES = _SPADES.N_SPADES_PHASES
-PASS = _HEARTS.PASS
+# Phases of a hand. Every phase is a decision of the player to move: the shared codes (``core.phases``: PLAY, OVER)
+# and each game's own (its folder's ``phases`` part, e.g. the bids, the pass), by code. Each game's codes are read
+# through the registry (the engine names no game); a caller that needs one game's code imports it from that game's
+# folder, and a caller above the games asks the game's spec (``GameSpec.bid_phase``, ``pass_phase``, ...).
 _NAMES = dict(SHARED_PHASE_NAMES)
 for _game in games.GAMES:
     _NAMES.update(games.part(_game, "phases").PHASE_NAMES)
+#: Every phase's name, by code (the shared phases and every registered game's).
 PHASE_NAMES = tuple(_NAMES[code] for code in range(len(_NAMES)))
 N_PHASES = len(PHASE_NAMES)
 
@@ -46,7 +43,7 @@ class GameState:
     """(B, N) uint64: the hands as dealt at the start of this hand (Hearts: updated by the pass once
     every seat has passed). Both games."""
     phase: np.ndarray
-    """(B,) int64: one of the phases above (BLIND, BID, PLAY, OVER, DRAW, EXCHANGE, BEMO, PASS)."""
+    """(B,) int64: one of the phases above (``PHASE_NAMES``: the shared PLAY and OVER, and the game's own)."""
     to_move: np.ndarray
     """(B,) int64: seat whose decision it is (meaningless when OVER)."""
     dealer: np.ndarray
@@ -183,17 +180,10 @@ class GameState:
 
 #: The phase codes, gathered here for every caller (``from spades_env.engine import PLAY``).
 __all__ = [
-    "BEMO",
-    "BID",
-    "BLIND",
-    "DRAW",
-    "EXCHANGE",
     "FREE_LEAD",
     "LOWEST_CLUB_LEAD",
     "N_PHASES",
-    "N_SPADES_PHASES",
     "OVER",
-    "PASS",
     "PHASE_NAMES",
     "PLAY",
     "RESTRICTED_LEAD",

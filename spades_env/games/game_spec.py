@@ -42,6 +42,15 @@ class GameSpec:
     """Seats from passer to receiver (clockwise) by hand number mod 4; 0: no pass."""
     pass_names: tuple[str, str, str, str] = ("none", "none", "none", "none")
     """The pass direction of each hand number mod 4, in words."""
+    bid_phase: int = -1
+    """The phase in which the player to move bids (-1: the game has no bidding)."""
+    blind_phase: int = -1
+    """The phase in which the player to move may bid blind nil or look at its hand first (-1: none)."""
+    pass_phase: int = -1
+    """The phase in which the player to move chooses a card to pass (-1: the game has no pass)."""
+    special_actions: tuple[tuple[str, str], ...] = ()
+    """Every special action (not a card, not a bid) the game may have, in layout order, each with how
+    ``ActionLayout.describe`` names it; a rule set enables some of them (``Rules.special_actions``)."""
     compile_seconds: int = 120
     """Seconds of CPU the game's engine kernels take to compile on this project's machine (docs/benchmarks.md):
     what the one-line notice of a first compile says (``core.compile_notice``)."""
@@ -140,6 +149,15 @@ class GameSpec:
     def drawing_phases(self, rules: BaseRules) -> tuple[int, ...]:
         """The phases in which the hands are still being drawn (no deal exists yet)."""
         return ()
+
+    def bidding_phases(self) -> tuple[int, ...]:
+        """The game's phases of a bidding decision (blind nil or look, then the bids): () without bidding."""
+        return tuple(phase for phase in (self.blind_phase, self.bid_phase) if phase >= 0)
+
+    def hidden_card_verb(self, phase: int) -> str | None:
+        """In ``phase``, a card action sets the card aside unseen by the other seats (a pass, a card given up):
+        the verb naming it (``"pass"``); None where a card action plays the card."""
+        return None
 
     def check_state(self, engine: SpadesEngine, state: GameState, drawing: np.ndarray) -> None:
         """The game's own invariants of ``state`` (``engine.check.check_state`` runs the shared ones);

@@ -16,7 +16,7 @@ from agents.base import DecisionContext
 from agents.builtin_bots import decision_context
 from agents.heuristic import HeuristicAgent
 from agents.search_bidding import MAX_LOOKAHEAD_SAMPLES
-from spades_env.engine import BID, BLIND, PLAY, SpadesEngine
+from spades_env.engine import PLAY, SpadesEngine
 from spades_env.rules import Rules, resolve_rules
 from train.evaluation.bid_bench_bidders import (
     Bidder,
@@ -135,11 +135,12 @@ def play_hands(
         actions = np.argmax(masks, axis=1)  # a legal filler for finished games
         phase, seats = state.phase, state.to_move
         tested = engine.side_of_seat[seats] == tested_side
+        bid, blind = phase == engine.spec.bid_phase, phase == engine.spec.blind_phase
         routes = (
             (active & (phase == PLAY), heuristic.play),
-            (active & (phase == BLIND), heuristic.blind),
-            (active & (phase == BID) & tested, bidder),
-            (active & (phase == BID) & ~tested, heuristic.bid),
+            (active & blind, heuristic.blind),
+            (active & bid & tested, bidder),
+            (active & bid & ~tested, heuristic.bid),
         )
         for sel, fn in routes:
             idx = np.flatnonzero(sel)

@@ -19,7 +19,7 @@ import torch
 
 from agents.builtin_bots import decision_context
 from agents.heuristic import HeuristicAgent
-from spades_env.engine import BID, PLAY
+from spades_env.engine import PLAY
 from train.ppo.config import PPOConfig
 from train.ppo.core import MaskedCategorical, TurnBuffer
 from train.ppo.critic import ActorCritic
@@ -75,7 +75,7 @@ def hindsight_bids(
     (B,) (changed) their greedy or exploring bids on the bidding head's values
     (``train.values.bid_values.best_or_explore``), recorded in ``hindsight`` with their buffer ``rows`` until their
     hands end."""
-    bidding = np.flatnonzero(learn & (state.phase == BID))
+    bidding = np.flatnonzero(learn & (state.phase == engine.spec.bid_phase))
     if not len(bidding):
         return bidding
     lo, hi = engine.layout.bid_offset, engine.layout.bid_end

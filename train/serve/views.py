@@ -14,8 +14,7 @@ from typing import Any
 import numpy as np
 
 from spades_env import cards
-from spades_env.engine import DRAW, OVER, PHASE_NAMES, FinishedHands, SpadesEngine
-from spades_env.engine.state import EXCHANGE, PASS
+from spades_env.engine import OVER, PHASE_NAMES, FinishedHands, SpadesEngine
 from train.serve.table import Step, Table
 
 #: ``kind`` of each special action in an action entry (others are ``"other"``).
@@ -35,12 +34,10 @@ def action_entry(engine: SpadesEngine, phase: int, action: int) -> dict[str, Any
     if 0 <= a < lay.n_card_ids:
         card = cards.card_name(a)
         entry["card"] = card
-        if phase == PASS:
-            entry.update(kind="pass", label=f"pass {card}")
-        elif phase == EXCHANGE:
-            entry.update(kind="card", label=f"give up {card}")
-        else:
-            entry["kind"] = "card"
+        verb = engine.spec.hidden_card_verb(phase)  # a pass, a card given up: else a card played
+        entry["kind"] = "pass" if phase == engine.spec.pass_phase else "card"
+        if verb is not None:
+            entry["label"] = f"{verb} {card}"
     elif lay.bid_offset <= a < lay.bid_end:
         entry.update(kind="bid", bid=a - lay.bid_offset)
     else:
@@ -52,9 +49,9 @@ def action_entry(engine: SpadesEngine, phase: int, action: int) -> dict[str, Any
 
 def event_entry(engine: SpadesEngine, step: Step, viewer: int | None) -> dict[str, Any]:
     """``{"seat", "action", "label"}`` of a decision; a card another seat passed or gave up is hidden."""
-    if viewer is not None and step.seat != viewer and step.phase in (PASS, EXCHANGE):
+    verb = engine.spec.hidden_card_verb(step.phase)
+    if viewer is not None and step.seat != viewer and verb is not None:
         if step.action < engine.layout.n_card_ids:
-            verb = "pass" if step.phase == PASS else "give up"
             return {"seat": step.seat, "action": None, "label": f"{verb} a card"}
     return {"seat": step.seat, "action": step.action, "label": action_entry(engine, step.phase, step.action)["label"]}
 
@@ -130,7 +127,7 @@ def _broken(engine: SpadesEngine, f: FinishedHands) -> bool:
 
 def received_mask(engine: SpadesEngine, state, seat: int) -> int:
     """A game with passing (Hearts): the cards passed to ``seat`` this hand, once every seat has passed (0 before)."""
-    if not engine.rules.has_passing or int(state.phase[0]) == PASS:
+    if not engine.rules.has_passing or int(state.phase[0]) == engine.spec.pass_phase:
         return 0
     offset = int(engine.pass_offset(state.hand_number[:1])[0])
     if not offset:
@@ -164,7 +161,7 @@ def player_view(table: Table, seat: int, finished: FinishedHands | None) -> dict
     if engine.spec.face_up_deal(rules):
         out["face_up"] = {str(k): names(s.face_up[0, k] & s.hands[0, k]) for k in range(engine.n_players)}
     if rules.two_player:
-        if phase == DRAW and int(s.to_move[0]) == seat:
+        if int(s.shown[0]) >= 0 and int(s.to_move[0]) == seat:  # the drawer sees the card shown
             out["draw_card"] = cards.card_name(int(s.shown[0]))
         out["discards"] = names(int(s.discards[0, seat]) | int(s.exchanged_out[0, seat]))
     if rules.has_passing:
@@ -187,7 +184,6 @@ def frame(table: Table, step: Step | None, finished: FinishedHands | None) -> di
         if engine.rules.has_passing:
             out["passed"] = [names(p) for p in finished.passed[0]]
         return out
-    phase = int(s.phase[0])
     out["hands"] = [names(h) for h in s.hands[0]]
     out["hand_result"] = None
     if engine.spec.face_up_deal(engine.rules):
@@ -195,7 +191,7 @@ def frame(table: Table, step: Step | None, finished: FinishedHands | None) -> di
     if engine.rules.has_passing:
         out["passed"] = [names(p) for p in s.passed[0]]
     if engine.rules.two_player:
-        out["shown"] = cards.card_name(int(s.shown[0])) if phase == DRAW else None
+        out["shown"] = cards.card_name(int(s.shown[0])) if int(s.shown[0]) >= 0 else None
         out["discards"] = [names(int(d) | int(x)) for d, x in zip(s.discards[0], s.exchanged_out[0], strict=True)]
         out["pile_left"] = engine.pile_size - int(s.pile_pos[0])
     return out

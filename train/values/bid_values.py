@@ -28,7 +28,7 @@ from agents.builtin_bots import decision_context
 from agents.heuristic import HeuristicAgent
 from agents.neural import SpadesPolicy, lone_actions, margin_cards
 from agents.search_bidding import candidate_mask, rollout_values
-from spades_env.engine import BID, BLIND, PASS, PLAY, GameState, SpadesEngine
+from spades_env.engine import PLAY, GameState, SpadesEngine
 
 #: Decisions a hand may take before its card play (bids, blind-nil choices, draws, redeals) before it is refused.
 MAX_PRE_PLAY_STEPS = 256
@@ -157,8 +157,8 @@ def behaviour_actions(
     seats = state.to_move
     phase = state.phase
     learners = engine.side_of_seat[seats] == learner_side
-    bidding = learners & ((phase == BID) | (phase == BLIND))
-    passing = learners & (phase == PASS)
+    bidding = learners & np.isin(phase, engine.spec.bidding_phases())
+    passing = learners & (phase == engine.spec.pass_phase)
     actions = np.zeros(state.batch_size, np.int64)
     rows = np.flatnonzero(bidding)
     if len(rows):

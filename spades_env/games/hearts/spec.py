@@ -38,6 +38,7 @@ class HeartsSpec(GameSpec):
     first_trick_forbidden = int(FIRST_TRICK_FORBIDDEN)
     pass_offsets = PASS_OFFSETS
     pass_names = PASS_NAMES
+    pass_phase = PASS
     compile_seconds = 55
 
     def params(self, rules: HeartsRules, layout: ActionLayout) -> np.ndarray:
@@ -69,6 +70,10 @@ class HeartsSpec(GameSpec):
     def reachable_phases(self, rules: HeartsRules) -> list[int]:
         """The pass, then play."""
         return [PASS, PLAY, OVER]
+
+    def hidden_card_verb(self, phase: int) -> str | None:
+        """The pass: the cards a seat chooses are seen by their receiver only, once every seat has chosen."""
+        return "pass" if phase == PASS else None
 
     def check_state(self, engine: SpadesEngine, state: GameState, drawing: np.ndarray) -> None:
         """The pass and the points taken; no bid, no Spades variant field set (``hearts.invariants``)."""

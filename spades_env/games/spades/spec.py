@@ -36,6 +36,19 @@ class SpadesSpec(GameSpec):
     trump = cards.SPADES
     broken_suit = cards.SPADES
     broken_mask = int(cards.TRUMP_MASK)  # the jokers are spades [RULES 6]
+    bid_phase = BID
+    blind_phase = BLIND
+    special_actions = (
+        ("blind_nil", "blind nil"),
+        ("look", "look at cards"),
+        ("keep", "keep the shown card"),
+        ("discard", "discard the shown card"),
+        ("exchange_done", "done exchanging"),
+        ("no_bemo", "no Bemo"),
+        ("little_bemo", "little Bemo (first 6 tricks)"),
+        ("big_bemo", "big Bemo (first 9 tricks)"),
+        ("redeal", "show weak hand: redeal"),
+    )
     compile_seconds = 135
 
     def params(self, rules: SpadesRules, layout: ActionLayout) -> np.ndarray:
@@ -165,6 +178,10 @@ class SpadesSpec(GameSpec):
     def drawing_phases(self, rules: SpadesRules) -> tuple[int, ...]:
         """Two-player: the hands are drawn from a pile before the bidding [RULES 4]."""
         return (BLIND, DRAW, EXCHANGE) if rules.two_player else ()
+
+    def hidden_card_verb(self, phase: int) -> str | None:
+        """Two-player blind nil: a card given up in the exchange [RULES 4]."""
+        return "give up" if phase == EXCHANGE else None
 
     def check_state(self, engine: SpadesEngine, state: GameState, drawing: np.ndarray) -> None:
         """Bidding, Bemo, bags, face-up cards and the two-player pile (``spades.invariants``)."""
