@@ -1,25 +1,25 @@
 """An invariant checker for engine states (in the spirit of PGX's ``api_test``).
 
 ``check_state(engine, state)`` validates any ``GameState`` of a ``SpadesEngine``:
-the dtype and shape of every field, card conservation, trick bookkeeping, bidding
+the dtype and shape of every field as declared (``engine.state_schema``), every field of
+another game at its declared neutral value, card conservation, trick bookkeeping, bidding
 bookkeeping, phase values and a non-empty legal-action mask for every live game.
 It raises ``AssertionError`` naming the game and the broken invariant. Tests call it
 after every step; it is cheap enough for that, but it is not meant for the hot path.
 
 The invariants of every trick-taking game live here; each game adds its own (bidding, the pass,
-the variants) through its spec (``engine.spec.check_state``, in ``games/<game>/invariants.py``),
-which use ``require``, ``card_mask`` and ``require_no_pile`` from here.
+the variants: the fields it owns) through its spec (``engine.spec.check_state``, in
+``games/<game>/invariants.py``), which use ``require``, ``card_mask`` and ``require_no_pile`` from here.
 """
 
 from __future__ import annotations
-
-import dataclasses
 
 import numpy as np
 
 from spades_env import cards
 from spades_env.core import bits
 from spades_env.core.checks import card_mask, require
+from spades_env.engine import state_schema
 from spades_env.engine.core import SpadesEngine
 from spades_env.engine.state import FREE_LEAD, LOWEST_CLUB_LEAD, N_PHASES, OVER, PLAY, RESTRICTED_LEAD, GameState
 
@@ -27,49 +27,21 @@ I64 = np.int64
 U64 = np.uint64
 
 
-def _field_specs(engine: SpadesEngine, b: int) -> dict[str, tuple[type, tuple[int, ...]]]:
-    """Expected (dtype, shape) of every GameState field."""
-    n, s, t = engine.n_players, engine.n_sides, engine.hand_size
-    return {
-        "hands": (U64, (b, n)),
-        "deal": (U64, (b, n)),
-        "phase": (I64, (b,)),
-        "to_move": (I64, (b,)),
-        "dealer": (I64, (b,)),
-        "leader": (I64, (b,)),
-        "trick": (I64, (b, n)),
-        "n_in_trick": (I64, (b,)),
-        "led_suit": (I64, (b,)),
-        "n_tricks": (I64, (b,)),
-        "tricks_won": (I64, (b, n)),
-        "trick_winners": (I64, (b, t)),
-        "bids": (I64, (b, n)),
-        "blind": (np.bool_, (b, n)),
-        "looked": (np.bool_, (b, n)),
-        "n_bids": (I64, (b,)),
-        "spades_broken": (np.bool_, (b,)),
-        "voids": (I64, (b,)),
-        "scores": (I64, (b, s)),
-        "bags": (I64, (b, s)),
-        "hand_number": (I64, (b,)),
-        "winner": (I64, (b,)),
-        "key": (U64, (b,)),
-        "history": (I64, (b, t, n)),
-        "hand_start_scores": (I64, (b, s)),
-        "hand_start_bags": (I64, (b, s)),
-        "face_up": (U64, (b, n)),
-        "bemo": (I64, (b, s)),
-        "n_redeals": (I64, (b,)),
-        "pile": (I64, (b, engine.pile_size)),
-        "pile_pos": (I64, (b,)),
-        "shown": (I64, (b,)),
-        "discards": (U64, (b, n)),
-        "seen": (U64, (b, n)),
-        "exchanged_out": (U64, (b, n)),
-        "exchanged_in": (U64, (b, n)),
-        "passed": (U64, (b, n)),
-        "points_taken": (I64, (b, n)),
-    }
+def _check_fields(engine: SpadesEngine, state: GameState) -> None:
+    """Every field's dtype and shape as declared (``engine.state_schema``); each field of another game at its
+    declared neutral value, named (a field of the engine's game is its invariants' to check)."""
+    schema = state_schema.schema(engine.rules.game)  # ValueError if GameState's fields are not those declared
+    sizes = {"B": state.batch_size, "N": engine.n_players, "S": engine.n_sides, "T": engine.hand_size}
+    sizes["P"] = engine.pile_size
+    for field in schema.fields:
+        arr, dtype, shape = getattr(state, field.name), field.dtype, field.shape(sizes)
+        if not (isinstance(arr, np.ndarray) and arr.dtype == dtype and arr.shape == shape):
+            got = (type(arr).__name__, getattr(arr, "dtype", None), getattr(arr, "shape", None))
+            raise AssertionError(f"field {field.name!r} is {got}, expected ndarray of {np.dtype(dtype)} {shape}")
+    game = engine.rules.game
+    for owner, field in schema.foreign:
+        what = f"field {field.name!r} of {owner} is not its neutral {field.neutral!r} in {game}"
+        require(state_schema.neutral(field, getattr(state, field.name)), what)
 
 
 def check_state(engine: SpadesEngine, state: GameState) -> None:
@@ -78,15 +50,8 @@ def check_state(engine: SpadesEngine, state: GameState) -> None:
     n, t = engine.n_players, engine.hand_size
     rules = engine.rules
 
-    # ---- dtypes and shapes
-    specs = _field_specs(engine, b)
-    names = {f.name for f in dataclasses.fields(state)}
-    require(names == set(specs), f"GameState fields {sorted(names)} differ from the checked set {sorted(specs)}")
-    for name, (dtype, shape) in specs.items():
-        arr = getattr(state, name)
-        if not (isinstance(arr, np.ndarray) and arr.dtype == dtype and arr.shape == shape):
-            got = (type(arr).__name__, getattr(arr, "dtype", None), getattr(arr, "shape", None))
-            raise AssertionError(f"field {name!r} is {got}, expected ndarray of {np.dtype(dtype)} {shape}")
+    # ---- dtypes and shapes, and the other games' fields
+    _check_fields(engine, state)
 
     phase = state.phase
     live = phase != OVER

@@ -30,7 +30,7 @@ from spades_env import cards
 from spades_env.core import packed, trick_play
 from spades_env.core.compile_notice import announce_compile
 from spades_env.core.state_arrays import HAND_ENDED, N_FIELDS, decision_arrays, state_arrays
-from spades_env.engine import dealing, inputs
+from spades_env.engine import dealing, inputs, state_schema
 from spades_env.engine.actions import ActionLayout
 from spades_env.engine.hand_cycle import HandCycle
 from spades_env.engine.inputs import MatchStarts
@@ -148,6 +148,8 @@ class SpadesEngine(HandCycle):
         """The rule set's scoring tables, as the game's compiled ``loops.end_hands`` takes them: a plain
         tuple (Numba types one in C; a NamedTuple's fields in Python, about 3 µs a call)."""
         self._record_layout = self._record_fields()
+        self._state_schema = state_schema.schema(r.game)
+        """The declarations of the state's fields (``HandCycle._empty`` allocates from them)."""
         one = self.threads == 1
         self._step = loops.step if one else _on_threads(loops.step_threads, self.threads)
         # The address table needs compiled code (NUMBA_DISABLE_JIT runs the loops as Python: the arrays then).
@@ -159,8 +161,8 @@ class SpadesEngine(HandCycle):
 
     #: What ``_bind_loops`` sets: compiled functions, a module, derived tables and the packed state
     #: (addresses of this process's arrays), rebuilt rather than pickled.
-    _BOUND = ("_loops", "_params", "_rules", "_hand_end_tables", "_record_layout", "_step", "_step_packed",
-              "_random", "_mask", "_packed_state")  # fmt: skip
+    _BOUND = ("_loops", "_params", "_rules", "_hand_end_tables", "_record_layout", "_state_schema", "_step",
+              "_step_packed", "_random", "_mask", "_packed_state")  # fmt: skip
 
     def __getstate__(self) -> dict:
         """An engine pickles (and deep-copies) as its rules and tables; the compiled loops are

@@ -1,6 +1,7 @@
 """The hand cycle of the engine: the empty state, new matches, and the hands that end in a ``step``.
 
-``HandCycle`` is the part of ``SpadesEngine`` that runs between decisions. A new match's first
+``HandCycle`` is the part of ``SpadesEngine`` that runs between decisions. The empty state is
+allocated from the fields' declarations (``engine.state_schema``). A new match's first
 hand is dealt and set up to its first decision in one compiled call (the game's
 ``loops.begin_hands``: the seeded deal of ``core.deal``, or the deals and piles given to
 ``reset``). The hands that end in a ``step`` are scored, recorded, and followed by the next
@@ -16,7 +17,8 @@ import numpy as np
 
 from spades_env.core.state_arrays import RECORD_FIELDS, state_arrays
 from spades_env.engine.results import FinishedHands, StepResult
-from spades_env.engine.state import OVER, GameState
+from spades_env.engine.state import GameState
+from spades_env.engine.state_schema import empty_state
 
 I64 = np.int64
 
@@ -36,48 +38,9 @@ class HandCycle:
         state.n_redeals[g] = 0
 
     def _empty(self, b: int) -> GameState:
-        n, s, t = self.n_players, self.n_sides, self.hand_size
-        z = lambda *shape: np.zeros(shape, dtype=I64)  # noqa: E731
-        return GameState(
-            hands=np.zeros((b, n), np.uint64),
-            deal=np.zeros((b, n), np.uint64),
-            phase=np.full(b, OVER, I64),
-            to_move=z(b),
-            dealer=z(b),
-            leader=z(b),
-            trick=np.full((b, n), -1, I64),
-            n_in_trick=z(b),
-            led_suit=np.full(b, -1, I64),
-            n_tricks=z(b),
-            tricks_won=z(b, n),
-            trick_winners=np.full((b, t), -1, I64),
-            bids=np.full((b, n), -1, I64),
-            blind=np.zeros((b, n), bool),
-            looked=np.ones((b, n), bool),
-            n_bids=z(b),
-            spades_broken=np.zeros(b, bool),
-            voids=z(b),
-            scores=z(b, s),
-            bags=z(b, s),
-            hand_number=z(b),
-            winner=np.full(b, -1, I64),
-            key=np.zeros(b, np.uint64),
-            history=np.full((b, t, n), -1, I64),
-            hand_start_scores=z(b, s),
-            hand_start_bags=z(b, s),
-            face_up=np.zeros((b, n), np.uint64),
-            bemo=np.full((b, s), -1, I64),
-            n_redeals=z(b),
-            pile=np.full((b, self.pile_size), -1, I64),
-            pile_pos=z(b),
-            shown=np.full(b, -1, I64),
-            discards=np.zeros((b, n), np.uint64),
-            seen=np.zeros((b, n), np.uint64),
-            exchanged_out=np.zeros((b, n), np.uint64),
-            exchanged_in=np.zeros((b, n), np.uint64),
-            passed=np.zeros((b, n), np.uint64),
-            points_taken=z(b, n),
-        )
+        """A state of ``b`` games, every field at its declared neutral value (``engine.state_schema``)."""
+        sizes = {"B": b, "N": self.n_players, "S": self.n_sides, "T": self.hand_size, "P": self.pile_size}
+        return empty_state(self._state_schema.fields, sizes)
 
     def _start_hand(
         self,

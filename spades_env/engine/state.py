@@ -6,8 +6,12 @@ a card in an int field is a card id, -1 for none. The engine mutates a state in
 place; ``copy()`` gives an independent one.
 
 One layout serves every game: each field's docstring says which game uses it ("Both" unless
-it says otherwise); a field a game does not use stays at its neutral value (0, -1, False,
-given there), which ``engine.check.check_state`` checks through the game's invariants.
+it says otherwise). The fields are declared (dtype, dimensions, neutral value) where they belong:
+those of every game in ``core.state_fields.CORE_FIELDS``, each game's own in its folder's
+``state_fields.py`` (``games/spades/state_fields.py``, ``games/hearts/state_fields.py``, named by
+its registry entry); the engine allocates an empty state from them (``engine.state_schema``), and
+``engine.check.check_state`` checks that a field of another game stays at its declared neutral value
+(a game's own fields, a variant's included, are checked by the game's invariants).
 """
 
 from __future__ import annotations

@@ -24,6 +24,7 @@ import importlib
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
+    from spades_env.core.state_fields import StateField
     from spades_env.games.game_spec import GameSpec
 
 
@@ -49,15 +50,25 @@ class Game(NamedTuple):
     view: str = "spades_env.core.seat_view"
     """What its seats may know (``hide``: a seat's view, ``cards_held``: the public hand sizes); the default
     hides every card of another seat, the pile and the key."""
+    state_fields: str = "spades_env.core.state_fields"
+    """Its own fields of the game state beyond the core's (the module's ``FIELDS``, ``core.state_fields.StateField``s);
+    the default declares none."""
 
 
 def game_parts(
-    package: str, rules: str, encoder: str, reference: str, scoring: str = "scoring", has_view: bool = False
+    package: str,
+    rules: str,
+    encoder: str,
+    reference: str,
+    scoring: str = "scoring",
+    has_view: bool = False,
+    has_state_fields: bool = False,
 ) -> Game:
     """The parts of the game folder ``package`` (a dotted module path), each in its usual module: the
     class names of its rules, observation encoder and reference engine, and the module of its batch
     scoring (beside the others); ``has_view``: the folder says what its seats may know (``view.py``; else
-    the core's view, which hides every card of another seat)."""
+    the core's view, which hides every card of another seat); ``has_state_fields``: the game has fields
+    of its own in the state (``state_fields.py``: ``FIELDS``; else none)."""
     return Game(
         loops=f"{package}.loops",
         scoring=f"{package}.{scoring}",
@@ -68,16 +79,18 @@ def game_parts(
         render=f"{package}.render",
         rules=f"{package}.rules:{rules}",
         view=f"{package}.view" if has_view else Game._field_defaults["view"],
+        state_fields=f"{package}.state_fields" if has_state_fields else Game._field_defaults["state_fields"],
     )
 
 
+_OWN = dict(has_view=True, has_state_fields=True)
 #: Every game, by ``Rules.game``.
 GAMES: dict[str, Game] = {
     "spades": game_parts(
-        "spades_env.games.spades", "SpadesRules", "SpadesObservationEncoder", "SpadesReferenceGame", has_view=True
+        "spades_env.games.spades", "SpadesRules", "SpadesObservationEncoder", "SpadesReferenceGame", **_OWN
     ),
     "hearts": game_parts(
-        "spades_env.games.hearts", "HeartsRules", "HeartsObservationEncoder", "HeartsReferenceGame", has_view=True
+        "spades_env.games.hearts", "HeartsRules", "HeartsObservationEncoder", "HeartsReferenceGame", **_OWN
     ),
 }
 
@@ -102,3 +115,8 @@ def load(where: str) -> Any:
 def spec(game: str) -> GameSpec:
     """The ``GameSpec`` of ``game`` (``part(game, "spec")``)."""
     return part(game, "spec")
+
+
+def state_fields(game: str) -> tuple[StateField, ...]:
+    """The fields of the game state that ``game`` declares as its own (``part(game, "state_fields").FIELDS``)."""
+    return part(game, "state_fields").FIELDS

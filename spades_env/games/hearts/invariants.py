@@ -1,6 +1,7 @@
-"""Hearts' invariants of an engine state [RULES 7]: no bidding, the pass in turn (three cards each,
-exchanged all at once), the points taken, and no Spades variant field set. ``check_state`` (in
-``spades_env.engine.check``) runs them through ``HeartsSpec.check_state``.
+"""Hearts' invariants of an engine state [RULES 7]: the pass in turn (three cards each, exchanged all at
+once) and the points taken, its own fields (``state_fields.py``). ``check_state`` (in
+``spades_env.engine.check``) runs them through ``HeartsSpec.check_state``, after checking that every other
+game's field (Spades' bids, bags, pile, ...) stays at its declared neutral value.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from spades_env.core import bits
-from spades_env.core.checks import require, require_no_pile
+from spades_env.core.checks import require
 from spades_env.core.phases import OVER
 from spades_env.games.hearts.phases import PASS, PASS_CARDS
 from spades_env.games.hearts.scoring import cards_taken
@@ -23,14 +24,9 @@ U64 = np.uint64
 
 
 def check_hearts(engine: SpadesEngine, state: GameState) -> None:
-    """Hearts: no bidding; the pass in turn, three cards each, exchanged all at once; points taken [RULES 7]."""
+    """Hearts: the pass in turn, three cards each, exchanged all at once; points taken [RULES 7]."""
     b, n = state.batch_size, engine.n_players
     phase = state.phase
-    require(np.all(state.face_up == 0, axis=1), "face-up cards in Hearts")
-    require(np.all(state.bemo == -1, axis=1), "a Bemo declaration in Hearts")
-    require_no_pile(state, "Hearts")
-    require(np.all(state.bids == -1, axis=1) & (state.n_bids == 0), "a bid in Hearts")
-    require(~np.any(state.blind, axis=1) & np.all(state.looked, axis=1), "blind nil in Hearts")
     passing = phase == PASS
     offset = engine.pass_offset(state.hand_number)
     require(~passing | (offset != 0), "a pass phase on a no-pass hand")

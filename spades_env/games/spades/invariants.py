@@ -1,6 +1,8 @@
 """Spades' invariants of an engine state [RULES 2-6]: bidding in turn, blind nil, Bemo, bags, the
-face-up cards and the two-player pile, discards and exchange, and no Hearts field set.
-``check_state`` (in ``spades_env.engine.check``) runs them through ``SpadesSpec.check_state``.
+face-up cards and the two-player pile, discards and exchange, its own fields (``state_fields.py``), the
+variants' fields neutral without the variant. ``check_state`` (in ``spades_env.engine.check``) runs them
+through ``SpadesSpec.check_state``, after checking that every other game's field (Hearts' pass and points)
+stays at its declared neutral value.
 """
 
 from __future__ import annotations
@@ -35,7 +37,6 @@ def _check_bidding(engine: SpadesEngine, state: GameState, drawing: np.ndarray, 
     b, n, t = state.batch_size, engine.n_players, engine.hand_size
     rules, phase = engine.rules, state.phase
     n_tricks, n_in = state.n_tricks, state.n_in_trick
-    require(np.all(state.passed == 0, axis=1) & np.all(state.points_taken == 0, axis=1), "Hearts fields in Spades")
     bids = state.bids
     require(np.all((bids >= -1) & (bids <= t), axis=1), "a bid is out of range")
     require(np.sum(bids >= 0, axis=1) == state.n_bids, "n_bids != bids made")

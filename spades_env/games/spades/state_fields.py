@@ -1,0 +1,33 @@
+"""Spades' own fields of the game state [RULES 2-6] (see ``engine.state.GameState`` for each one's meaning):
+the bidding and blind nil, the bags, the face-up cards, Bemo, the weak-hand redeals and the two-player draw
+pile, discards and exchange. In every other game each stays at its neutral value (``engine.check``
+checks it); a Spades variant that does not use one checks it in ``invariants.py``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from spades_env.core.state_fields import StateField
+
+_I, _U, _B = np.int64, np.uint64, np.bool_
+
+#: Spades' fields (the registry entry's ``state_fields``).
+FIELDS: tuple[StateField, ...] = (
+    StateField("bids", _I, ("B", "N"), -1, "each seat's bid (0 = nil), -1 before the seat has bid"),
+    StateField("blind", _B, ("B", "N"), False, "the seat declared blind nil"),
+    StateField("looked", _B, ("B", "N"), True, "the seat has seen its hand"),
+    StateField("n_bids", _I, ("B",), 0, "bids made this hand"),
+    StateField("bags", _I, ("B", "S"), 0, "accumulated bags of each side"),
+    StateField("hand_start_bags", _I, ("B", "S"), 0, "bags before this hand"),
+    StateField("face_up", _U, ("B", "N"), 0, "face_up_deal: the cards of each hand dealt face up"),
+    StateField("bemo", _I, ("B", "S"), -1, "bemo: each side's declaration, -1 not yet decided"),
+    StateField("n_redeals", _I, ("B",), 0, "misdeal_weak_hand: redeals in this hand"),
+    StateField("pile", _I, ("B", "P"), -1, "two-player: the draw pile, top card first"),
+    StateField("pile_pos", _I, ("B",), 0, "two-player: index in the pile of the next card to be shown"),
+    StateField("shown", _I, ("B",), -1, "two-player: the card shown to the drawer, -1 otherwise"),
+    StateField("discards", _U, ("B", "N"), 0, "two-player: cards each player discarded in the draw"),
+    StateField("seen", _U, ("B", "N"), 0, "two-player: cards each player has seen off the pile or discards"),
+    StateField("exchanged_out", _U, ("B", "N"), 0, "two-player: cards a blind-nil player gave up"),
+    StateField("exchanged_in", _U, ("B", "N"), 0, "two-player: cards a blind-nil player drew in exchange"),
+)
