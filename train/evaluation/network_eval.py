@@ -1,8 +1,8 @@
 """Evaluation of a training network against HeuristicAgent (duplicate, hand mode), for runs and their callers.
 
-Every trainer (PPO, expert iteration, bid values) evaluates with it and keeps its rule of when (``due_after``) and of
-which network is best (``eval_gain``); ``train/ppo/trainer.py`` re-exports ``evaluate_against_heuristic`` and
-``evaluate``.
+Every trainer (PPO, expert iteration, bid values) evaluates with it (when: ``train.runs.scaffold.due_after``) and
+keeps its rule of which network is best (``eval_gain``); ``train/ppo/trainer.py`` re-exports
+``evaluate_against_heuristic`` and ``evaluate``.
 """
 
 from __future__ import annotations
@@ -76,14 +76,6 @@ def net_from(snapshot: dict[str, torch.Tensor], like: SpadesPolicy, device: torc
     net = SpadesPolicy(**like.hyperparameters())
     net.load_state_dict(snapshot)
     return net.to(device).eval()
-
-
-def due_after(done: int, total: int, stop: int, config: Any) -> tuple[bool, bool]:
-    """(evaluate, checkpoint) after ``done`` of a run's ``total`` rounds or updates, the run stopping at ``stop``: an
-    evaluation every ``eval_every`` (0: none) and after the last (``eval_final``); ``latest.pt`` every
-    ``checkpoint_every`` and where the run stops. The rule of every trainer (PPO, expert iteration, bid values)."""
-    evaluate = bool(config.eval_every and done % config.eval_every == 0) or (done == total and config.eval_final)
-    return evaluate, done % config.checkpoint_every == 0 or done == stop
 
 
 def eval_gain(diff: float, rules: Rules) -> float:

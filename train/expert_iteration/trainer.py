@@ -48,7 +48,6 @@ from agents.heuristic import HeuristicAgent
 from agents.neural import NeuralAgent, SpadesPolicy
 from train.evaluation.network_eval import (
     clone_policy,
-    due_after,
     eval_gain,
     evaluate_against,
     evaluate_against_heuristic,
@@ -86,6 +85,7 @@ from train.runs.scaffold import (
     anneal_learning_rate,
     load_initial_weights,
     open_writer,
+    run_rounds,
     start_run,
 )
 
@@ -263,15 +263,9 @@ class ExpertIterationRun:
                 self.evaluate(0)
             stopped = stop == 0 or self.start_round >= stop
             last_path = self.checkpoint(0) if stopped else self.start.checkpoints / "latest.pt"
-            for rnd in range(self.start_round, stop):
-                self.round(rnd)
-                done = rnd + 1
-                eval_due, save_due = due_after(done, config.rounds, stop, config)
-                if eval_due:
-                    self.evaluate(done)
-                if save_due:
-                    last_path = self.checkpoint(done)
-            return last_path
+            return run_rounds(
+                self.start_round, stop, config.rounds, config, self.round, self.evaluate, self.checkpoint, last_path
+            )
         finally:
             if self.bar is not None:
                 self.bar.close()

@@ -28,7 +28,7 @@ import torch
 
 from agents.neural import SpadesPolicy
 from spades_env.envs.vector import VectorSpades
-from train.evaluation.network_eval import due_after, eval_gain, evaluate, evaluate_against_heuristic
+from train.evaluation.network_eval import eval_gain, evaluate, evaluate_against_heuristic
 from train.ppo.config import PPOConfig
 from train.ppo.core import TurnBuffer
 from train.ppo.critic import ActorCritic, PerfectCritic, policy_columns
@@ -54,6 +54,7 @@ from train.runs.scaffold import (
     anneal_learning_rate,
     load_initial_weights,
     open_writer,
+    run_rounds,
     start_run,
 )
 
@@ -246,15 +247,10 @@ class PPORun:
         stop = config.total_updates if stop_at is None else min(stop_at, config.total_updates)
         last_path = self.checkpoint(0) if stop == 0 else self.start.checkpoints / "latest.pt"
         self.clock = (time.time(), self.global_step)
-        for update in range(self.start_update, stop):
-            self.update(update)
-            done = update + 1
-            eval_due, save_due = due_after(done, config.total_updates, stop, config)
-            if eval_due:
-                self.evaluate(done, self.global_step, f"eval {done}")
-            if save_due:
-                last_path = self.checkpoint(done)
-        return last_path
+        evaluate = lambda done: self.evaluate(done, self.global_step, f"eval {done}")  # noqa: E731
+        return run_rounds(
+            self.start_update, stop, config.total_updates, config, self.update, evaluate, self.checkpoint, last_path
+        )
 
     def update(self, update: int) -> None:
         """One rollout of ``num_steps`` decisions in every game, the PPO update on it, the pool's snapshot, the log."""

@@ -111,3 +111,34 @@ def anneal_learning_rate(optimizer: torch.optim.Optimizer, learning_rate: float,
     """Every parameter group's rate linearly from ``learning_rate`` (``done`` = 0) toward 0 (``done`` = ``total``)."""
     for group in optimizer.param_groups:
         group["lr"] = learning_rate * (1.0 - done / max(1, total))
+
+
+def due_after(done: int, total: int, stop: int, config: Any) -> tuple[bool, bool]:
+    """(evaluate, checkpoint) after ``done`` of a run's ``total`` rounds or updates, the run stopping at ``stop``: an
+    evaluation every ``eval_every`` (0: none) and after the last (``eval_final``); ``latest.pt`` every
+    ``checkpoint_every`` and where the run stops. The rule of every trainer (PPO, expert iteration, bid values)."""
+    evaluate = bool(config.eval_every and done % config.eval_every == 0) or (done == total and config.eval_final)
+    return evaluate, done % config.checkpoint_every == 0 or done == stop
+
+
+def run_rounds(
+    first: int,
+    stop: int,
+    total: int,
+    config: Any,
+    step: Callable[[int], None],
+    evaluate: Callable[[int], None],
+    checkpoint: Callable[[int], Path],
+    last_path: Path,
+) -> Path:
+    """Rounds (or updates) ``first`` to ``stop`` of ``total``: ``step(k)`` each, then ``evaluate(done)`` and
+    ``checkpoint(done)`` when ``due_after`` says; the path of the last checkpoint written (``last_path`` if none)."""
+    for k in range(first, stop):
+        step(k)
+        done = k + 1
+        eval_due, save_due = due_after(done, total, stop, config)
+        if eval_due:
+            evaluate(done)
+        if save_due:
+            last_path = checkpoint(done)
+    return last_path

@@ -39,9 +39,9 @@ import torch
 
 from agents.heuristic import HeuristicAgent
 from agents.neural import NeuralAgent, SpadesPolicy
-from train.evaluation.network_eval import clone_policy, due_after, eval_gain, evaluate_against_heuristic
+from train.evaluation.network_eval import clone_policy, eval_gain, evaluate_against_heuristic
 from train.runs.checkpoint import load_run_state, restore_rng_states, save_checkpoint, training_payload
-from train.runs.scaffold import BestNetwork, RunStart, anneal_learning_rate, open_writer, start_run
+from train.runs.scaffold import BestNetwork, RunStart, anneal_learning_rate, open_writer, run_rounds, start_run
 from train.values.bid_values import BidLearner, BidPositions, CardPositions, card_loss, centred_value_loss
 from train.values.bid_values_config import BidValuesConfig
 from train.values.bid_values_network import (
@@ -217,15 +217,8 @@ class BidValuesRun:
         stop = config.rounds if stop_at is None else min(stop_at, config.rounds)
         stopped = stop == 0 or self.start_round >= stop
         last_path = self.checkpoint(0) if stopped else self.start.checkpoints / "latest.pt"
-        for rnd in range(self.start_round, stop):
-            self.round(rnd)
-            done = rnd + 1
-            eval_due, save_due = due_after(done, config.rounds, stop, config)
-            if eval_due:
-                self.evaluate(done)
-            if save_due:
-                last_path = self.checkpoint(done)
-        return last_path
+        rounds = (self.start_round, stop, config.rounds, config)
+        return run_rounds(*rounds, self.round, self.evaluate, self.checkpoint, last_path)
 
     def round(self, rnd: int) -> None:
         """Collect a round (or take the one collected during the last update), start the next one's collection
