@@ -100,3 +100,40 @@ def test_a_hearts_state_with_a_bid_is_refused_naming_bids():
     state.bids[0, 1] = 4
     with pytest.raises(AssertionError, match=r"field 'bids' of spades is not its neutral -1 in hearts"):
         check_state(engine, state)
+
+
+def test_the_record_arrays_of_a_finished_hand_are_declared_where_they_belong():
+    from spades_env.core.state_arrays import RECORD_FIELDS
+    from spades_env.core.state_fields import CORE_RESULT_FIELDS
+    from spades_env.engine.results import FinishedHands
+
+    assert tuple(f.name for f in CORE_RESULT_FIELDS) == RECORD_FIELDS  # what every game's hand end fills, in order
+    for game in games.GAMES:  # a game's own, in the order its hand end takes them
+        own = games.part(game, "loops").RECORD[len(RECORD_FIELDS) :]
+        assert tuple(f.name for f in games.result_fields(game)) == own, game
+    declared = state_schema.result_fields()
+    assert set(FinishedHands.__dataclass_fields__) - {"games"} <= set(declared)
+    assert declared["made"].dims == ("B", "S") and declared["taken"].dtype is np.uint64
+
+
+def test_a_finished_hand_holds_another_games_arrays_as_zeros_and_its_own_filled():
+    engine = SpadesEngine("hearts")
+    state = engine.reset([3, 4])
+    rng = np.random.default_rng(0)
+    finished = []
+    while not finished:
+        finished = engine.step(state, engine.random_actions(state, rng)).finished
+    (f,) = finished
+    assert f.made.dtype == np.bool_ and not f.made.any() and not f.bags_added.any()  # Spades' arrays: zeros
+    assert f.points_taken.shape == (2, 4) and (f.points_taken.sum(axis=1) == 26).all()  # Hearts' own: filled
+
+
+def test_two_games_declaring_one_record_array_differently_are_refused(monkeypatch):
+    import types
+
+    other = types.SimpleNamespace(RESULT_FIELDS=(StateField("made", np.int64, ("B", "N"), 0),), FIELDS=())
+    monkeypatch.setitem(games.GAMES, "other", games.GAMES["hearts"])
+    real_part = games.part
+    monkeypatch.setattr(games, "part", lambda g, name: other if g == "other" else real_part(g, name))
+    with pytest.raises(ValueError, match="record array 'made' is declared twice, differently"):
+        state_schema.result_fields()

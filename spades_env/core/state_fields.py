@@ -82,6 +82,29 @@ CORE_FIELDS: tuple[StateField, ...] = (
     StateField("hand_start_scores", _I, ("B", "S"), 0, "scores before this hand"),
 )
 
+#: The record arrays of a finished hand that every game's compiled hand end fills (``core.state_arrays.RECORD_FIELDS``,
+#: in that order), declared as fields whose batch ``"B"`` is the G hands finished in a step; an array a game does not
+#: fill is its neutral value (``engine.hand_cycle``).
+CORE_RESULT_FIELDS: tuple[StateField, ...] = (
+    StateField("winner", _I, ("B",), 0, "side that won the match with this hand, -1 if it goes on"),
+    StateField("deal", _U, ("B", "N"), 0, "the hands as dealt"),
+    StateField("dealer", _I, ("B",), 0, "dealer of the hand"),
+    StateField("history", _I, ("B", "T", "N"), 0, "card each seat played to each trick"),
+    StateField("bids", _I, ("B", "N"), 0, "bids (0 = nil; -1 in a game without bidding)"),
+    StateField("blind", _B, ("B", "N"), False, "blind nil declared"),
+    StateField("tricks_won", _I, ("B", "N"), 0, "tricks taken per seat"),
+    StateField("trick_winners", _I, ("B", "T"), 0, "winner of each trick"),
+    StateField("start_scores", _I, ("B", "S"), 0, "scores before the hand"),
+    StateField("start_bags", _I, ("B", "S"), 0, "bags before the hand"),
+    StateField("bemo", _I, ("B", "S"), 0, "Bemo declared by each side (-1 without it)"),
+    StateField("hand_number", _I, ("B",), 0, "number of the hand in its match"),
+    StateField("hand_key", _U, ("B",), 0, "the hand's key"),
+    StateField("delta", _I, ("B", "S"), 0, "points scored in the hand"),
+    StateField("scores", _I, ("B", "S"), 0, "scores after the hand"),
+)
+
 #: A game's own fields, for a game that declares none: the registry's default ``state_fields`` module is this one
-#: (a game's own is ``games/<game>/state_fields.py``, with its ``FIELDS``).
+#: (a game's own is ``games/<game>/state_fields.py``, with its ``FIELDS`` and ``RESULT_FIELDS``).
 FIELDS: tuple[StateField, ...] = ()
+#: A game's own record arrays of a finished hand (its ``hand_score.RECORD``), for a game that declares none.
+RESULT_FIELDS: tuple[StateField, ...] = ()

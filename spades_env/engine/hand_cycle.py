@@ -18,7 +18,7 @@ import numpy as np
 from spades_env.core.state_arrays import RECORD_FIELDS, state_arrays
 from spades_env.engine.results import FinishedHands, StepResult
 from spades_env.engine.state import GameState
-from spades_env.engine.state_schema import empty_state
+from spades_env.engine.state_schema import empty_state, result_fields
 
 I64 = np.int64
 
@@ -95,13 +95,15 @@ class HandCycle:
         """What ``_record`` allocates: each array's name, dimensions after the G games, dtype, and
         whether it is zeros (a ``FinishedHands`` field of a variant these rules lack) rather than
         filled by the game's ``loops.end_hands`` (its ``RECORD``)."""
-        dims = {"N": self.n_players, "S": self.n_sides, "T": self.hand_size, "P": self.pile_size}
+        sizes = {"N": self.n_players, "S": self.n_sides, "T": self.hand_size, "P": self.pile_size}
+        declared = result_fields()  # each array's declaration: the core's and every game's (``state_fields.py``)
         filled = self._loops.RECORD
         names = (*filled, *(name for name in _FINISHED_FIELDS if name not in filled))
-        return tuple(
-            (name, tuple(dims[x] for x in RECORD_SHAPES[name][0]), RECORD_SHAPES[name][1], name not in filled)
-            for name in names
-        )
+        undeclared = [name for name in names if name not in declared]
+        if undeclared:
+            raise ValueError(f"record arrays {undeclared} of game {self.rules.game!r} are declared by no game")
+        fields = [declared[name] for name in names]
+        return tuple((f.name, tuple(sizes[d] for d in f.dims[1:]), f.dtype, f.name not in filled) for f in fields)
 
     def _record(self, n: int) -> dict[str, np.ndarray]:
         """The arrays the game's ``loops.end_hands`` fills for ``n`` finished hands (its ``RECORD``),
@@ -138,16 +140,4 @@ class HandCycle:
         result.finished.append(FinishedHands(g, *[record[name] for name in _FINISHED_FIELDS]))
 
 
-#: Each record array's dimensions after the G finished games (N seats, S sides, T tricks, P the
-#: two-player pile) and dtype: the ``FinishedHands`` fields and the games' working outputs.
-_I, _U, _B = np.int64, np.uint64, np.bool_
-RECORD_SHAPES = {
-    "winner": ("", _I), "deal": ("N", _U), "dealer": ("", _I), "history": ("TN", _I), "bids": ("N", _I),
-    "blind": ("N", _B), "tricks_won": ("N", _I), "trick_winners": ("T", _I), "start_scores": ("S", _I),
-    "start_bags": ("S", _I), "bemo": ("S", _I), "hand_number": ("", _I), "hand_key": ("", _U),
-    "delta": ("S", _I), "scores": ("S", _I), "bags": ("S", _I), "made": ("S", _B), "bags_added": ("S", _I),
-    "bag_penalties": ("S", _I), "boston": ("S", _B), "pile": ("P", _I), "discards": ("N", _U),
-    "exchanged_out": ("N", _U), "exchanged_in": ("N", _U), "face_up": ("N", _U), "passed": ("N", _U),
-    "points_taken": ("N", _I), "taken": ("N", _U), "points": ("N", _I), "moon": ("N", _B), "seat_delta": ("N", _I),
-}  # fmt: skip
 _FINISHED_FIELDS = tuple(f for f in FinishedHands.__dataclass_fields__ if f != "games")

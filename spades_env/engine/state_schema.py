@@ -15,7 +15,7 @@ from typing import NamedTuple
 import numpy as np
 
 from spades_env import games
-from spades_env.core.state_fields import CORE_FIELDS, StateField
+from spades_env.core.state_fields import CORE_FIELDS, CORE_RESULT_FIELDS, StateField
 from spades_env.engine.state import GameState
 
 
@@ -73,3 +73,16 @@ def empty_state(fields: tuple[StateField, ...], sizes: dict[str, int]) -> GameSt
 def neutral(field: StateField, arr: np.ndarray) -> np.ndarray:
     """(B,) bool: game b's row of ``arr`` (the state's ``field``) is every element its neutral value."""
     return (arr == field.neutral).reshape(len(arr), -1).all(axis=1)
+
+
+def result_fields() -> dict[str, StateField]:
+    """Every record array of a finished hand by name: those every game's hand end fills (``CORE_RESULT_FIELDS``),
+    then each registered game's own (``games.result_fields``); two games may both declare an array (Spades' and
+    Hearts' ``bags``) if they declare it alike, else ValueError naming it."""
+    declared = {f.name: f for f in CORE_RESULT_FIELDS}
+    for game in games.GAMES:
+        for field in games.result_fields(game):
+            first = declared.setdefault(field.name, field)
+            if (first.dtype, first.dims) != (field.dtype, field.dims):
+                raise ValueError(f"record array {field.name!r} is declared twice, differently ({game}'s: {field.dims})")
+    return declared

@@ -120,3 +120,9 @@ def spec(game: str) -> GameSpec:
 def state_fields(game: str) -> tuple[StateField, ...]:
     """The fields of the game state that ``game`` declares as its own (``part(game, "state_fields").FIELDS``)."""
     return part(game, "state_fields").FIELDS
+
+
+def result_fields(game: str) -> tuple[StateField, ...]:
+    """The record arrays of a finished hand that ``game`` declares as its own, the ones its hand end fills beyond
+    every game's (``part(game, "state_fields").RESULT_FIELDS``: its ``hand_score.RECORD``)."""
+    return part(game, "state_fields").RESULT_FIELDS

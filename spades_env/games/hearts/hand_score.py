@@ -178,7 +178,7 @@ def finish_hand(
 Tables = HeartsTables
 #: The record arrays of a finished hand that are Hearts' own, in the order ``end_hand`` takes them
 #: (after ``core.state_arrays.RECORD_FIELDS``; ``taken``, ``points``, ``moon`` and ``seat_delta``
-#: are not ``FinishedHands`` fields).
+#: are not ``FinishedHands`` fields); each is declared (shape, dtype) in ``state_fields.RESULT_FIELDS``, in this order.
 RECORD = ("bags", "taken", "points", "moon", "seat_delta", "passed", "points_taken")
 
 

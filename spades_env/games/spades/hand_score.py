@@ -232,7 +232,8 @@ def finish_hand(
 #: The tables the loops' ``end_hands`` takes (as a plain tuple).
 Tables = ScoreTables
 #: The record arrays of a finished hand that are Spades' own, in the order ``end_hand`` takes
-#: them (after ``core.state_arrays.RECORD_FIELDS``; ``boston`` is not a ``FinishedHands`` field).
+#: them (after ``core.state_arrays.RECORD_FIELDS``; ``boston`` is not a ``FinishedHands`` field); each is declared
+#: (shape, dtype) in ``state_fields.RESULT_FIELDS``, in this order.
 RECORD = ("bags", "made", "bags_added", "bag_penalties", "boston", "pile", "discards", "exchanged_out", "exchanged_in",
           "face_up")  # fmt: skip
 

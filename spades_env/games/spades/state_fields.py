@@ -31,3 +31,18 @@ FIELDS: tuple[StateField, ...] = (
     StateField("exchanged_out", _U, ("B", "N"), 0, "two-player: cards a blind-nil player gave up"),
     StateField("exchanged_in", _U, ("B", "N"), 0, "two-player: cards a blind-nil player drew in exchange"),
 )
+
+#: Spades' own record arrays of a finished hand (``hand_score.RECORD``, in its order; ``"B"``: the hands finished in
+#: a step), each zeros in another game's records.
+RESULT_FIELDS: tuple[StateField, ...] = (
+    StateField("bags", _I, ("B", "S"), 0, "bags after the hand"),
+    StateField("made", _B, ("B", "S"), False, "contract made"),
+    StateField("bags_added", _I, ("B", "S"), 0, "bags the side took in the hand, before any penalty"),
+    StateField("bag_penalties", _I, ("B", "S"), 0, "bag penalties applied in the hand"),
+    StateField("boston", _B, ("B", "S"), False, "the side took every trick (a working output)"),
+    StateField("pile", _I, ("B", "P"), 0, "two-player: the draw pile"),
+    StateField("discards", _U, ("B", "N"), 0, "two-player: each player's discards"),
+    StateField("exchanged_out", _U, ("B", "N"), 0, "two-player: cards given up in the blind-nil exchange"),
+    StateField("exchanged_in", _U, ("B", "N"), 0, "two-player: cards drawn in the blind-nil exchange"),
+    StateField("face_up", _U, ("B", "N"), 0, "face_up_deal: the cards dealt face up"),
+)
