@@ -46,15 +46,9 @@ def _check_fields(engine: SpadesEngine, state: GameState) -> None:
 
 def check_state(engine: SpadesEngine, state: GameState) -> None:
     """Check every invariant of ``state``; raise AssertionError naming the first violation."""
-    b = state.batch_size
-    n, t = engine.n_players, engine.hand_size
-    rules = engine.rules
-
-    # ---- dtypes and shapes, and the other games' fields
-    _check_fields(engine, state)
-
+    n, rules = engine.n_players, engine.rules
+    _check_fields(engine, state)  # dtypes and shapes, and the other games' fields
     phase = state.phase
-    live = phase != OVER
     require((phase >= 0) & (phase < N_PHASES), "phase out of range")
     reachable = engine.spec.reachable_phases(rules)
     require(np.isin(phase, reachable), f"a phase these rules never reach (reachable: {sorted(reachable)})")
@@ -63,17 +57,23 @@ def check_state(engine: SpadesEngine, state: GameState) -> None:
         require((v >= 0) & (v < n), f"{name} is not a seat in 0..{n - 1}")
     # Two-player games draw their hands before the bidding: no deal exists yet [RULES 4].
     drawing = np.isin(phase, engine.spec.drawing_phases(rules))
-    dealt = ~drawing
+    _check_cards(engine, state, drawing)
+    _check_tricks(engine, state, drawing)
+    _check_leads(engine, state)
+    engine.spec.check_state(engine, state, drawing)
+    _check_match(engine, state)
 
-    # ---- card conservation: the deal is the deck, hands shrink only by played cards
+
+def _check_cards(engine: SpadesEngine, state: GameState, drawing: np.ndarray) -> None:
+    """Card conservation: the deal is ``n * hand_size`` cards of the deck (all of it but in two-player, which deals
+    half and discards the rest), hands shrink only by the cards in the trick and the history."""
+    n, t = engine.n_players, engine.hand_size
+    dealt = ~drawing
     deck = U64(cards.cards_to_mask(engine.deck))
-    deal_counts = bits.popcount(state.deal)
-    require(~dealt | np.all(deal_counts == t, axis=1), f"a dealt hand does not hold {t} cards")
+    require(~dealt | np.all(bits.popcount(state.deal) == t, axis=1), f"a dealt hand does not hold {t} cards")
     union = np.bitwise_or.reduce(state.deal, axis=1)
-    if rules.two_player:  # the kept half of the deck; the rest lies in the discards
-        require(~dealt | ((union & ~deck) == 0) & (bits.popcount(union) == n * t), "the hands are not 26 cards")
-    else:
-        require(~dealt | (union == deck), "the deal is not the deck of these rules")
+    dealt_right = ((union & ~deck) == 0) & (bits.popcount(union) == n * t)
+    require(~dealt | dealt_right, f"the hands are not {n * t} different cards of the deck of these rules")
     require(~np.any((state.hands & ~state.deal) != 0, axis=1) | drawing, "a hand holds a card that was not dealt to it")
     played = state.deal & ~state.hands
     in_trick = card_mask(state.trick[:, :, None])
@@ -81,7 +81,10 @@ def check_state(engine: SpadesEngine, state: GameState) -> None:
     require(~np.any((in_trick & in_history) != 0, axis=1), "a card is both in the trick and in the history")
     require(np.all(played == (in_trick | in_history), axis=1), "played cards != trick + history cards")
 
-    # ---- trick bookkeeping
+
+def _check_tricks(engine: SpadesEngine, state: GameState, drawing: np.ndarray) -> None:
+    """Trick bookkeeping: counts, winners, history rows, hand sizes, the trick played in turn."""
+    n, t = engine.n_players, engine.hand_size
     n_tricks, n_in = state.n_tricks, state.n_in_trick
     require((n_tricks >= 0) & (n_tricks <= t), "n_tricks out of range")
     require((n_in >= 0) & (n_in < n), "n_in_trick out of range")
@@ -101,12 +104,17 @@ def check_state(engine: SpadesEngine, state: GameState) -> None:
     order = (state.leader[:, None] + np.arange(n)) % n  # seats from the leader on
     played_in_order = np.take_along_axis(state.trick >= 0, order, axis=1)
     require(np.all(played_in_order == (np.arange(n)[None] < n_in[:, None]), axis=1), "trick not played in turn")
+
+
+def _check_leads(engine: SpadesEngine, state: GameState) -> None:
+    """The led suit, the game's broken suit, the lead restriction before a lead, the voids shown."""
+    b, rules, n_in = state.batch_size, engine.rules, state.n_in_trick
     lead_card = state.trick[np.arange(b), state.leader]
     lead_suit = np.where(lead_card >= 0, engine.trick_tables.suit_of[np.maximum(lead_card, 0)], -9)
     require(np.where(n_in > 0, state.led_suit == lead_suit, True), "led_suit is not the suit of the lead card")
     before_lead = np.isin(state.led_suit, (FREE_LEAD, RESTRICTED_LEAD, LOWEST_CLUB_LEAD))
     require(np.where(n_in == 0, before_lead, True), "led_suit before a lead is not FREE/RESTRICTED/LOWEST_CLUB_LEAD")
-    broken_played = np.any((played & engine.broken_mask) != 0, axis=1)
+    broken_played = np.any((state.played & engine.broken_mask) != 0, axis=1)
     require(state.spades_broken == broken_played, "spades_broken != a spade (Hearts: heart) was played this hand")
     if engine.spec.lead_anytime(rules):
         expect = np.full(b, FREE_LEAD)
@@ -114,7 +122,7 @@ def check_state(engine: SpadesEngine, state: GameState) -> None:
         expect = np.where(state.spades_broken, FREE_LEAD, RESTRICTED_LEAD)
     if engine.club_leads:
         # The first lead of a hand is the lowest club, from its holder [RULES 6].
-        first_lead = (phase == PLAY) & (n_tricks == 0)
+        first_lead = (state.phase == PLAY) & (state.n_tricks == 0)
         expect = np.where(first_lead, LOWEST_CLUB_LEAD, expect)
         holder = (state.deal[np.arange(b), state.leader] >> U64(engine.lowest_club)) & U64(1)
         require(~first_lead | (holder == 1), "lowest_club_leads, but the first leader was not dealt the lowest club")
@@ -125,16 +133,14 @@ def check_state(engine: SpadesEngine, state: GameState) -> None:
     holds[:, :, cards.SPADES] |= (state.hands & cards.JOKER_MASK) != 0  # the jokers are spades
     require(~np.any(void & holds, axis=(1, 2)), "a seat marked void in a suit still holds that suit")
 
-    engine.spec.check_state(engine, state, drawing)
 
-    # ---- match bookkeeping
+def _check_match(engine: SpadesEngine, state: GameState) -> None:
+    """Match bookkeeping (the winner, the hand number, the scores within a hand) and the legal-action mask: its
+    shape, and a legal action in every live game (none once the match is over)."""
+    b, live = state.batch_size, state.phase != OVER
     require(np.where(live, state.winner == -1, (state.winner >= 0) & (state.winner < engine.n_sides)), "winner")
     require(state.hand_number >= 0, "hand_number is negative")
-    require(state.n_redeals >= 0, "n_redeals is negative")
-    require(np.all(state.bags >= 0, axis=1), "negative bags")
     require(np.where(live, np.all(state.scores == state.hand_start_scores, axis=1), True), "scores moved mid-hand")
-
-    # ---- the legal-action mask
     mask = engine.legal_action_mask(state)
     require(mask.shape == (b, engine.layout.n_actions) and mask.dtype == np.bool_, "mask shape or dtype")
     require(np.where(live, mask.any(axis=1), ~mask.any(axis=1)), "legal mask empty in a live game (or set when over)")

@@ -27,6 +27,8 @@ def check_spades(engine: SpadesEngine, state: GameState, drawing: np.ndarray) ->
     _check_variant_cards(engine, state, drawing)
     _check_bidding(engine, state, drawing, ~drawing)
     rules = engine.rules
+    require(state.n_redeals >= 0, "n_redeals is negative")
+    require(np.all(state.bags >= 0, axis=1), "negative bags")
     if rules.bags:
         fresh = state.hand_number > 0
         require(np.where(fresh, np.all(state.bags < rules.bag_limit, axis=1), True), "bags at or over bag_limit")
