@@ -62,6 +62,20 @@ from spades_env.engine.core import check_threads
 AUTO_PLAY_SHARPNESS = 0.5
 
 
+def _check_integers(low: int, what: str, **options) -> None:
+    """Refuse a search option that is not an integer (a bool is not) of at least ``low``, naming it and ``what``."""
+    for option, value in options.items():
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+            raise ValueError(f"search bot option {option!r} must be {what}, got {value!r}")
+
+
+def _check_numbers(**options) -> None:
+    """Refuse a search option that is not a number (a bool is not) from 0 up, naming it."""
+    for option, value in options.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) or value < 0:
+            raise ValueError(f"search bot option {option!r} must be a number from 0 up, got {value!r}")
+
+
 def _sharpness(value) -> float:
     """``play_sharpness`` as a number for the checks (``"auto"``: 0); a text that is no number is refused."""
     if value == "auto":
@@ -118,11 +132,12 @@ class SearchAgent(EngineRollouts, Agent):
         threads: int = 1,
     ) -> None:
         super().__init__(seed)
-        for option, value in (
-            ("samples", samples), ("max_rollouts", max_rollouts), ("oversample", oversample), ("play_votes", play_votes)
-        ):  # fmt: skip
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-                raise ValueError(f"search bot option {option!r} must be a positive integer, got {value!r}")
+        _check_integers(1, "a positive integer", samples=samples, max_rollouts=max_rollouts, oversample=oversample,
+                        play_votes=play_votes)  # fmt: skip
+        _check_integers(0, "an integer from 0 up", bid_samples=bid_samples, pass_top=pass_top,
+                        pass_samples=pass_samples)  # fmt: skip
+        _check_integers(0, "a non-negative integer", endgame=endgame)
+        _check_numbers(pass_margin=pass_margin, play_margin=play_margin, play_sharpness=_sharpness(play_sharpness))
         self.threads = check_threads(threads, "search bot option 'threads'")
         """Threads that play the rollouts (card play, and the bidding and passing lookaheads): the same values, and
         so the same decisions, on any number (``agents.search_rollouts``)."""
@@ -132,9 +147,6 @@ class SearchAgent(EngineRollouts, Agent):
         ``play_margin=6`` leave the heuristic's card on ~95% of decisions, the deviations that reproduce (a clean
         teacher to imitate: ``train.expert_iteration.labelling``, ``target: choice``); the later searches run only on
         the decisions the first moved off the heuristic's card (~22% of them at margin 6)."""
-        for option, value in (("bid_samples", bid_samples), ("pass_top", pass_top), ("pass_samples", pass_samples)):
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-                raise ValueError(f"search bot option {option!r} must be an integer from 0 up, got {value!r}")
         self.pass_samples = int(pass_samples)
         """Sampled deals per candidate pass of the Hearts lookahead pass; 0 passes as the heuristic."""
         self.pass_margin = float(pass_margin)
@@ -145,13 +157,6 @@ class SearchAgent(EngineRollouts, Agent):
         card's by more than this (points per hand); 0 (the default) plays the best-valued card. A margin keeps the
         heuristic's card where the sampled values cannot tell the cards apart (a cleaner teacher to imitate:
         ``train.expert_iteration.labelling``, ``target: choice``)."""
-        for option, value in (
-            ("pass_margin", pass_margin),
-            ("play_margin", play_margin),
-            ("play_sharpness", _sharpness(play_sharpness)),
-        ):
-            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) or value < 0:
-                raise ValueError(f"search bot option {option!r} must be a number from 0 up, got {value!r}")
         self.play_sharpness = None if play_sharpness == "auto" else float(play_sharpness)
         """Card play (Spades, ``oversample`` > 1): the layouts are weighted by the card-play model too,
         ``exp(-play_sharpness)`` per past play of an opponent that the heuristic would have played otherwise
@@ -179,8 +184,6 @@ class SearchAgent(EngineRollouts, Agent):
         self.bidder = HeuristicAgent()
         self.max_rollouts = int(max_rollouts)
         """Most rollout games in one engine batch (memory bound)."""
-        if isinstance(endgame, bool) or not isinstance(endgame, (int, np.integer)) or endgame < 0:
-            raise ValueError(f"search bot option 'endgame' must be a non-negative integer, got {endgame!r}")
         self.endgame = int(endgame)
         """Tricks left at or below which cards are valued by the exact endgame solver instead of
         rollouts (0: never; a game without an endgame solver, its bot part ``endgame``, keeps its rollouts: Hearts)."""
