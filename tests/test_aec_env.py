@@ -7,7 +7,6 @@ import os
 import subprocess
 import sys
 import warnings
-from pathlib import Path
 
 import gymnasium
 import numpy as np
@@ -20,6 +19,7 @@ import spades_env
 from spades_env import IllegalActionError, Rules, list_presets
 from spades_env import cards as C
 from spades_env.observation import encoder_for
+from tests.paths import ROOT
 
 RULE_SETS = list_presets() + [Rules(partnership=False, n_players=3), Rules(partnership=False, n_players=6)]
 
@@ -303,7 +303,7 @@ print("checked")
 def test_actions_outside_the_action_space_are_illegal_under_python_O():
     """``python -O`` strips asserts: the action checks are real ones (an illegal action still
     raises or is penalised as ``illegal`` says)."""
-    root = Path(__file__).resolve().parent.parent
+    root = ROOT
     env = {**os.environ, "PYTHONPATH": str(root)}
     run = subprocess.run(
         [sys.executable, "-O", "-c", OPTIMIZED_ACTIONS], capture_output=True, text=True, env=env, cwd=root, timeout=120

@@ -2,9 +2,10 @@
 (``train.ppo.update.ppo_update``, ``configs/train/selfplay_paired.yaml``)."""
 
 import dataclasses
-from pathlib import Path
 
 import pytest
+
+from tests.paths import ROOT
 
 torch = pytest.importorskip("torch")
 
@@ -13,7 +14,6 @@ from train.ppo.core import MaskedCategorical  # noqa: E402
 from train.ppo.trainer import PPOConfig, train  # noqa: E402
 from train.ppo.update import bid_entropy_bonus  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
 SMOKE = ROOT / "configs" / "train" / "smoke.yaml"
 
 

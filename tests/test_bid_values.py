@@ -8,6 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.paths import ROOT
+
 torch = pytest.importorskip("torch")
 
 from agents.base import DecisionContext  # noqa: E402
@@ -34,7 +36,6 @@ from train.values.bid_values import (  # noqa: E402
 from train.values.bid_values_config import BidValuesConfig  # noqa: E402
 from train.values.bid_values_train import train  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
 RECIPE = ROOT / "configs" / "train" / "bid_values.yaml"
 OWN_CARDS = ROOT / "configs" / "train" / "bid_values_own_cards.yaml"
 #: The sizes a smoke run shrinks; every other setting is the recipe's own.

@@ -2,10 +2,11 @@
 learner plays (``train.ppo.update.anchor_term``, ``TurnBuffer.teacher``, ``configs/train/card_anchor.yaml``)."""
 
 import dataclasses
-from pathlib import Path
 
 import numpy as np
 import pytest
+
+from tests.paths import ROOT
 
 torch = pytest.importorskip("torch")
 
@@ -18,7 +19,6 @@ from train.ppo.core import MaskedCategorical, TurnBuffer  # noqa: E402
 from train.ppo.trainer import PPOConfig, train  # noqa: E402
 from train.ppo.update import UpdateResult, anchor_term  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
 RECIPE = ROOT / "configs" / "train" / "card_anchor.yaml"
 
 

@@ -2,11 +2,11 @@
 game state counted in plain Python with the reference trick winner, and the network that reads them."""
 
 import dataclasses
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
+
+from tests.paths import ROOT
 
 torch = pytest.importorskip("torch")
 
@@ -18,13 +18,9 @@ from spades_env.engine import PLAY, SpadesEngine  # noqa: E402
 from spades_env.envs.vector import VectorSpades  # noqa: E402
 from spades_env.observation import encoder_for  # noqa: E402
 from spades_env.rules import resolve_rules  # noqa: E402
+from tests.test_training import full_and_resumed  # noqa: E402
 from train.ppo.trainer import PPOConfig  # noqa: E402
 from train.runs.checkpoint import export_slim  # noqa: E402
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from test_training import full_and_resumed  # noqa: E402
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def card_play_positions(rules: str, games: int = 24, seed: int = 0, share: float = 0.05):

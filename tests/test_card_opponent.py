@@ -1,10 +1,11 @@
 """``card_opponent``: the learner's card positions collected in games against another bot than the heuristic."""
 
 import dataclasses
-from pathlib import Path
 
 import numpy as np
 import pytest
+
+from tests.paths import ROOT
 
 torch = pytest.importorskip("torch")
 
@@ -20,7 +21,6 @@ from train.values.bid_values_network import load_network  # noqa: E402
 from train.values.bid_values_round import card_opponent_of  # noqa: E402
 from train.values.bid_values_train import train  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
 RECIPE = ROOT / "configs" / "train" / "card_values_torso.yaml"
 
 

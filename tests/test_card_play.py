@@ -2,10 +2,11 @@
 bids (``neural:path=...,play=heuristic``, ``learned:play=heuristic``, ``configs/train/bidding.yaml``)."""
 
 import dataclasses
-from pathlib import Path
 
 import numpy as np
 import pytest
+
+from tests.paths import ROOT
 
 torch = pytest.importorskip("torch")
 
@@ -68,7 +69,6 @@ def test_the_config_checks_card_play():
         PPOConfig(card_play="cards")
 
 
-ROOT = Path(__file__).resolve().parent.parent
 BIDDING = ROOT / "configs" / "train" / "bidding.yaml"
 #: The recipes that train bids under heuristic card play, and the committed network each starts from.
 BIDDING_RECIPES = {

@@ -3,10 +3,11 @@ card_values_by_network``): each legal card's hand played out by the network at t
 at the others; with the heuristic in the network's place, exactly the compiled heuristic rollouts' values."""
 
 import dataclasses
-from pathlib import Path
 
 import numpy as np
 import pytest
+
+from tests.paths import ROOT
 
 torch = pytest.importorskip("torch")
 
@@ -22,8 +23,6 @@ from train.values.bid_values import BidLearner, deal_and_bid, play_card_position
 from train.values.bid_values_config import BidValuesConfig  # noqa: E402
 from train.values.bid_values_train import train  # noqa: E402
 from train.values.card_values import card_values_by_network, card_values_on_deal  # noqa: E402
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def positions_of(rules: str, deals: int = 12, keep: float = 0.3):

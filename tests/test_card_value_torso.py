@@ -1,10 +1,10 @@
 """The card value head on a torso of its own (``card_value_torso``), and float16 exports that make room for it (the
 torso recipes' smoke runs and resumes: ``tests/test_card_values.py``)."""
 
-from pathlib import Path
-
 import numpy as np
 import pytest
+
+from tests.paths import ROOT
 
 torch = pytest.importorskip("torch")
 
@@ -19,7 +19,6 @@ from train.values.bid_values import BidLearner, deal_and_bid, play_card_position
 from train.values.bid_values_config import BidValuesConfig  # noqa: E402
 from train.values.bid_values_network import load_network  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
 RECIPES = ROOT / "configs" / "train"
 
 

@@ -3,11 +3,12 @@ legal card rolled out by the heuristic, a card value head regressed on the centr
 it."""
 
 import dataclasses
-from pathlib import Path
 
 import numba
 import numpy as np
 import pytest
+
+from tests.paths import ROOT
 
 torch = pytest.importorskip("torch")
 
@@ -27,7 +28,6 @@ from train.values.bid_values_network import positions_from_payload, positions_pa
 from train.values.bid_values_train import train  # noqa: E402
 from train.values.card_values import ValuedCardPositions, card_value_gain, card_values_on_deal  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
 RECIPE = ROOT / "configs" / "train" / "card_values.yaml"
 CUTTHROAT4 = ROOT / "configs" / "train" / "cutthroat4_card_values.yaml"
 HEARTS = ROOT / "configs" / "train" / "hearts_card_values.yaml"

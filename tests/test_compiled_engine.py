@@ -17,8 +17,9 @@ from spades_env.engine import GameState
 from spades_env.engine.inputs import EngineInputError
 from spades_env.games.hearts.phases import PASS
 from spades_env.games.spades.params import BID
+from tests.paths import ROOT
 
-ROOT = pathlib.Path(__file__).resolve().parents[1] / "spades_env"
+PACKAGE = ROOT / "spades_env"
 
 
 def test_state_arrays_are_the_game_state_fields_in_order():
@@ -47,7 +48,7 @@ def _imports(path: pathlib.Path) -> set[str]:
     ],
 )
 def test_the_core_imports_no_game_and_a_game_no_other_game(folder, forbidden):
-    for path in sorted((ROOT / folder).glob("*.py")):
+    for path in sorted((PACKAGE / folder).glob("*.py")):
         bad = [m for m in _imports(path) if m.startswith(forbidden)]
         assert not bad, f"{path.name} imports {bad}"
 

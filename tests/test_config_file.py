@@ -1,16 +1,14 @@
 """Training configs (``train/runs/config_file.py``) refuse unknown keys and values of the wrong type in one line naming
 the key and what it takes; ``with_overrides`` and ``spades train --set KEY=VALUE`` set keys the same checked way."""
 
-from pathlib import Path
-
 import pytest
 
+from tests.paths import ROOT
 from tests.test_cli import assert_usage_error, spades
 from train.ppo.config import PPOConfig
 from train.recipes.trainers import trainer_for
 from train.values.bid_values_config import BidValuesConfig
 
-ROOT = Path(__file__).resolve().parent.parent
 SMOKE = ROOT / "configs" / "train" / "smoke.yaml"
 
 

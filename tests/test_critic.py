@@ -1,8 +1,6 @@
 """The all-seeing critic (``critic: perfect``, train/ppo/critic.py): what each network sees, checkpoints, resume."""
 
 import dataclasses
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,11 +9,9 @@ torch = pytest.importorskip("torch")
 
 from agents.neural import NeuralAgent, SpadesPolicy  # noqa: E402
 from spades_env.envs.vector import VectorSpades  # noqa: E402
+from tests.test_training import SMOKE, full_and_resumed  # noqa: E402
 from train.ppo.critic import ActorCritic, PerfectCritic, policy_columns  # noqa: E402
 from train.ppo.trainer import PPOConfig  # noqa: E402
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from test_training import SMOKE, full_and_resumed  # noqa: E402
 
 
 def test_the_critic_sees_every_hand_and_the_policy_only_its_own():

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -21,8 +20,9 @@ from spades_env.games.hearts.reference import seat_points
 from spades_env.games.hearts.scoring import hearts_match_winner, score_hearts_hand
 from spades_env.games.spades.reference import SpadesReferenceGame
 from spades_env.games.spades.scoring import bemo_points, match_winner, score_hand
+from tests.paths import ROOT
 
-DOC = Path(__file__).resolve().parent.parent / "docs" / "rules.md"
+DOC = ROOT / "docs" / "rules.md"
 TEXT = DOC.read_text()
 BEMO_LEVELS = {"none": 0, "little": 1, "big": 2}
 HEARTS = list(range(26, 39))

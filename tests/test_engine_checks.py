@@ -7,12 +7,12 @@ import dataclasses
 
 import numpy as np
 import pytest
-from conftest import hand, whole_suit
 
 from spades_env import IllegalActionError, Rules, SpadesEngine, list_presets
 from spades_env.engine import OVER, PLAY, dealing
 from spades_env.engine.check import check_state
 from spades_env.engine.sampling import sample_legal
+from tests.conftest import hand, whole_suit
 
 NO_BLIND = Rules.preset("partnership-no-blind-nil")
 

@@ -6,7 +6,6 @@ import dataclasses
 
 import numpy as np
 import pytest
-from conftest import hand, whole_suit
 
 from spades_env import IllegalActionError, Rules, SpadesEngine
 from spades_env.cards import parse_card
@@ -14,6 +13,7 @@ from spades_env.engine import OVER, PLAY
 from spades_env.engine.check import check_state
 from spades_env.engine.state import FREE_LEAD, RESTRICTED_LEAD
 from spades_env.games.spades.params import BID, BLIND
+from tests.conftest import hand, whole_suit
 
 NO_BLIND = Rules.preset("partnership-no-blind-nil")
 C = parse_card

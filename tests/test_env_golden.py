@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 
 import pytest
 
 from spades_env import list_presets
 from tests.env_traces import aec_trace, gym_trace
+from tests.paths import GOLDEN
 
-GOLDEN = Path(__file__).parent / "golden" / "env_traces.json"
+TRACES = GOLDEN / "env_traces.json"
 
 #: Presets whose seeded match is long (hundreds of steps): their per-preset case is one hand.
 LONG_MATCHES = ("fourteen", "mirror", "hearts", "hearts-partnership")
@@ -68,7 +68,7 @@ def _trace(case: str) -> list[str]:
 
 
 def _recorded() -> dict[str, str]:
-    return json.loads(GOLDEN.read_text()) if GOLDEN.exists() else {}
+    return json.loads(TRACES.read_text()) if TRACES.exists() else {}
 
 
 @pytest.mark.parametrize("case", list(AEC_CASES) + list(GYM_CASES))
@@ -77,8 +77,8 @@ def test_env_trace_is_unchanged(case):
     recorded = _recorded()
     if os.environ.get("UPDATE_GOLDEN"):
         recorded[case] = " ".join(trace)
-        GOLDEN.write_text(json.dumps(recorded, indent=0, sort_keys=True) + "\n")
-    assert case in recorded, f"no recorded trace for {case} in {GOLDEN} (UPDATE_GOLDEN=1 to record it)"
+        TRACES.write_text(json.dumps(recorded, indent=0, sort_keys=True) + "\n")
+    assert case in recorded, f"no recorded trace for {case} in {TRACES} (UPDATE_GOLDEN=1 to record it)"
     expected = recorded[case].split()
     first = next(
         (i for i, (a, b) in enumerate(zip(trace, expected, strict=False)) if a != b), min(len(trace), len(expected))

@@ -7,6 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.paths import ROOT
+
 torch = pytest.importorskip("torch")
 
 from agents.neural import NeuralAgent, SpadesPolicy  # noqa: E402
@@ -16,7 +18,6 @@ from train.expert_iteration.trainer import distillation_loss, teacher_agreement,
 from train.recipes.trainers import trainer_for  # noqa: E402
 from train.runs.checkpoint import export_slim, load_checkpoint  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
 SMOKE = ROOT / "configs" / "train" / "expert_iteration_smoke.yaml"
 RECIPES = sorted((ROOT / "configs" / "train").glob("expert_iteration*.yaml"))
 

@@ -22,8 +22,8 @@ from spades_env import SpadesEngine, games
 from spades_env.engine import PLAY
 from spades_env.games.hearts.phases import PASS
 from spades_env.observation import encoder_for
+from tests.paths import ROOT
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
 #: The packages that must not know one game from another (``spades_env/games/`` excepted).
 PACKAGES = ("spades_env", "agents", "train", "bench")
 #: The modules that are one game's bot parts (``agents.game_parts``), each with its game: the only modules

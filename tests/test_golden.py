@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import difflib
 import os
-from pathlib import Path
 
 import pytest
 
 from spades_env import HeartsRules, Rules
 from spades_env.playthrough import render_match
+from tests.paths import GOLDEN
 
-GOLDEN_DIR = Path(__file__).parent / "golden"
+GOLDEN_DIR = GOLDEN
 CASES = [
     ("partnership_seed7.txt", "partnership", 7, 7),  # policy seed 7: a two-hand match
     # explicit rules (the cutthroat-4 preset's values), so that the file pins the engine, not the preset

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_hearts import HEARTS, HEARTS_PRESETS, QS, _no_pass_state, cards
 
 from spades_env import SpadesEngine
+from tests.test_hearts import HEARTS, HEARTS_PRESETS, QS, _no_pass_state, cards
 
 
 def _bot_ctx(engine, state, seat):

@@ -4,10 +4,11 @@ starting network's probabilities, and the run evaluates in Hearts points and kee
 ``checkpoints/hearts_expit.pt`` is that recipe's network."""
 
 import dataclasses
-from pathlib import Path
 
 import numpy as np
 import pytest
+
+from tests.paths import ROOT
 
 torch = pytest.importorskip("torch")
 
@@ -18,7 +19,6 @@ from train.expert_iteration.trainer import train  # noqa: E402
 from train.ppo.core import MaskedCategorical  # noqa: E402
 from train.runs.checkpoint import load_checkpoint  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
 RECIPE = ROOT / "configs" / "train" / "hearts_expert_iteration.yaml"
 PASSES = 12  # decisions before the first card of hand 1: four seats pass 3 cards each, one at a time [RULES 7]
 

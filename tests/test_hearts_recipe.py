@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.paths import ROOT
+
 torch = pytest.importorskip("torch")
 
 from spades_env.rules import resolve_rules  # noqa: E402
@@ -15,7 +17,6 @@ from train.evaluation.network_eval import eval_gain  # noqa: E402
 from train.ppo.trainer import PPOConfig, train  # noqa: E402
 from train.runs.checkpoint import load_checkpoint  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
 RECIPES = ROOT / "configs" / "train"
 HEARTS = RECIPES / "hearts.yaml"
 HEARTS_CHECKPOINT = ROOT / "checkpoints" / "hearts_ppo.pt"

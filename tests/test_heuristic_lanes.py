@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import ast
-import pathlib
 
 import numpy as np
 
 from agents import heuristic_lanes as lanes
 from spades_env import cards
+from tests.paths import ROOT
 
 LANE_VALUES = range(1 << lanes.LANE_BITS)
 
@@ -56,7 +56,7 @@ def test_lowest_and_highest_card_pick_by_value_first_suit_on_a_tie():
 
 
 def test_the_two_heuristic_modules_do_not_import_each_other():
-    root = pathlib.Path(__file__).resolve().parent.parent / "agents"
+    root = ROOT / "agents"
 
     def imports(name):
         tree = ast.parse((root / f"{name}.py").read_text())

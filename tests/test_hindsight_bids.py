@@ -2,11 +2,11 @@
 candidate bid scored with the hand's tricks as they fell, the bidding head regressing those values."""
 
 import dataclasses
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
+
+from tests.paths import ROOT
 
 torch = pytest.importorskip("torch")
 
@@ -17,13 +17,11 @@ from spades_env.engine import SpadesEngine  # noqa: E402
 from spades_env.games.spades.scoring import bag_adjusted_points  # noqa: E402
 from spades_env.rules import Rules  # noqa: E402
 from tests.run_logs import run_scalars  # noqa: E402
+from tests.test_training import SMOKE, full_and_resumed  # noqa: E402
 from train.ppo.hindsight_bids import HindsightBids, hindsight_scalars, hindsight_values  # noqa: E402
 from train.ppo.trainer import PPOConfig, train  # noqa: E402
 from train.runs.checkpoint import load_checkpoint  # noqa: E402
 from train.values.bid_values import best_or_explore  # noqa: E402
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from test_training import SMOKE, full_and_resumed  # noqa: E402
 
 
 def finished_hands(preset: str, games: int = 128):
@@ -179,7 +177,7 @@ def test_the_absolute_loss_regresses_each_valued_candidate_on_its_own():
 
 
 def test_the_selfplay_hindsight_recipe_learns_from_scratch_and_runs_in_small(tmp_path):
-    recipe = PPOConfig.from_yaml(Path(__file__).resolve().parent.parent / "configs/train/selfplay_hindsight.yaml")
+    recipe = PPOConfig.from_yaml(ROOT / "configs/train/selfplay_hindsight.yaml")
     assert (recipe.critic, recipe.paired, recipe.bag_adjusted_reward, recipe.bid_learning) == (
         "perfect", True, True, "hindsight"
     )  # fmt: skip
@@ -196,7 +194,7 @@ def test_the_committed_selfplay_bots_bid_with_their_hand_not_one_number(name):
     from spades_env.engine import PLAY
     from spades_env.envs import VectorSpades
 
-    path = Path(__file__).resolve().parent.parent / "checkpoints" / name
+    path = ROOT / "checkpoints" / name
     assert path.stat().st_size <= 5 * 2**20
     agent = make_agent(f"neural:path={path}", seed=0)
     envs = VectorSpades("partnership", num_envs=256)

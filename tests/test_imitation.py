@@ -1,10 +1,11 @@
 """Behaviour cloning of HeuristicAgent: the collected examples, the loss going down, the PPO warm start."""
 
 import dataclasses
-from pathlib import Path
 
 import numpy as np
 import pytest
+
+from tests.paths import ROOT
 
 torch = pytest.importorskip("torch")
 
@@ -12,7 +13,7 @@ from agents.neural import SpadesPolicy  # noqa: E402
 from spades_env.engine import SpadesEngine  # noqa: E402
 from train.ppo.imitation import HeuristicStream, ImitationConfig, behaviour_clone  # noqa: E402
 
-SMOKE = Path(__file__).resolve().parent.parent / "configs" / "train" / "smoke.yaml"
+SMOKE = ROOT / "configs" / "train" / "smoke.yaml"
 
 
 def test_heuristic_stream_gives_legal_actions_and_hand_returns():

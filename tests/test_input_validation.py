@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import whole_suit
 
 from spades_env import EngineInputError, SpadesEngine
 from spades_env.cards import card_name
@@ -13,6 +12,7 @@ from spades_env.engine import dealing
 from spades_env.engine.check import check_state
 from spades_env.engine.inputs import EngineInputTypeError
 from spades_env.games.spades.params import BID, BLIND
+from tests.conftest import whole_suit
 
 
 @pytest.fixture(scope="module")

@@ -6,15 +6,14 @@ import os
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import spades_env
 from spades_env.envs import SpadesGymEnv
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 RL_PAGE = ROOT / "docs" / "rl-libraries.md"  # the RL libraries' snippets (```py blocks)
 
 

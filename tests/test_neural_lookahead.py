@@ -1,10 +1,10 @@
 """``bid_samples`` (``agents.neural_lookahead``): a network whose bids are values bids the best mean of its values and
 a lookahead's on sampled deals; refused in one line for other networks, Hearts and bad numbers."""
 
-from pathlib import Path
-
 import numpy as np
 import pytest
+
+from tests.paths import ROOT
 
 torch = pytest.importorskip("torch")
 
@@ -17,7 +17,7 @@ from spades_env.envs.vector import VectorSpades  # noqa: E402
 from spades_env.games.spades.params import BID  # noqa: E402
 from train.evaluation.bid_bench import BidBenchConfig, run_bid_bench  # noqa: E402
 
-CHECKPOINTS = Path(__file__).resolve().parent.parent / "checkpoints"
+CHECKPOINTS = ROOT / "checkpoints"
 BIDS = CHECKPOINTS / "partnership_bid_values.pt"
 
 

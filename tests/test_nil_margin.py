@@ -1,9 +1,9 @@
 """``nil_margin``: a network whose bids are values bids nil only where nil beats its best other bid by the margin."""
 
-from pathlib import Path
-
 import numpy as np
 import pytest
+
+from tests.paths import ROOT
 
 torch = pytest.importorskip("torch")
 
@@ -13,7 +13,7 @@ from spades_env.engine import PLAY  # noqa: E402
 from spades_env.envs import VectorSpades  # noqa: E402
 from spades_env.rules import resolve_rules  # noqa: E402
 
-CHECKPOINTS = Path(__file__).resolve().parent.parent / "checkpoints"
+CHECKPOINTS = ROOT / "checkpoints"
 
 
 def bid_decisions(games: int = 256, seed: int = 5):

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import step_live_games
 
 from spades_env import Rules, SpadesEngine, list_presets
 from spades_env import cards as C
 from spades_env.engine import OVER, PLAY
 from spades_env.games.spades.params import BLIND, DRAW
 from spades_env.observation import SCORE_CLIP, VERSION, ObservationEncoder
+from tests.conftest import step_live_games
 
 # The Spades layout; Hearts has its own (tests/test_hearts.py).
 SPADES_PRESETS = [name for name in list_presets() if Rules.preset(name).game != "hearts"]

@@ -5,16 +5,16 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import step_live_games
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_observation import reference
 
 from spades_env import SpadesEngine
 from spades_env import cards as C
 from spades_env.engine import OVER, PLAY, EngineInputError
 from spades_env.games.hearts.phases import PASS
 from spades_env.observation import SCORE_CLIP, HeartsObservationEncoder, ObservationEncoder, encoder_for
+from tests.conftest import step_live_games
+from tests.test_observation import reference
 
 
 def hearts_reference(encoder: HeartsObservationEncoder, state, g: int, seat: int) -> np.ndarray:

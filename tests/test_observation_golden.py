@@ -13,15 +13,14 @@ Regenerate only after a deliberate layout change (with a new layout version), an
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 from spades_env import SpadesEngine, list_presets
 from spades_env.observation import encoder_for
+from tests.paths import GOLDEN
 
-FIXTURE = Path(__file__).parent / "golden" / "observations.npz"
+FIXTURE = GOLDEN / "observations.npz"
 #: Games per preset, random steps played, and every how many steps a position is recorded.
 GAMES, STEPS, EVERY = 3, 368, 23
 

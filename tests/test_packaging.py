@@ -5,6 +5,8 @@ import sys
 
 import pytest
 
+from tests.paths import ROOT
+
 HEAVY = (
     "torch",
     "tensorboard",
@@ -36,11 +38,10 @@ def test_importing_spades_env_loads_no_heavy_package():
 def test_numba_is_a_core_dependency_and_the_engine_step_runs_compiled():
     """numba (the compiled card play, ``spades_env.core``) is allowed on the import path, and declared."""
     import re
-    from pathlib import Path
 
     from spades_env.core import trick_play
 
-    pyproject = (Path(__file__).parents[1] / "pyproject.toml").read_text()
+    pyproject = (ROOT / "pyproject.toml").read_text()
     core_dependencies = re.search(r"^dependencies = \[(.*?)\]", pyproject, re.S | re.M).group(1)
     assert '"numba>=' in core_dependencies
     assert "numba" not in HEAVY
@@ -145,7 +146,7 @@ def test_a_built_wheel_ships_the_presets_and_plays_from_a_fresh_venv(tmp_path):
     from agents.guided import POSITION_VALUE_CHECKPOINTS
     from agents.learned import LEARNED_CHECKPOINTS
 
-    root = Path(__file__).resolve().parent.parent
+    root = ROOT
     src = tmp_path / "src"  # build a copy, so that no build/ or egg-info lands in the checkout
     src.mkdir()
     for name in ("pyproject.toml", "README.md"):

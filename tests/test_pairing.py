@@ -1,25 +1,23 @@
 """Duplicate-paired games (``paired: true``, train/ppo/pairing.py): same deals, paired hand rewards, GAE on them."""
 
 import dataclasses
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
+
+from tests.paths import ROOT
 
 torch = pytest.importorskip("torch")
 
 from spades_env.engine import OVER  # noqa: E402
 from spades_env.envs.vector import VectorSpades  # noqa: E402
 from spades_env.rules import Rules  # noqa: E402
+from tests.test_training import SMOKE, full_and_resumed  # noqa: E402
 from train.ppo.core import TurnBuffer  # noqa: E402
 from train.ppo.opponents import HEURISTIC, SELF_PLAY, Opponents  # noqa: E402
 from train.ppo.pairing import PairedGames  # noqa: E402
 from train.ppo.trainer import PPOConfig, train  # noqa: E402
 from train.runs.checkpoint import load_checkpoint  # noqa: E402
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from test_training import SMOKE, full_and_resumed  # noqa: E402
 
 
 def play(buf, pairing, seats, ends, rewards, values, hand=0):
@@ -143,7 +141,7 @@ def test_a_waiting_game_takes_no_decision_in_the_buffer():
 
 
 def test_the_selfplay_paired_recipe_runs_in_small(tmp_path):
-    recipe = PPOConfig.from_yaml(Path(__file__).resolve().parent.parent / "configs/train/selfplay_paired.yaml")
+    recipe = PPOConfig.from_yaml(ROOT / "configs/train/selfplay_paired.yaml")
     assert (recipe.critic, recipe.paired, recipe.bag_adjusted_reward) == ("perfect", True, True)
     assert recipe.imitation_updates == 0 and recipe.init_from is None  # from scratch
     small = dict(num_envs=8, num_steps=16, total_updates=2, hidden=32, depth=1, eval_every=0, eval_deals=8)

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from agents import make_agent
+from tests.paths import ROOT
 from train.cli.options import ray_options, with_optional_values
 from train.distributed.ray_shards import RayAddressError, RayOptions, parse_address, run_shards
 from train.evaluation.bid_bench import BidBenchConfig, run_bid_bench
@@ -27,7 +28,6 @@ from train.evaluation.tournament import (
     write_json,
 )
 
-ROOT = Path(__file__).parents[1]
 #: One pytest-xdist worker runs this whole module (`make test` uses --dist loadgroup), so one local Ray starts.
 pytestmark = pytest.mark.xdist_group("ray")
 #: Three bots (three pairs), three chunks per pair: nine shards.

@@ -7,10 +7,11 @@ killed in the middle of a round is replaced without a position lost or counted t
 
 import dataclasses
 import os
-from pathlib import Path
 
 import numpy as np
 import pytest
+
+from tests.paths import ROOT
 
 torch = pytest.importorskip("torch")
 
@@ -29,7 +30,6 @@ from train.expert_iteration.labelling import LabelSpec, PositionStream  # noqa: 
 from train.expert_iteration.trainer import train  # noqa: E402
 from train.runs.checkpoint import load_checkpoint  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
 SMOKE = ROOT / "configs" / "train" / "expert_iteration_smoke.yaml"
 
 

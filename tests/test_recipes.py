@@ -2,10 +2,11 @@
 phases (behaviour cloning, PPO, evaluation, keep-best) on its rules, and its checkpoint plays those rules."""
 
 import dataclasses
-from pathlib import Path
 
 import numpy as np
 import pytest
+
+from tests.paths import ROOT
 
 torch = pytest.importorskip("torch")
 
@@ -14,7 +15,6 @@ from tests.checkpoint_compare import committed_checkpoint  # noqa: E402
 from train.ppo.trainer import PPOConfig, train  # noqa: E402
 from train.runs.checkpoint import export_slim, load_checkpoint  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
 CUTTHROAT4 = ROOT / "configs" / "train" / "cutthroat4.yaml"
 CUTTHROAT4_RELATIVE = ROOT / "configs" / "train" / "cutthroat4_relative.yaml"
 CUTTHROAT4_CHECKPOINT = ROOT / "checkpoints" / "cutthroat4_ppo.pt"

@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import copy
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from spades_env import IllegalActionError, Rules, SpadesEngine
 from spades_env.engine import OVER, records
-
-GOLDEN = Path(__file__).parent / "golden"
+from tests.paths import GOLDEN
 
 
 def _random_records(rules, seeds, policy_seed=0, nil_bias=0.3) -> list[dict]:

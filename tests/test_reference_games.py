@@ -20,9 +20,10 @@ from spades_env.core import reference_tricks as tricks
 from spades_env.games import spec
 from spades_env.games.hearts.reference import HeartsReferenceGame
 from spades_env.games.spades.reference import EXCHANGE, SpadesReferenceGame
+from tests.paths import ROOT
 from tests.reference_games import reference_for
 
-PACKAGE = Path(__file__).resolve().parent.parent / "spades_env"
+PACKAGE = ROOT / "spades_env"
 REFERENCE_MODULES = {
     "core": [PACKAGE / "core" / "reference_tricks.py"],
     "spades": sorted((PACKAGE / "games" / "spades").glob("reference*.py")),

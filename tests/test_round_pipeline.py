@@ -2,10 +2,11 @@
 (``train.values.bid_values_round``)."""
 
 import dataclasses
-from pathlib import Path
 
 import numpy as np
 import pytest
+
+from tests.paths import ROOT
 
 torch = pytest.importorskip("torch")
 
@@ -21,7 +22,7 @@ from train.values.bid_values_network import load_network  # noqa: E402
 from train.values.bid_values_round import RoundCollector  # noqa: E402
 from train.values.bid_values_train import train  # noqa: E402
 
-RECIPES = Path(__file__).resolve().parent.parent / "configs" / "train"
+RECIPES = ROOT / "configs" / "train"
 
 
 def small(name: str, **changes) -> BidValuesConfig:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import pathlib
 import pickle
 
 import pytest
@@ -14,8 +13,9 @@ import yaml
 from spades_env import HeartsRules, Rules, RulesError, SpadesEngine, list_presets
 from spades_env.rules import RULES_CLASSES, BaseRules, SpadesRules, resolve_rules
 from spades_env.rules_yaml import preset_files
+from tests.paths import ROOT
 
-CHECKPOINT = pathlib.Path(__file__).resolve().parents[1] / "checkpoints" / "partnership_ppo.pt"
+CHECKPOINT = ROOT / "checkpoints" / "partnership_ppo.pt"
 
 
 def test_presets_exist():

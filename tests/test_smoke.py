@@ -1,8 +1,8 @@
 import numpy as np
-from conftest import step_live_games
 
 from spades_env import SpadesEngine
 from spades_env.engine import OVER
+from tests.conftest import step_live_games
 
 
 def test_random_matches_finish_with_a_winner():

@@ -5,7 +5,6 @@ games, through the PettingZoo AEC env (PettingZoo's ``api_test``), the records, 
 from __future__ import annotations
 
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,12 +21,13 @@ from spades_env.games import GAMES, game_parts, generate_loops
 from spades_env.observation import encoder_for
 from spades_env.playthrough import render_match
 from spades_env.rules import BaseRules, RulesError, resolve_rules
+from tests.paths import TESTS
 from tests.reference_games import reference_for
 from tests.toy_game import TRICKS
 from tests.toy_game.rules import TricksRules
 from train.evaluation.tournament_play import play_games
 
-FOLDER = Path(__file__).with_name("toy_game")
+FOLDER = TESTS / "toy_game"
 
 
 @pytest.fixture(autouse=True, scope="module")

@@ -8,7 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-TRAIN = Path(__file__).resolve().parent.parent / "train"
+from tests.paths import ROOT
+
+TRAIN = ROOT / "train"
 
 
 def _subpackages() -> list[Path]:

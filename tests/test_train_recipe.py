@@ -8,6 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.paths import ROOT
+
 torch = pytest.importorskip("torch")
 
 from agents.neural import NeuralAgent  # noqa: E402
@@ -16,7 +18,6 @@ from tests.test_cli import assert_usage_error, spades  # noqa: E402
 from train.recipes.recipe import Recipe, run_recipe, stage_output  # noqa: E402
 from train.runs.checkpoint import load_checkpoint  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
 RECIPES = ROOT / "configs" / "recipes"
 #: Each shipped recipe and the committed checkpoint its last stage reproduces (the learned bot of its rules; the fast
 #: partnership recipe's network is of that bot's kind).

@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-from conftest import step_live_games
 
 from spades_env import SpadesEngine, cards
 from spades_env.core import bits
@@ -11,6 +10,7 @@ from spades_env.games.spades.params import BEMO, BID
 from spades_env.games.spades.rules import HOUSE_VARIANTS
 from spades_env.games.spades.scoring import match_winner, score_hand
 from spades_env.rules import Rules, RulesError, list_presets
+from tests.conftest import step_live_games
 
 VARIANT_PRESETS = ["two-player", "jokers", "mirror", "fourteen", "partnership-house"]
 

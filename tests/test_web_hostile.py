@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,6 +11,7 @@ import pytest
 from spades_env import cards
 from spades_env.engine import SpadesEngine, dealing, records
 from spades_env.rules import Rules
+from tests.paths import GOLDEN
 from tests.web_helpers import client, game_of, json_detail, play_hands
 from train.serve import replay
 
@@ -160,7 +160,7 @@ def test_a_record_replays_without_any_key(c):
 
 
 def test_a_version_1_record_without_its_key_replays_where_the_key_decides_nothing(c):
-    with open(Path(__file__).parent / "golden" / "records_v1.jsonl") as file:
+    with open(GOLDEN / "records_v1.jsonl") as file:
         old = {r["rules"]["name"]: r for r in map(json.loads, file)}
     keyless = {k: v for k, v in old["partnership"].items() if k != "key"}
     r = c.post("/api/replay", json={"record": keyless})

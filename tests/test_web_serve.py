@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from typer.testing import CliRunner
 
+from tests.paths import ROOT
 from tests.web_helpers import client
 from train.cli.app import app
 from train.serve.app import STATIC
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(autouse=True)
