@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from spades_env import SpadesEngine
-from tests.test_hearts import HEARTS, HEARTS_PRESETS, QS, _no_pass_state, cards
+from tests.spades_env.games.hearts.test_hearts import HEARTS, HEARTS_PRESETS, QS, _no_pass_state, cards
 
 
 def _bot_ctx(engine, state, seat):

@@ -6,7 +6,7 @@ that the env shows: observations and masks of every agent, rewards, terminations
 (``tests/golden/env_traces.json``) were written by the env as it was before it became an
 adapter over the engine at B = 1 (``envs/single.py``), so that the adapter is held to it.
 Regenerate after a deliberate change with ``UPDATE_GOLDEN=1 .venv/bin/python -m pytest
-tests/test_env_golden.py`` and say why in the commit.
+tests/spades_env/envs/test_env_golden.py`` and say why in the commit.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from spades_env.engine import OVER, PLAY, EngineInputError
 from spades_env.games.hearts.phases import PASS
 from spades_env.observation import SCORE_CLIP, HeartsObservationEncoder, ObservationEncoder, encoder_for
 from tests.conftest import step_live_games
-from tests.test_observation import reference
+from tests.spades_env.test_observation import reference
 
 
 def hearts_reference(encoder: HeartsObservationEncoder, state, g: int, seat: int) -> np.ndarray:

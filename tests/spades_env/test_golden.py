@@ -1,7 +1,7 @@
 """Golden playthroughs: a seeded match rendered as text must not change silently.
 
 Regenerate after a deliberate rule change with
-``UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/test_golden.py`` and review the diff.
+``UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/spades_env/test_golden.py`` and review the diff.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ import spades_env
 from spades_env import list_presets
 from spades_env.engine import OVER
 from spades_env.engine.check import check_state
-from tests.test_aec_env import play_random
+from tests.spades_env.envs.test_aec_env import play_random
 
 
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])

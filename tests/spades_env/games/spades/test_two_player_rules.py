@@ -9,7 +9,7 @@ from spades_env.core import bits
 from spades_env.engine.state import PLAY
 from spades_env.games.spades.params import BID, BLIND, DRAW, EXCHANGE
 from spades_env.rules import Rules
-from tests.test_variants import check_invariants
+from tests.spades_env.games.spades.test_variants import check_invariants
 
 
 def two_player_pile():

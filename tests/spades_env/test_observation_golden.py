@@ -8,7 +8,7 @@ and ``random_actions``), which must not change for a seeded game, so the fixture
 encoders bit for bit (float32 bytes): the batched call, the one-game call, any order of games.
 
 Regenerate only after a deliberate layout change (with a new layout version), and review it:
-``PYTHONPATH=. .venv/bin/python tests/test_observation_golden.py``.
+``PYTHONPATH=. .venv/bin/python tests/spades_env/test_observation_golden.py``.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The readable reference engines: one per game folder, over the shared plain-Python trick play.
 
-The cross-check (``tests/test_crosscheck.py``) holds them to the compiled engine; these tests
+The cross-check (``tests/spades_env/engine/test_crosscheck.py``) holds them to the compiled engine; these tests
 pin what they are on their own: each preset gets its game's reference engine, which plays a
 hand to its end; bad rules, deals and exchange draws fail with a clear error; the shared
 trick rules; and the layout (the reference engines import no compiled code, no

@@ -12,7 +12,7 @@ from spades_env.games.spades.params import BLIND, DRAW
 from spades_env.observation import SCORE_CLIP, VERSION, ObservationEncoder
 from tests.conftest import step_live_games
 
-# The Spades layout; Hearts has its own (tests/test_hearts.py).
+# The Spades layout; Hearts has its own (tests/spades_env/games/hearts/test_hearts.py).
 SPADES_PRESETS = [name for name in list_presets() if Rules.preset(name).game != "hearts"]
 RULE_SETS = SPADES_PRESETS + [Rules(partnership=False, n_players=3), Rules(partnership=False, n_players=6)]
 
