@@ -13,7 +13,7 @@ from agents.position_value import feature_size, input_scales, load_position_valu
 from spades_env.engine import PLAY, SpadesEngine
 from spades_env.envs.context import DecisionContext
 from spades_env.observation import encoder_for
-from tests.test_guided import _card_decisions, _observations, real_deal
+from tests.agents.test_guided import _card_decisions, _observations, real_deal
 
 pytestmark = pytest.mark.skipif("partnership" not in available_checkpoints(), reason="no learned checkpoint")
 
