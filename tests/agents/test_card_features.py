@@ -18,7 +18,7 @@ from spades_env.engine import PLAY, SpadesEngine  # noqa: E402
 from spades_env.envs.vector import VectorSpades  # noqa: E402
 from spades_env.observation import encoder_for  # noqa: E402
 from spades_env.rules import resolve_rules  # noqa: E402
-from tests.test_training import full_and_resumed  # noqa: E402
+from tests.train.ppo.test_training import full_and_resumed  # noqa: E402
 from train.ppo.trainer import PPOConfig  # noqa: E402
 from train.runs.checkpoint import export_slim  # noqa: E402
 

@@ -161,6 +161,6 @@ def test_torch_threads_are_set_inside_and_put_back():
     ],
 )
 def test_the_command_refuses_bad_options_in_one_line(tmp_path, args, words):
-    from tests.test_cli import assert_usage_error, spades
+    from tests.train.cli.test_cli import assert_usage_error, spades
 
     assert_usage_error(spades("position-value", "--out", str(tmp_path / "pv.pt"), *args), *words)

@@ -18,7 +18,7 @@ import spades_env  # noqa: F401 (registers the Gymnasium env)
 from agents import RandomAgent, make_agent, parse_spec, resolve_spec
 from agents.specs import ENTRY_POINT_GROUP
 from tests.paths import ROOT
-from tests.test_cli import assert_usage_error, spades
+from tests.train.cli.test_cli import assert_usage_error, spades
 from train.evaluation.bid_bench import BidBenchConfig, run_bid_bench
 from train.evaluation.tournament import TournamentConfig, run_tournament
 

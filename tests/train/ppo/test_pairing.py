@@ -12,7 +12,7 @@ torch = pytest.importorskip("torch")
 from spades_env.engine import OVER  # noqa: E402
 from spades_env.envs.vector import VectorSpades  # noqa: E402
 from spades_env.rules import Rules  # noqa: E402
-from tests.test_training import SMOKE, full_and_resumed  # noqa: E402
+from tests.train.ppo.test_training import SMOKE, full_and_resumed  # noqa: E402
 from train.ppo.core import TurnBuffer  # noqa: E402
 from train.ppo.opponents import HEURISTIC, SELF_PLAY, Opponents  # noqa: E402
 from train.ppo.pairing import PairedGames  # noqa: E402

@@ -1,5 +1,5 @@
 """The card value head on a torso of its own (``card_value_torso``), and float16 exports that make room for it (the
-torso recipes' smoke runs and resumes: ``tests/test_card_values.py``)."""
+torso recipes' smoke runs and resumes: ``tests/train/values/test_card_values.py``)."""
 
 import numpy as np
 import pytest

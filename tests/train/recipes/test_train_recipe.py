@@ -14,7 +14,7 @@ torch = pytest.importorskip("torch")
 
 from agents.neural import NeuralAgent  # noqa: E402
 from spades_env.envs.vector import VectorSpades  # noqa: E402
-from tests.test_cli import assert_usage_error, spades  # noqa: E402
+from tests.train.cli.test_cli import assert_usage_error, spades  # noqa: E402
 from train.recipes.recipe import Recipe, run_recipe, stage_output  # noqa: E402
 from train.runs.checkpoint import load_checkpoint  # noqa: E402
 

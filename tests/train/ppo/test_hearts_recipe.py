@@ -61,9 +61,10 @@ def hearts_run(tmp_path_factory):
 
 
 def test_hearts_has_one_recipe_cloning_then_ppo_at_the_fine_tuning_settings():
-    # One PPO recipe; hearts_expert_iteration.yaml goes on from its network (tests/test_hearts_expert_iteration.py),
-    # hearts_card_values.yaml from that one's, hearts_card_values_torso.yaml from that, the iterated ones from that
-    # (tests/test_card_values.py), each from the one before.
+    # One PPO recipe; hearts_expert_iteration.yaml goes on from its network
+    # (tests/train/expert_iteration/test_hearts_expert_iteration.py), hearts_card_values.yaml from that one's,
+    # hearts_card_values_torso.yaml from that, the iterated ones from that (tests/train/values/test_card_values.py),
+    # each from the one before.
     wanted = [
         "hearts.yaml", "hearts_card_values.yaml", "hearts_card_values_iterated.yaml",
         "hearts_card_values_iterated2.yaml", "hearts_card_values_iterated3.yaml",

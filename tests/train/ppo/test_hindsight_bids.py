@@ -17,7 +17,7 @@ from spades_env.engine import SpadesEngine  # noqa: E402
 from spades_env.games.spades.scoring import bag_adjusted_points  # noqa: E402
 from spades_env.rules import Rules  # noqa: E402
 from tests.run_logs import run_scalars  # noqa: E402
-from tests.test_training import SMOKE, full_and_resumed  # noqa: E402
+from tests.train.ppo.test_training import SMOKE, full_and_resumed  # noqa: E402
 from train.ppo.hindsight_bids import HindsightBids, hindsight_scalars, hindsight_values  # noqa: E402
 from train.ppo.trainer import PPOConfig, train  # noqa: E402
 from train.runs.checkpoint import load_checkpoint  # noqa: E402

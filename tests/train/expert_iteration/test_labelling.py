@@ -181,7 +181,7 @@ def test_the_anchor_mixes_the_behaviour_policy_into_the_valued_targets(positions
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("ray")  # with tests/test_ray.py: one pytest-xdist worker, one Ray at a time
+@pytest.mark.xdist_group("ray")  # with tests/train/distributed/test_ray.py: one pytest-xdist worker, one Ray at a time
 def test_labels_from_ray_tasks_equal_the_labels_of_one_process(positions):
     import ray
 

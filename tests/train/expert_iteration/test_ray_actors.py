@@ -132,7 +132,7 @@ def local_ray():
         ray.shutdown()
 
 
-@pytest.mark.xdist_group("ray")  # with tests/test_ray.py: one pytest-xdist worker, one Ray at a time
+@pytest.mark.xdist_group("ray")  # with tests/train/distributed/test_ray.py: one pytest-xdist worker, one Ray at a time
 def test_an_actor_killed_mid_round_is_replaced_and_a_run_on_actors_resumes_to_the_run_in_process(
     local_ray, tmp_path, local_run
 ):

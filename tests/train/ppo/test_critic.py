@@ -9,7 +9,7 @@ torch = pytest.importorskip("torch")
 
 from agents.neural import NeuralAgent, SpadesPolicy  # noqa: E402
 from spades_env.envs.vector import VectorSpades  # noqa: E402
-from tests.test_training import SMOKE, full_and_resumed  # noqa: E402
+from tests.train.ppo.test_training import SMOKE, full_and_resumed  # noqa: E402
 from train.ppo.critic import ActorCritic, PerfectCritic, policy_columns  # noqa: E402
 from train.ppo.trainer import PPOConfig  # noqa: E402
 

@@ -4,7 +4,7 @@ the key and what it takes; ``with_overrides`` and ``spades train --set KEY=VALUE
 import pytest
 
 from tests.paths import ROOT
-from tests.test_cli import assert_usage_error, spades
+from tests.train.cli.test_cli import assert_usage_error, spades
 from train.ppo.config import PPOConfig
 from train.recipes.trainers import trainer_for
 from train.values.bid_values_config import BidValuesConfig
