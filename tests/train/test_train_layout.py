@@ -1,7 +1,7 @@
 """``train`` shows its architecture: one subpackage per job (runs, distributed, evaluation, values, ppo,
 expert_iteration, recipes, serve, cli), no module directly in ``train/``, each subpackage saying in its
 ``__init__`` what it holds and importing nothing there (the import circles are ``make lint``'s: pyproject.toml's
-``acyclic_siblings`` contract, ``tests/test_layers.py``)."""
+``acyclic_siblings`` contract, ``tests/project/test_layers.py``)."""
 
 import ast
 import subprocess

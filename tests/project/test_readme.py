@@ -1,6 +1,6 @@
 """Every ```python block of the README and of the docs site runs as written, in a fresh namespace, and every
 ``spades ...`` line of their bash blocks parses (``py`` blocks are the RL libraries' snippets, run by
-tests/test_integrations.py)."""
+tests/project/test_integrations.py)."""
 
 import re
 from pathlib import Path
