@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Debian's Chromium for the browser test (tests/train/serve/test_web_browser.py drives it with Playwright for Python, which the
-# web extra installs). `make setup` runs this; it does nothing where a chromium is already on the PATH or
+# Debian's Chromium for the browser test (tests/train/serve/test_web_browser.py drives it with Playwright for Python,
+# which the web extra installs). `make setup` runs this; it does nothing where a chromium is already on the PATH or
 # SPADES_CHROMIUM names one. Where it cannot install, it says so in one line and exits 1 (setup goes on).
 set -euo pipefail
 if [ -n "${SPADES_CHROMIUM:-}" ] || command -v chromium >/dev/null 2>&1; then
