@@ -23,7 +23,7 @@ test:
 	$(PY) -m pytest -n 2 --dist loadgroup --nbmake tests notebooks
 
 # The docs site (mkdocs-material, mkdocstrings): built strictly, so a broken link or a missing page fails.
-# make test builds it too (tests/test_docs_site.py).
+# make test builds it too (tests/project/test_docs_site.py).
 docs:
 	$(VENV)/bin/mkdocs build --strict --site-dir site
 

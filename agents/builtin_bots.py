@@ -79,7 +79,7 @@ AGENTS: dict[str, Callable[..., Agent]] = {
 
 
 #: The shipped bots a harness may hand the full state instead of their seat's view, for speed (the view's copy costs
-#: them more than their decision): each reads only what its seat may know, which ``tests/test_bot_invariance.py``
+#: them more than their decision): each reads only what its seat may know, which ``tests/agents/test_bot_invariance.py``
 #: verifies at every table. Only these exact classes: a subclass, like every other bot, gets its seat's view.
 FULL_STATE_BOTS: tuple[type[Agent], ...] = (HeuristicAgent, RandomAgent)
 

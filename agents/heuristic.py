@@ -7,7 +7,7 @@ bot part (``agents.game_parts``): in Spades written over one game's suit lanes i
 (``agents.spades.heuristic``); this module holds the options and hands the batch to the game's rules.
 The bot reads only what the deciding seat can see (its own hand and the public state), and it is deterministic, so
 duplicate tournaments compare bots and not dice. Its decisions are pinned by
-``tests/test_heuristic_positions.py`` (positions recorded with the NumPy bot it replaced).
+``tests/agents/test_heuristic_positions.py`` (positions recorded with the NumPy bot it replaced).
 
 Bidding counts sure and likely tricks (aces, protected kings, spade length and
 honours, short suits with spare trumps), bids nil with a weak hand and no

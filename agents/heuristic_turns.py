@@ -12,7 +12,7 @@ weak-hand redeal included). Each game's compiled loop is its own (``agents.spade
 on the helpers here. It stops before an action that plays the last card of the hand, and returns it:
 scoring the hand and what an env shows of its end stay with ``SpadesEngine.step`` and the env,
 through the one path every step takes. So the games played are those the Python loop plays,
-decision for decision (``tests/test_heuristic_turns.py``).
+decision for decision (``tests/agents/test_heuristic_turns.py``).
 
 Numba's cache keys a compiled function on its own file: after editing a function called from
 the games' turns (the heuristic's kernels, the games' loops, the helpers here), clear their ``__pycache__`` too.

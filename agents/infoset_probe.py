@@ -9,7 +9,7 @@ the known cards (face-up cards, cards passed to or by the seat, the seat's own d
 key is replaced. ``probe`` asks a bot, re-seeded identically, for the decision in both states: an honest
 bot takes the same action (and gives the same ``action_values``); a bot that reads a hidden hand, the pile
 or the key changes some. ``sample_decisions`` draws decisions from seeded games. ``bench/infoset_probe.py``
-runs it at size; ``tests/test_bot_invariance.py`` in the test suite.
+runs it at size; ``tests/agents/test_bot_invariance.py`` in the test suite.
 
 How a card is re-dealt: each card the seat cannot locate has a place, the set of hidden fields that hold it
 (the seat's own fields never do); the new deal gives every place as many of these cards as it had, no card

@@ -11,7 +11,7 @@ NumPy ``Generator`` call, about 0.3 us each):
   apart by one ``state.current_player()`` (>= 0 a decision, -1 chance, -4 the end) where
   ``is_terminal()`` plus ``is_chance_node()`` would take two.
 - At a chance node ``legal_actions()`` lists the chance outcomes, and OpenSpiel's are uniform
-  (``tests/test_bench.py`` checks every chance node of a game), so drawing from it is sampling
+  (``tests/bench/test_bench.py`` checks every chance node of a game), so drawing from it is sampling
   ``chance_outcomes()`` by probability, without building the (action, probability) tuples.
 
 Observations go through OpenSpiel's C++ ``Observer`` (``game.make_observer``, the object

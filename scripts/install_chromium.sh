@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# Debian's Chromium for the browser test (tests/test_web_browser.py drives it with Playwright for Python, which the
-# web extra installs). `make setup` runs this; it does nothing where a chromium is already on the PATH or
+# Debian's Chromium for the browser test (tests/train/serve/test_web_browser.py drives it with Playwright for Python,
+# which the web extra installs). `make setup` runs this; it does nothing where a chromium is already on the PATH or
 # SPADES_CHROMIUM names one. Where it cannot install, it says so in one line and exits 1 (setup goes on).
 set -euo pipefail
 if [ -n "${SPADES_CHROMIUM:-}" ] || command -v chromium >/dev/null 2>&1; then
   exit 0
 fi
 if ! command -v apt-get >/dev/null 2>&1; then
-  echo "setup: no apt-get here: install Chromium yourself and set SPADES_CHROMIUM to it (tests/test_web_browser.py needs it)" >&2
+  echo "setup: no apt-get here: install Chromium yourself and set SPADES_CHROMIUM to it (tests/train/serve/test_web_browser.py needs it)" >&2
   exit 1
 fi
 sudo=""

@@ -1,5 +1,5 @@
 """The cross-check's machinery: the rule sets, the reference game of each game of a batch, the
-step-by-step comparison and the random play that drives both engines (``tests/test_crosscheck.py``).
+step-by-step comparison and the random play that drives both engines (``tests/spades_env/engine/test_crosscheck.py``).
 
 What the fast engine draws at random (deals, two-player piles, face-up cards, redeals, the cards
 drawn in the two-player exchange) is read from its state and handed to the reference, so that

@@ -1,4 +1,5 @@
-"""Seeded AEC and Gymnasium episodes reduced to one short digest per step (``tests/test_env_golden.py``).
+"""Seeded AEC and Gymnasium episodes reduced to one short digest per step
+(``tests/spades_env/envs/test_env_golden.py``).
 
 A step's digest covers everything an agent or a critic can read after it: the observation and
 mask of every live agent, ``last()``, rewards, cumulative rewards, terminations, truncations,

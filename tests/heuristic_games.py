@@ -3,7 +3,7 @@
 ``python -m tests.heuristic_games`` writes ``tests/golden/heuristic_games.json``: per preset
 and game, a SHA-256 of the game's whole action sequence and its final scores. The file was
 written with the NumPy bot of commit 345bebf (with the engine's seeded deals and
-``random_actions`` draws); ``tests/test_heuristic_positions.py`` replays the games and
+``random_actions`` draws); ``tests/agents/test_heuristic_positions.py`` replays the games and
 requires the same actions, so the compiled bot plays exactly the games the NumPy bot played.
 """
 

@@ -8,7 +8,7 @@ phase the bot decides (blind nil, bids and redeals, the two-player draw and exch
 Hearts passing, card play). Each position is the deciding game's whole ``GameState`` row, the
 legal-action mask and the action of every bot in ``BOTS`` (default options and others).
 
-The file was written with the NumPy bot of commit 345bebf; ``tests/test_heuristic_positions.py``
+The file was written with the NumPy bot of commit 345bebf; ``tests/agents/test_heuristic_positions.py``
 replays every position and requires the same actions, so a rewrite of the bot (compiled, or
 otherwise) must decide exactly as that one did.
 """

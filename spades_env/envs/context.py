@@ -34,7 +34,7 @@ class DecisionContext:
     A bot may build contexts of its own on states it made (the search bot's sampled layouts) with the
     constructor. The shipped heuristic's compiled turns (``compiled_turns``) run inside the engine's
     compiled loop on the full state: a fast path of that one bot only, whose reads
-    ``tests/test_bot_invariance.py`` checks; a user's bot is never given the full state.
+    ``tests/agents/test_bot_invariance.py`` checks; a user's bot is never given the full state.
     """
 
     engine: SpadesEngine

@@ -30,7 +30,7 @@ episode="hand", reward="points")``
   ``agents.heuristic_turns``) instead of one Python round trip per decision; an action that
   ends a hand, an action that is not a legal int, the other opponents' moves and a state the
   engine cannot pack go through the AEC env as before. The games are the same move for move
-  (``tests/test_env_golden.py``, ``tests/test_heuristic_turns.py``).
+  (``tests/spades_env/envs/test_env_golden.py``, ``tests/agents/test_heuristic_turns.py``).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ The loops are the same for every game: they call the game's ``phases`` and ``han
 them. Each game still has a file of its own because Numba's on-disk cache keys a compiled function
 on its file, and a loop that calls a game's functions is compiled for that game. The generated
 file is the template with the game's folder name written in and a header saying so;
-``tests/test_generated_loops.py`` regenerates each and compares them byte for byte.
+``tests/spades_env/games/test_generated_loops.py`` regenerates each and compares them byte for byte.
 
 Run ``python -m spades_env.games.generate_loops`` after editing the template (it writes the loops
 of every registered game, ``spades_env.games.GAMES``, and of any game folder named on the command

@@ -7,7 +7,7 @@ score winning (a tie for the highest plays on). Dealer+1 leads the first trick.
 
 The folder has what a game folder has (``spades_env/games/<game>/``): its rules class, spec,
 phases, loops (generated from the template), hand score, observation encoder, reference engine
-and text. ``tests/test_toy_game.py`` registers it with one line (``GAMES["tricks"] = TRICKS``)
+and text. ``tests/spades_env/games/test_toy_game.py`` registers it with one line (``GAMES["tricks"] = TRICKS``)
 and plays it through the engine, the PettingZoo env and the random bot.
 """
 

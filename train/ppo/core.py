@@ -1,7 +1,7 @@
 """The importable pieces of PPO self-play: masked distribution, GAE, loss, rollout buffer.
 
 ``train/ppo/trainer.py`` reads top to bottom and calls these; each is unit-tested in
-``tests/test_ppo_core.py``. Spades is turn-based with several seats, so a
+``tests/train/ppo/test_ppo_core.py``. Spades is turn-based with several seats, so a
 transition's successor is *the same seat's next decision in the same game*, not
 the next row of the rollout: ``TurnBuffer`` keeps those chains and ``chained_gae``
 follows them.
