@@ -30,9 +30,8 @@ U64 = np.uint64
 def _check_fields(engine: SpadesEngine, state: GameState) -> None:
     """Every field's dtype and shape as declared (``engine.state_schema``); each field of another game at its
     declared neutral value, named (a field of the engine's game is its invariants' to check)."""
-    schema = state_schema.schema(engine.rules.game)  # ValueError if GameState's fields are not those declared
-    sizes = {"B": state.batch_size, "N": engine.n_players, "S": engine.n_sides, "T": engine.hand_size}
-    sizes["P"] = engine.pile_size
+    schema = engine._state_schema  # the engine's own (checked against GameState when the engine was built)
+    sizes = engine.state_sizes(state.batch_size)
     for field in schema.fields:
         arr, dtype, shape = getattr(state, field.name), field.dtype, field.shape(sizes)
         if not (isinstance(arr, np.ndarray) and arr.dtype == dtype and arr.shape == shape):

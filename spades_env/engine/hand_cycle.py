@@ -37,10 +37,13 @@ class HandCycle:
         state.winner[g] = -1
         state.n_redeals[g] = 0
 
+    def state_sizes(self, b: int) -> dict[str, int]:
+        """The symbolic sizes of the declared fields (``core.state_fields.DIMENSIONS``) for a batch of ``b``."""
+        return {"B": b, "N": self.n_players, "S": self.n_sides, "T": self.hand_size, "P": self.pile_size}
+
     def _empty(self, b: int) -> GameState:
         """A state of ``b`` games, every field at its declared neutral value (``engine.state_schema``)."""
-        sizes = {"B": b, "N": self.n_players, "S": self.n_sides, "T": self.hand_size, "P": self.pile_size}
-        return empty_state(self._state_schema.fields, sizes)
+        return empty_state(self._state_schema.fields, self.state_sizes(b))
 
     def _start_hand(
         self,
@@ -95,7 +98,7 @@ class HandCycle:
         """What ``_record`` allocates: each array's name, dimensions after the G games, dtype, and
         whether it is zeros (a ``FinishedHands`` field of a variant these rules lack) rather than
         filled by the game's ``loops.end_hands`` (its ``RECORD``)."""
-        sizes = {"N": self.n_players, "S": self.n_sides, "T": self.hand_size, "P": self.pile_size}
+        sizes = self.state_sizes(0)
         declared = result_fields()  # each array's declaration: the core's and every game's (``state_fields.py``)
         filled = self._loops.RECORD
         names = (*filled, *(name for name in _FINISHED_FIELDS if name not in filled))
