@@ -49,7 +49,7 @@ import numpy as np
 from agents.base import Agent, DecisionContext
 from agents.heuristic import HeuristicAgent
 from agents.learned import CHECKPOINT_DIR, LearnedAgent
-from agents.options import parse_bool
+from agents.options import check_integers, parse_bool
 from agents.search import SearchAgent
 from spades_env.engine import PLAY, GameState, SpadesEngine
 from spades_env.rules import Rules
@@ -212,8 +212,7 @@ class GuidedAgent(SearchAgent):
         bid_samples: int = 0,
         path: str = "",
     ) -> None:
-        if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 1:
-            raise ValueError(f"guided bot option 'top' must be a positive integer, got {top!r}")
+        check_integers("guided bot", 1, "a positive integer", top=top)
         if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < -1:
             raise ValueError(f"guided bot option 'depth' must be an integer from -1 (the whole hand) up, got {depth!r}")
         if leaf not in LEAVES:

@@ -14,6 +14,8 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 TRUE_WORDS = ("true", "yes", "1")
 FALSE_WORDS = ("false", "no", "0")
 OPTION_TYPES = (bool, int, float, str)
@@ -22,6 +24,21 @@ OPTION_TYPES = (bool, int, float, str)
 CARD_PLAYERS = ("network", "heuristic")
 #: Who may play them when the bot plays (option ``play``): those, or the search bot at its default settings.
 PLAY_CARD_PLAYERS = (*CARD_PLAYERS, "search")
+
+
+def check_integers(owner: str, low: int, what: str, **options: Any) -> None:
+    """Refuse an option that is not an integer (a bool is not) of at least ``low``: ValueError "``owner`` option
+    'name' must be ``what``, got value" (``owner``: e.g. ``search bot``)."""
+    for option, value in options.items():
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+            raise ValueError(f"{owner} option {option!r} must be {what}, got {value!r}")
+
+
+def check_numbers(owner: str, **options: Any) -> None:
+    """Refuse an option that is not a number (a bool is not) from 0 up, naming ``owner`` and the option."""
+    for option, value in options.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) or value < 0:
+            raise ValueError(f"{owner} option {option!r} must be a number from 0 up, got {value!r}")
 
 
 def check_card_player(play: str, bot: str) -> str:

@@ -48,6 +48,7 @@ import numpy as np
 from agents.base import Agent, DecisionContext
 from agents.game_parts import bot_part, has_bot_part
 from agents.heuristic import HeuristicAgent
+from agents.options import check_integers, check_numbers
 from agents.search_engine_rollouts import EngineRollouts
 from agents.search_rollouts import rollout_totals
 from agents.search_sampling import (  # noqa: F401 (SUIT, sample_hidden_hands: part of this module's names)
@@ -60,20 +61,6 @@ from spades_env.engine.core import check_threads
 
 #: ``play_sharpness`` of the default search in two-player and partnership games (cutthroat: 0, no gain measured).
 AUTO_PLAY_SHARPNESS = 0.5
-
-
-def _check_integers(low: int, what: str, **options) -> None:
-    """Refuse a search option that is not an integer (a bool is not) of at least ``low``, naming it and ``what``."""
-    for option, value in options.items():
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-            raise ValueError(f"search bot option {option!r} must be {what}, got {value!r}")
-
-
-def _check_numbers(**options) -> None:
-    """Refuse a search option that is not a number (a bool is not) from 0 up, naming it."""
-    for option, value in options.items():
-        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) or value < 0:
-            raise ValueError(f"search bot option {option!r} must be a number from 0 up, got {value!r}")
 
 
 def _sharpness(value) -> float:
@@ -132,12 +119,13 @@ class SearchAgent(EngineRollouts, Agent):
         threads: int = 1,
     ) -> None:
         super().__init__(seed)
-        _check_integers(1, "a positive integer", samples=samples, max_rollouts=max_rollouts, oversample=oversample,
-                        play_votes=play_votes)  # fmt: skip
-        _check_integers(0, "an integer from 0 up", bid_samples=bid_samples, pass_top=pass_top,
-                        pass_samples=pass_samples)  # fmt: skip
-        _check_integers(0, "a non-negative integer", endgame=endgame)
-        _check_numbers(pass_margin=pass_margin, play_margin=play_margin, play_sharpness=_sharpness(play_sharpness))
+        bot = "search bot"
+        check_integers(bot, 1, "a positive integer", samples=samples, max_rollouts=max_rollouts, oversample=oversample,
+                       play_votes=play_votes)  # fmt: skip
+        check_integers(bot, 0, "an integer from 0 up", bid_samples=bid_samples, pass_top=pass_top,
+                       pass_samples=pass_samples)  # fmt: skip
+        check_integers(bot, 0, "a non-negative integer", endgame=endgame)
+        check_numbers(bot, pass_margin=pass_margin, play_margin=play_margin, play_sharpness=_sharpness(play_sharpness))
         self.threads = check_threads(threads, "search bot option 'threads'")
         """Threads that play the rollouts (card play, and the bidding and passing lookaheads): the same values, and
         so the same decisions, on any number (``agents.search_rollouts``)."""

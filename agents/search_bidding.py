@@ -37,6 +37,7 @@ import numpy as np
 
 from agents.base import Agent, DecisionContext
 from agents.heuristic import HeuristicAgent
+from agents.options import check_integers
 from agents.search_play_model import play_log_likelihood
 from agents.search_rollouts import hand_values, play_out_values, side_margin
 from agents.search_sampling import layout_states, sample_layouts
@@ -80,9 +81,8 @@ def lookahead_bids(
     engine = ctx.engine
     if not engine.rules.has_bidding:
         raise ValueError(f"lookahead bidding needs a game with bidding, got table {engine.rules.name!r}")
-    for name, value in (("samples", samples), ("oversample", oversample), ("max_rollouts", max_rollouts)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"lookahead bidding option {name!r} must be a positive integer, got {value!r}")
+    check_integers("lookahead bidding", 1, "a positive integer", samples=samples, oversample=oversample,
+                   max_rollouts=max_rollouts)  # fmt: skip
     heuristic = heuristic or HeuristicAgent()
     masks = np.asarray(masks, dtype=bool)
     default = heuristic.act(None, masks, ctx)
