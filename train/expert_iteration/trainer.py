@@ -76,7 +76,6 @@ from train.runs.checkpoint import (
     save_checkpoint,
     save_network,
     tensor_to_array,
-    training_payload,
 )
 from train.runs.round_progress import round_bar, say
 from train.runs.scaffold import (
@@ -85,6 +84,7 @@ from train.runs.scaffold import (
     anneal_learning_rate,
     load_initial_weights,
     open_writer,
+    run_payload,
     run_rounds,
     start_run,
 )
@@ -330,16 +330,7 @@ class ExpertIterationRun:
         return collect_and_label(self.stream, config, behaviour, spec, self.ray, learner_only)
 
     def payload(self, done: int) -> dict[str, Any]:
-        return training_payload(
-            rules=self.rules,
-            config=self.config,
-            policy=self.policy,
-            optimizer=self.optimizer,
-            rngs=self.rngs,
-            global_step=self.global_step,
-            update=done,
-            run_name=self.start.name,
-        )
+        return run_payload(self, done)
 
     def write_teacher(self, done: int) -> Path:
         """The network as it is now, for a teacher that searches with it (``{network}``)."""

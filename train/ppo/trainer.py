@@ -46,7 +46,6 @@ from train.runs.checkpoint import (
     restore_rng_states,
     save_checkpoint,
     tensor_to_array,
-    training_payload,
 )
 from train.runs.scaffold import (
     BestNetwork,
@@ -54,6 +53,7 @@ from train.runs.scaffold import (
     anneal_learning_rate,
     load_initial_weights,
     open_writer,
+    run_payload,
     run_rounds,
     start_run,
 )
@@ -328,16 +328,7 @@ class PPORun:
 
     def checkpoint(self, update: int, name: str = "latest.pt") -> Path:
         next_obs, next_mask, next_seat = self.pending
-        payload = training_payload(
-            rules=self.rules,
-            config=self.config,
-            policy=self.policy,
-            optimizer=self.optimizer,
-            rngs=self.rngs,
-            global_step=self.global_step,
-            update=update,
-            run_name=self.start.name,
-        )
+        payload = run_payload(self, update)
         return save_checkpoint(
             self.start.checkpoints / name,
             {

@@ -12,7 +12,7 @@ from typing import Any
 
 import torch
 
-from train.runs.checkpoint import load_checkpoint, make_run_name, run_path_of, seed_everything
+from train.runs.checkpoint import load_checkpoint, make_run_name, run_path_of, seed_everything, training_payload
 
 
 @dataclasses.dataclass(frozen=True)
@@ -142,3 +142,13 @@ def run_rounds(
         if save_due:
             last_path = checkpoint(done)
     return last_path
+
+
+def run_payload(run: Any, update: int) -> dict[str, Any]:
+    """``training_payload`` of a trainer's run (its ``rules``, ``config``, ``policy``, ``optimizer``, ``rngs``,
+    ``global_step`` and ``start.name``) after ``update`` rounds or updates: what every trainer's checkpoint holds
+    first."""
+    return training_payload(
+        rules=run.rules, config=run.config, policy=run.policy, optimizer=run.optimizer, rngs=run.rngs,
+        global_step=run.global_step, update=update, run_name=run.start.name,
+    )  # fmt: skip

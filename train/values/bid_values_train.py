@@ -40,8 +40,16 @@ import torch
 from agents.heuristic import HeuristicAgent
 from agents.neural import NeuralAgent, SpadesPolicy
 from train.evaluation.network_eval import clone_policy, eval_gain, evaluate_against_heuristic
-from train.runs.checkpoint import load_run_state, restore_rng_states, save_checkpoint, training_payload
-from train.runs.scaffold import BestNetwork, RunStart, anneal_learning_rate, open_writer, run_rounds, start_run
+from train.runs.checkpoint import load_run_state, restore_rng_states, save_checkpoint
+from train.runs.scaffold import (
+    BestNetwork,
+    RunStart,
+    anneal_learning_rate,
+    open_writer,
+    run_payload,
+    run_rounds,
+    start_run,
+)
 from train.values.bid_values import BidLearner, BidPositions, CardPositions, card_loss, centred_value_loss
 from train.values.bid_values_config import BidValuesConfig
 from train.values.bid_values_network import (
@@ -280,10 +288,7 @@ class BidValuesRun:
             )
 
     def checkpoint(self, done: int, name: str = "latest.pt") -> Path:
-        payload = training_payload(
-            rules=self.rules, config=self.config, policy=self.policy, optimizer=self.optimizer, rngs=self.rngs,
-            global_step=self.global_step, update=done, run_name=self.start.name,
-        )  # fmt: skip
+        payload = run_payload(self, done)
         payload["replay"] = [positions_payload(part) for part in self.replay]
         payload["card_replay"] = [positions_payload(part) for part in self.card_replay]
         payload["best_diff"] = self.best.diff
