@@ -37,6 +37,8 @@ class BotParts(NamedTuple):
     """An exact endgame solver: ``solve_positions(engine, state, games, hands)``, each legal card's value."""
     passing: str = ""
     """The lookahead pass: ``pass_values(ctx, masks, samples, top, rng, heuristic, threads)``."""
+    bid_candidates: str = ""
+    """The lookahead bidder's candidates: ``candidate_mask(engine, phase, masks, nil)``, (D, A) bool."""
 
 
 #: Every game's bot parts, by ``Rules.game``.
@@ -45,6 +47,7 @@ BOT_PARTS: dict[str, BotParts] = {
         heuristic="agents.spades.heuristic:SpadesHeuristic",
         rollouts="agents.spades.rollouts:add_rollouts",
         endgame="agents.spades.endgame:solve_positions",
+        bid_candidates="agents.spades.bid_candidates:candidate_mask",
     ),
     "hearts": BotParts(
         heuristic="agents.hearts.heuristic:HeartsHeuristic",

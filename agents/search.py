@@ -108,6 +108,7 @@ class SearchAgent(EngineRollouts, Agent):
         rollout_policy: type[Agent] | Agent = HeuristicAgent,
         max_rollouts: int = 65536,
         bid_samples: int = 0,
+        bid_nil: bool = True,
         endgame: int = 0,
         oversample: int = 4,
         pass_top: int = 6,
@@ -159,6 +160,9 @@ class SearchAgent(EngineRollouts, Agent):
         passes as the heuristic."""
         self.bid_samples = int(bid_samples)
         """Sampled deals per bid of the lookahead bidder (``agents.search_bidding``); 0 bids as the heuristic."""
+        self.bid_nil = bool(bid_nil)
+        """The lookahead bidder compares nil and blind nil with the other bids (False: contract bids only, so that
+        a network taught by it bids no nil; ``agents.search_bidding.candidate_mask``)."""
         self.samples = int(samples)
         """Sampled layouts of the hidden cards per decision."""
         self.oversample = int(oversample)
@@ -287,6 +291,7 @@ class SearchAgent(EngineRollouts, Agent):
             heuristic=self.bidder,
             threads=self.threads,
             rollout_policy=rollout_policy,
+            nil=self.bid_nil,
         )[1]
         valued = np.isfinite(bid_values)
         rows = valued.any(axis=1)  # decisions with several candidates

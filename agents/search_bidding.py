@@ -36,6 +36,7 @@ from collections.abc import Callable
 import numpy as np
 
 from agents.base import Agent, DecisionContext
+from agents.game_parts import bot_part
 from agents.heuristic import HeuristicAgent
 from agents.options import check_integers
 from agents.search_play_model import play_log_likelihood
@@ -65,6 +66,7 @@ def lookahead_bids(
     max_rollouts: int = 65536,
     threads: int | None = None,
     rollout_policy: Agent | None = None,
+    nil: bool = True,
 ) -> tuple[np.ndarray, np.ndarray]:
     """(D,) chosen actions and (D, A) mean rollout value of each candidate (-inf elsewhere).
 
@@ -75,7 +77,8 @@ def lookahead_bids(
     ``threads``: of the compiled card play (``agents.search_rollouts``; None: the engine's);
     ``rollout_policy``: plays every seat's bids and cards after the candidate (None: ``heuristic``, whose card play
     runs compiled; another bot, e.g. the guided search's network, in the batched engine). The layouts are weighed
-    by the heuristic's bids either way. Decisions in other phases, with one candidate, or at the two-player BLIND
+    by the heuristic's bids either way. ``nil`` False: nil and blind nil are not candidates (``candidate_mask``).
+    Decisions in other phases, with one candidate, or at the two-player BLIND
     are answered by the heuristic (their values stay -inf).
     """
     engine = ctx.engine
@@ -86,7 +89,7 @@ def lookahead_bids(
     heuristic = heuristic or HeuristicAgent()
     masks = np.asarray(masks, dtype=bool)
     default = heuristic.act(None, masks, ctx)
-    candidates = candidate_mask(engine, ctx.state.phase[ctx.games], masks)
+    candidates = candidate_mask(engine, ctx.state.phase[ctx.games], masks, nil)
     values = np.full(masks.shape, -np.inf)
     todo = np.flatnonzero(candidates.sum(axis=1) > 1)
     per = candidates.sum(axis=1) * samples
@@ -110,19 +113,10 @@ def lookahead_bids(
     return out, values
 
 
-def candidate_mask(engine: SpadesEngine, phase: np.ndarray, masks: np.ndarray) -> np.ndarray:
-    """(D, A) bool: the actions the lookahead compares: legal bids in BID; blind nil and look in BLIND
-    (not in two-player, where it comes before the draw)."""
-    lay = engine.layout
-    out = np.zeros_like(masks)
-    bid = phase == engine.spec.bid_phase
-    out[bid, lay.bid_offset : lay.bid_end] = masks[bid, lay.bid_offset : lay.bid_end]
-    blind_nil, look = lay.special("blind_nil"), lay.special("look")
-    if blind_nil is not None and not engine.rules.two_player:
-        blind = phase == engine.spec.blind_phase
-        out[blind, blind_nil] = masks[blind, blind_nil]
-        out[blind, look] = masks[blind, look]
-    return out
+def candidate_mask(engine: SpadesEngine, phase: np.ndarray, masks: np.ndarray, nil: bool = True) -> np.ndarray:
+    """(D, A) bool: the actions the lookahead compares, the game's own (``BotParts.bid_candidates``; Spades:
+    ``agents.spades.bid_candidates.candidate_mask``, legal bids and blind nil or look; ``nil`` False: no nil)."""
+    return bot_part(engine.rules.game, "bid_candidates", "lookahead bidding")(engine, phase, masks, nil)
 
 
 # ---------------------------------------------------------------------- sampling

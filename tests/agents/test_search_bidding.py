@@ -8,6 +8,7 @@ from agents import search_bidding
 from agents.base import DecisionContext
 from agents.heuristic import HeuristicAgent
 from agents.search import SearchAgent
+from agents.specs import make_agent
 from agents.search_bidding import (
     BID_SHARPNESS,
     _bid_log_likelihood,
@@ -102,6 +103,32 @@ def test_a_hopeless_hand_bids_nil_when_nil_is_worth_most():
     assert action[0] == nil
     bids = values[0, nil : engine.layout.bid_end]
     assert np.all(bids[1:] < bids[0])
+
+
+def test_without_nil_the_hopeless_hand_bids_a_contract_and_nil_is_not_valued():
+    engine = SpadesEngine("partnership")
+    weak = _mask("2H 3H 4H 5H 2D 3D 4D 5D 2C 3C 4C 5C 6C")
+    rest = [c for c in engine.deck if not (weak >> c) & 1]
+    state = _first_bid(engine, [weak, *(cards.cards_to_mask(rest[k::3]) for k in range(3))])
+    action, values = _decide(engine, state, 8, nil=False)
+    nil = engine.layout.bid_offset
+    assert action[0] != nil and engine.legal_action_mask(state)[0, action[0]]
+    assert np.isneginf(values[0, nil]) and np.isfinite(values[0, nil + 1 : engine.layout.bid_end]).any()
+
+
+def test_without_nil_blind_nil_is_no_candidate_but_look_still_is():
+    engine = SpadesEngine("partnership")
+    state = _advance_to(engine, engine.reset(np.arange(6)), (BLIND,))
+    masks = engine.legal_action_mask(state)
+    blind_nil, look = engine.layout.special("blind_nil"), engine.layout.special("look")
+    assert masks[:, blind_nil].all()
+    with_nil, without = candidate_mask(engine, state.phase, masks), candidate_mask(engine, state.phase, masks, False)
+    assert with_nil[:, blind_nil].all() and not without[:, blind_nil].any() and without[:, look].all()
+
+
+def test_the_search_option_bid_nil_0_keeps_the_lookahead_from_nil():
+    assert make_agent("search:fast,bid_samples=8").bid_nil
+    assert not make_agent("search:fast,bid_samples=8,bid_nil=0").bid_nil
 
 
 def test_only_legal_bids_are_candidates_and_every_other_value_is_minus_infinity():
