@@ -8,7 +8,6 @@ from agents import search_bidding
 from agents.base import DecisionContext
 from agents.heuristic import HeuristicAgent
 from agents.search import SearchAgent
-from agents.specs import make_agent
 from agents.search_bidding import (
     BID_SHARPNESS,
     _bid_log_likelihood,
@@ -16,6 +15,7 @@ from agents.search_bidding import (
     lookahead_bids,
     sample_bidding_hands,
 )
+from agents.specs import make_agent
 from spades_env import cards
 from spades_env.engine import PLAY, SpadesEngine, bits
 from spades_env.games.spades.params import BID, BLIND

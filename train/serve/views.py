@@ -17,9 +17,6 @@ from spades_env import cards
 from spades_env.engine import OVER, PHASE_NAMES, FinishedHands, SpadesEngine
 from train.serve.table import Step, Table
 
-#: ``kind`` of each special action in an action entry (others are ``"other"``).
-SPECIAL_KINDS = {"blind_nil": "blind_nil", "look": "look", "keep": "keep", "discard": "discard"}
-
 
 def names(mask: int) -> list[str]:
     """Card names of a card bitmask, in id order."""
@@ -27,7 +24,8 @@ def names(mask: int) -> list[str]:
 
 
 def action_entry(engine: SpadesEngine, phase: int, action: int) -> dict[str, Any]:
-    """``{"id", "label", "kind", "card", "bid"}`` of one action id in ``phase``."""
+    """``{"id", "label", "kind", "card", "bid"}`` of one action id in ``phase``: ``kind`` is ``card``, ``pass``,
+    ``bid``, or a special action's name as its game declares it (``GameSpec.special_actions``: ``look``...)."""
     lay = engine.layout
     a = int(action)
     entry: dict[str, Any] = {"id": a, "label": lay.describe(a), "kind": "other", "card": None, "bid": None}
@@ -40,10 +38,8 @@ def action_entry(engine: SpadesEngine, phase: int, action: int) -> dict[str, Any
             entry["label"] = f"{verb} {card}"
     elif lay.bid_offset <= a < lay.bid_end:
         entry.update(kind="bid", bid=a - lay.bid_offset)
-    else:
-        for special, kind in SPECIAL_KINDS.items():
-            if lay.special(special) == a:
-                entry["kind"] = kind
+    elif a < lay.n_actions:
+        entry["kind"] = lay.specials[a - lay.bid_end]
     return entry
 
 

@@ -301,3 +301,16 @@ def test_concurrent_requests_to_one_game_apply_one_action(c):
         t.join()
     assert sorted(codes) == [200, 400, 400, 400]
     assert game_of(c, view["id"]).records == [] and c.get(f"/api/games/{view['id']}").json()["bids"][0] == 2
+
+
+@pytest.mark.parametrize("preset", ["partnership-house", "two-player", "hearts"])
+def test_every_action_id_has_the_kind_of_its_place_in_the_layout(preset):
+    from spades_env.engine import PLAY, SpadesEngine
+    from train.serve.views import action_entry
+
+    engine = SpadesEngine(preset)
+    lay = engine.layout
+    kinds = [action_entry(engine, PLAY, a)["kind"] for a in range(lay.n_actions)]
+    assert set(kinds[: lay.n_card_ids]) <= {"card", "pass"}
+    assert set(kinds[lay.bid_offset : lay.bid_end]) <= {"bid"}
+    assert kinds[lay.bid_end :] == list(lay.specials)  # each special action's kind is its declared name
