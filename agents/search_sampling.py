@@ -52,6 +52,39 @@ def sample_layouts(
     are then the discard pile's cards less the seat's own discards and exchanged cards).
     """
     d, n = len(games), engine.n_players
+    own = state.hands[games, seats]
+    known, unseen = _known_and_unseen(engine, state, games, seats)
+    # Cards still held by each seat: public (the cards dealt or drawn less those played), never read off the hands.
+    others = np.arange(n)[None, :] != seats[:, None]  # (D, N)
+    room = np.where(others, cards_held(engine, state)[games] - bits.popcount(known), 0)  # (D, N)
+    voids = ((state.voids[games][:, None] >> np.arange(4 * n)) & 1).astype(bool).reshape(d, n, 4)
+    # One more seat, the discard pile, takes the unseen cards that no player holds (two-player).
+    sink = np.maximum(bits.popcount(unseen) - room.sum(axis=1), 0)
+    room = np.concatenate([room, sink[:, None]], axis=1)  # (D, N + 1)
+    voids = np.concatenate([voids, np.zeros((d, 1, 4), bool)], axis=1)
+    allowed = ~voids & (room[:, :, None] > 0)  # (D, N + 1, 4)
+    start = np.zeros((d * samples, n + 1), dtype=np.uint64)
+    start[:, :n] = np.repeat(known, samples, axis=0)
+    start[np.arange(d * samples), np.repeat(seats, samples)] = np.repeat(own, samples)
+    lean = _draw_lean(engine, state, games, seats)
+    out = _deal_unseen(unseen, start, room, allowed, lean, engine.layout.n_card_ids, samples, rng)
+    hands = out[:, :n].reshape(d, samples, n)
+    discards = np.zeros_like(hands)
+    if engine.rules.two_player:  # the opponent's discards: what the sample leaves in the discard pile
+        rows = np.arange(d)
+        mine = state.discards[games, seats]
+        discards[rows, :, seats] = mine[:, None]
+        pile = out[:, n].reshape(d, samples)
+        discards[rows, :, 1 - seats] = pile & ~(mine | state.exchanged_out[games, seats])[:, None]
+    return hands, discards
+
+
+def _known_and_unseen(
+    engine: SpadesEngine, state: GameState, games: np.ndarray, seats: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """(known (D, N), unseen (D,)) card masks of ``sample_layouts``: the cards other seats are known to hold (face
+    up, or passed to them by the seat) and the cards the seat has not seen, which the samples deal."""
+    d, n = len(games), engine.n_players
     rows = np.arange(d)
     deck = np.uint64(cards.cards_to_mask(engine.deck))
     hands = state.hands[games]
@@ -73,35 +106,46 @@ def sample_layouts(
         others_blind = (state.blind[games] & others).any(axis=1)
         out_of_play = state.discards[games, seats] | state.exchanged_out[games, seats]
         unseen &= np.where(others_blind, ~np.uint64(0), ~out_of_play)
-    # Cards still held by each seat: public (the cards dealt or drawn less those played), never read off the hands.
-    held = cards_held(engine, state)[games]
-    room = np.where(others, held - bits.popcount(known), 0)  # (D, N)
-    voids = ((state.voids[games][:, None] >> np.arange(4 * n)) & 1).astype(bool).reshape(d, n, 4)
-    # One more seat, the discard pile, takes the unseen cards that no player holds (two-player).
-    sink = np.maximum(bits.popcount(unseen) - room.sum(axis=1), 0)
-    room = np.concatenate([room, sink[:, None]], axis=1)  # (D, N + 1)
-    voids = np.concatenate([voids, np.zeros((d, 1, 4), bool)], axis=1)
-    allowed = ~voids & (room[:, :, None] > 0)  # (D, N + 1, 4)
-    n_ids = engine.layout.n_card_ids
-    lean = None  # two-player: (D, N + 1, card ids) how much each seat's draw leans to each card
-    if engine.rules.two_player:  # the opponent kept what its draw keeps, the discard pile took the rest
-        keep = keep_propensity(engine)[state.blind[games, 1 - seats].astype(np.int64)]  # (D, card ids)
-        lean = np.ones((d, n + 1, n_ids))
-        lean[rows, 1 - seats] = keep
-        lean[:, n] = 1.0 - keep
+    return known, unseen
 
-    r = d * samples
+
+def _draw_lean(engine: SpadesEngine, state: GameState, games: np.ndarray, seats: np.ndarray) -> np.ndarray | None:
+    """Two-player: (D, N + 1, card ids) how much each seat's draw leans to each card (the opponent kept what its
+    draw keeps, the discard pile took the rest); None in other games (no lean)."""
+    if not engine.rules.two_player:
+        return None
+    d, n = len(games), engine.n_players
+    keep = keep_propensity(engine)[state.blind[games, 1 - seats].astype(np.int64)]  # (D, card ids)
+    lean = np.ones((d, n + 1, engine.layout.n_card_ids))
+    lean[np.arange(d), 1 - seats] = keep
+    lean[:, n] = 1.0 - keep
+    return lean
+
+
+def _deal_unseen(
+    unseen: np.ndarray,
+    start: np.ndarray,
+    room: np.ndarray,
+    allowed: np.ndarray,
+    lean: np.ndarray | None,
+    n_ids: int,
+    samples: int,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """(D * samples, N + 1) uint64: ``start`` (the known cards, the seat's own) with each decision's ``unseen`` cards
+    dealt ``samples`` times to the seats with ``room`` that ``allowed`` (D, N + 1, 4) lets hold their suit, the most
+    constrained suits first, each seat drawn by its free room (times its ``lean`` for the card); ``n_ids``: the
+    game's card ids."""
+    r = len(unseen) * samples
     unseen_r = np.repeat(unseen, samples)
     flags = bits.to_bool(unseen_r, n_ids)  # (R, 52 or 54)
-    allowed_r = np.repeat(allowed, samples, axis=0)  # (R, N, 4)
+    allowed_r = np.repeat(allowed, samples, axis=0)  # (R, N + 1, 4)
     n_allowed = allowed_r.sum(axis=1)  # (R, 4) seats that may hold each suit
     # Sort key: unseen cards first, the most constrained suits first, random within.
     key = np.where(flags, n_allowed[:, SUIT[:n_ids]] + rng.random(flags.shape), np.inf)
     order = np.argsort(key, axis=1)
     n_cards = flags.sum(axis=1)
-    out = np.zeros((r, n + 1), dtype=np.uint64)
-    out[:, :n] = np.repeat(known, samples, axis=0)
-    out[np.arange(r), np.repeat(seats, samples)] = np.repeat(own, samples)
+    out = start.copy()
     room_r = np.repeat(room, samples, axis=0).astype(np.float64)
     rr = np.arange(r)
     decision = rr // samples
@@ -118,14 +162,7 @@ def sample_layouts(
         seat = np.where(live, seat, 0)
         out[rr[live], seat[live]] |= bits.BIT[card[live]]
         room_r[rr[live], seat[live]] -= 1
-    hands = out[:, :n].reshape(d, samples, n)
-    discards = np.zeros_like(hands)
-    if engine.rules.two_player:  # the opponent's discards: what the sample leaves in the discard pile
-        mine = state.discards[games, seats]
-        discards[rows, :, seats] = mine[:, None]
-        pile = out[:, n].reshape(d, samples)
-        discards[rows, :, 1 - seats] = pile & ~(mine | state.exchanged_out[games, seats])[:, None]
-    return hands, discards
+    return out
 
 
 #: Mixed into a rollout game's key (``layout_states``): a key from the sampled layout, never the real one.
