@@ -91,6 +91,18 @@ def choose(values: np.ndarray, default: np.ndarray) -> np.ndarray:
     return np.where(valued, np.argmax(scored, axis=1), default)
 
 
+def _check_options(*, samples, max_rollouts, oversample, play_votes, bid_samples, pass_top, pass_samples, endgame,
+                   pass_margin, play_margin, play_sharpness) -> None:  # fmt: skip
+    """Refuse a search option out of its range in one line naming it (``agents.options``)."""
+    bot = "search bot"
+    check_integers(bot, 1, "a positive integer", samples=samples, max_rollouts=max_rollouts, oversample=oversample,
+                   play_votes=play_votes)  # fmt: skip
+    check_integers(bot, 0, "an integer from 0 up", bid_samples=bid_samples, pass_top=pass_top,
+                   pass_samples=pass_samples)  # fmt: skip
+    check_integers(bot, 0, "a non-negative integer", endgame=endgame)
+    check_numbers(bot, pass_margin=pass_margin, play_margin=play_margin, play_sharpness=_sharpness(play_sharpness))
+
+
 class SearchAgent(EngineRollouts, Agent):
     """Sampling + heuristic rollouts in the batched engine; bids like the heuristic."""
 
@@ -120,27 +132,27 @@ class SearchAgent(EngineRollouts, Agent):
         threads: int = 1,
     ) -> None:
         super().__init__(seed)
-        bot = "search bot"
-        check_integers(bot, 1, "a positive integer", samples=samples, max_rollouts=max_rollouts, oversample=oversample,
-                       play_votes=play_votes)  # fmt: skip
-        check_integers(bot, 0, "an integer from 0 up", bid_samples=bid_samples, pass_top=pass_top,
-                       pass_samples=pass_samples)  # fmt: skip
-        check_integers(bot, 0, "a non-negative integer", endgame=endgame)
-        check_numbers(bot, pass_margin=pass_margin, play_margin=play_margin, play_sharpness=_sharpness(play_sharpness))
+        _check_options(samples=samples, max_rollouts=max_rollouts, oversample=oversample, play_votes=play_votes,
+                       bid_samples=bid_samples, pass_top=pass_top, pass_samples=pass_samples, endgame=endgame,
+                       pass_margin=pass_margin, play_margin=play_margin, play_sharpness=play_sharpness)  # fmt: skip
         self.threads = check_threads(threads, "search bot option 'threads'")
         """Threads that play the rollouts (card play, and the bidding and passing lookaheads): the same values, and
         so the same decisions, on any number (``agents.search_rollouts``)."""
-        self.play_votes = int(play_votes)
-        """Card play: ``act`` searches each decision this many times (independent samples) and plays another card
-        than the heuristic's only where every search picks that same card (1: one search decides). Two votes with
-        ``play_margin=6`` leave the heuristic's card on ~95% of decisions, the deviations that reproduce (a clean
-        teacher to imitate: ``train.expert_iteration.labelling``, ``target: choice``); the later searches run only on
-        the decisions the first moved off the heuristic's card (~22% of them at margin 6)."""
-        self.pass_samples = int(pass_samples)
-        """Sampled deals per candidate pass of the Hearts lookahead pass; 0 passes as the heuristic."""
-        self.pass_margin = float(pass_margin)
-        """``act`` passes a card of another candidate than the heuristic's own pass only when its value beats
-        that pass's by more than this (points per hand): rollout noise then rarely moves the pass."""
+        self._card_play_options(samples, oversample, play_margin, play_votes, play_sharpness)
+        self._lookahead_options(bid_samples, bid_nil, pass_top, pass_samples, pass_margin)
+        self._rollout_options(rollout_policy, max_rollouts, endgame)
+        self._zero_counters()
+
+    def _card_play_options(
+        self, samples: int, oversample: int, play_margin: float, play_votes: int, play_sharpness: float | str
+    ) -> None:
+        """The card play's options (``__init__``'s, checked)."""
+        self.samples = int(samples)
+        """Sampled layouts of the hidden cards per decision."""
+        self.oversample = int(oversample)
+        """Card play (Spades): above 1, ``oversample * samples`` layouts are drawn and ``samples`` of them kept
+        by how likely every seat's bid is under the heuristic's bid function for the hand it bid with
+        (``agents.search_bidding.sample_play_hands``); 1 keeps every layout drawn. Hearts has no bids: 1."""
         self.play_margin = float(play_margin)
         """Card play: ``act`` plays another card than the heuristic's only when its value beats the heuristic's
         card's by more than this (points per hand); 0 (the default) plays the best-valued card. A margin keeps the
@@ -154,21 +166,34 @@ class SearchAgent(EngineRollouts, Agent):
         +4.6 and +2.3 points per hand on the selection seeds 1 and 2 (500 boards each), +0.5 and +1.4 on seeds 0
         and 3 (1000 boards each), at about 0.98x the decisions/s on a quiet machine; in two-player +3.3 (seed
         1), +3.5 (seed 0) and +3.1 (seed 3), 1000 boards each; in cutthroat-4 -0.8 (seed 1, 500 boards)."""
-        self.pass_top = int(pass_top)
-        """Hearts pass by lookahead (``agents.hearts.passing``): candidate passes complete the cards set aside
-        from the heuristic's ``pass_top`` most dangerous (and its own pass), ``pass_samples`` deals each; 0
-        passes as the heuristic."""
+        self.play_votes = int(play_votes)
+        """Card play: ``act`` searches each decision this many times (independent samples) and plays another card
+        than the heuristic's only where every search picks that same card (1: one search decides). Two votes with
+        ``play_margin=6`` leave the heuristic's card on ~95% of decisions, the deviations that reproduce (a clean
+        teacher to imitate: ``train.expert_iteration.labelling``, ``target: choice``); the later searches run only on
+        the decisions the first moved off the heuristic's card (~22% of them at margin 6)."""
+
+    def _lookahead_options(
+        self, bid_samples: int, bid_nil: bool, pass_top: int, pass_samples: int, pass_margin: float
+    ) -> None:
+        """The lookahead bidder's and the Hearts lookahead pass's options (``__init__``'s, checked)."""
         self.bid_samples = int(bid_samples)
         """Sampled deals per bid of the lookahead bidder (``agents.search_bidding``); 0 bids as the heuristic."""
         self.bid_nil = bool(bid_nil)
         """The lookahead bidder compares nil and blind nil with the other bids (False: contract bids only, so that
         a network taught by it bids no nil; ``agents.search_bidding.candidate_mask``)."""
-        self.samples = int(samples)
-        """Sampled layouts of the hidden cards per decision."""
-        self.oversample = int(oversample)
-        """Card play (Spades): above 1, ``oversample * samples`` layouts are drawn and ``samples`` of them kept
-        by how likely every seat's bid is under the heuristic's bid function for the hand it bid with
-        (``agents.search_bidding.sample_play_hands``); 1 keeps every layout drawn. Hearts has no bids: 1."""
+        self.pass_top = int(pass_top)
+        """Hearts pass by lookahead (``agents.hearts.passing``): candidate passes complete the cards set aside
+        from the heuristic's ``pass_top`` most dangerous (and its own pass), ``pass_samples`` deals each; 0
+        passes as the heuristic."""
+        self.pass_samples = int(pass_samples)
+        """Sampled deals per candidate pass of the Hearts lookahead pass; 0 passes as the heuristic."""
+        self.pass_margin = float(pass_margin)
+        """``act`` passes a card of another candidate than the heuristic's own pass only when its value beats
+        that pass's by more than this (points per hand): rollout noise then rarely moves the pass."""
+
+    def _rollout_options(self, rollout_policy: type[Agent] | Agent, max_rollouts: int, endgame: int) -> None:
+        """The rollouts' policy, batch bound and the endgame solver's depth (``__init__``'s, checked)."""
         self.rollout = rollout_policy() if isinstance(rollout_policy, type) else rollout_policy
         self.compiled_rollouts = True
         """Play the rollouts in compiled code when the rollout policy is the heuristic (False: in the
@@ -179,6 +204,9 @@ class SearchAgent(EngineRollouts, Agent):
         self.endgame = int(endgame)
         """Tricks left at or below which cards are valued by the exact endgame solver instead of
         rollouts (0: never; a game without an endgame solver, its bot part ``endgame``, keeps its rollouts: Hearts)."""
+
+    def _zero_counters(self) -> None:
+        """The decisions searched and the seconds spent, by kind (for decisions per second)."""
         self.decisions = 0
         """Card decisions searched so far (for decisions per second)."""
         self.search_seconds = 0.0
