@@ -120,7 +120,6 @@ class SearchAgent(EngineRollouts, Agent):
         rollout_policy: type[Agent] | Agent = HeuristicAgent,
         max_rollouts: int = 65536,
         bid_samples: int = 0,
-        bid_nil: bool = True,
         endgame: int = 0,
         oversample: int = 4,
         pass_top: int = 6,
@@ -130,6 +129,7 @@ class SearchAgent(EngineRollouts, Agent):
         play_votes: int = 1,
         play_sharpness: float | str = "auto",
         threads: int = 1,
+        bid_nil: bool = True,
     ) -> None:
         super().__init__(seed)
         _check_options(samples=samples, max_rollouts=max_rollouts, oversample=oversample, play_votes=play_votes,

@@ -91,43 +91,13 @@ def play_choice(hands, deal, trick, n_in, led, n_tricks, won, bids, blind, voids
     u = lanes_of(unseen_cards(hands, deal, blind, discards_mine, seat, deck, config[C_TWO_PLAYER] != 0))
     top_unseen = (highest(u[0]), highest(u[1]), highest(u[2]), highest(u[3]))
     boss = (above(top_unseen[0]), above(top_unseen[1]), above(top_unseen[2]), above(top_unseen[3]))
-    win_power, win_seat = -1, 0
-    for k in range(n):
-        power = trick_power(trick[k], -1 if lead else led)
-        if power > win_power:
-            win_power, win_seat = power, k
+    win_power, win_seat = _trick_winner(trick, n, -1 if lead else led)
     led_lane = min(max(led, 0), 3)
-    ruffed = win_power >= TRUMP_POWER
-    if lead:
-        beats = legal
-    else:
-        spade_floor = above(win_power - TRUMP_POWER if ruffed else -1)
-        in_led = 0 if ruffed else legal[led_lane] & above(min(max(win_power, -1), 12))
-        beats = (
-            in_led if led_lane == 0 else 0,
-            in_led if led_lane == 1 else 0,
-            in_led if led_lane == 2 else 0,
-            (legal[SPADES] & spade_floor) | (in_led if led_lane == SPADES else 0),
-        )
+    beats = legal if lead else _beating(legal, win_power, led_lane)
     following = not lead and legal[led_lane] != 0
 
     my_side = side_of_seat[seat]
-    contract_mine = taken_mine = contract_other = taken_other = 0
-    for k in range(n):
-        if bids[k] > 0:
-            if side_of_seat[k] == my_side:
-                contract_mine += bids[k]
-                taken_mine += won[k]
-            elif side_of_seat[k] == 1 - my_side:
-                contract_other += bids[k]
-                taken_other += won[k]
-    remaining = config[C_HAND_SIZE] - n_tricks
-    need = contract_mine - taken_mine
-    want_win = 0 < need <= remaining
-    if config[C_PARTNERSHIP] and config[C_SET_OPPONENTS]:
-        opp_need = contract_other - taken_other
-        bag_danger = config[C_BAGS] != 0 and my_bags >= config[C_BAG_LIMIT] - 2
-        want_win |= 0 < opp_need <= remaining and not bag_danger
+    want_win = _wants_to_win(bids, won, side_of_seat, my_side, n, config[C_HAND_SIZE] - n_tricks, my_bags, config)
 
     # --- candidate cards
     low, _ = lowest_card(legal)
@@ -137,16 +107,9 @@ def play_choice(hands, deal, trick, n_in, led, n_tricks, won, bids, blind, voids
     high_beat, _ = highest_card(beats, N_RANKS)
     cheap_boss, has_boss = lowest_card(lanes_and(beats, boss))
     # Leads that win: a boss in a side suit no opponent can ruff, else a boss spade.
-    opp_void = nil_holds = 0  # suit bits: an opponent has shown out; a live opponent nil still holds it
-    any_opp_nil = nil_to_play = False
-    for k in range(n):
-        if side_of_seat[k] != my_side:
-            shown_out = (voids >> (4 * k)) & 0xF  # bit s: seat k has shown out of suit s
-            opp_void |= shown_out
-            if bids[k] == 0 and won[k] == 0:
-                any_opp_nil = True
-                nil_to_play |= trick[k] < 0 and k != seat
-                nil_holds |= ~shown_out & 0xF
+    opp_void, nil_holds, any_opp_nil, nil_to_play = _opponent_nils(
+        bids, won, trick, voids, side_of_seat, my_side, seat, n
+    )
     safe = ~opp_void | (1 << SPADES)  # trumps cannot be ruffed
     lead_boss, has_lead_boss = highest_card(lanes_in_suits(lanes_and(legal, boss), safe), -50)
     held = lanes_of(hand)
@@ -184,30 +147,109 @@ def play_choice(hands, deal, trick, n_in, led, n_tricks, won, bids, blind, voids
     # --- nil overrides
     if any_opp_nil:
         # Attack a nil: lead low in a suit the nil bidder still holds, play under it.
-        lead_attack, has_attack = lowest_card(lanes_in_suits(legal, nil_holds))
-        lead_attack = lead_attack if has_attack else low
         nil_winning = not lead and side_of_seat[win_seat] != my_side and bids[win_seat] == 0 and won[win_seat] == 0
-        if lead:
-            choice = lead_attack
-        elif nil_winning:
-            choice = duck
-        elif nil_to_play:
-            choice = low
+        choice = _attack_nil(choice, legal, nil_holds, low, duck, lead, nil_winning, nil_to_play)
     if config[C_PARTNERSHIP] and bids[partner] == 0 and won[partner] == 0:
+        beat = (high_beat if following else cheap_beat) if has_beat else low
+        partner_to_play = trick[partner] < 0 and partner != seat
+        choice = _cover_nil(
+            choice, legal, top_unseen, lead, partner_to_play, partner_winning, beat, cheap_beat if has_beat else low
+        )
+    if bids[seat] == 0 and won[seat] == 0:
+        choice = low if lead else duck
+    return choice
+
+
+@njit(cache=True, inline="always")
+def _beating(legal, win_power, led_lane):
+    """The legal cards (suit lanes) that beat the trick's winning card of ``win_power`` (a trump: higher trumps;
+    else higher cards of the led suit, and any trump)."""
+    ruffed = win_power >= TRUMP_POWER
+    spade_floor = above(win_power - TRUMP_POWER if ruffed else -1)
+    in_led = 0 if ruffed else legal[led_lane] & above(min(max(win_power, -1), 12))
+    return (
+        in_led if led_lane == 0 else 0,
+        in_led if led_lane == 1 else 0,
+        in_led if led_lane == 2 else 0,
+        (legal[SPADES] & spade_floor) | (in_led if led_lane == SPADES else 0),
+    )
+
+
+@njit(cache=True, inline="always")
+def _trick_winner(trick, n, led):
+    """(power, seat) of the card winning the trick so far (``trick_power``; -1, 0 when none is played)."""
+    win_power, win_seat = -1, 0
+    for k in range(n):
+        power = trick_power(trick[k], led)
+        if power > win_power:
+            win_power, win_seat = power, k
+    return win_power, win_seat
+
+
+@njit(cache=True, inline="always")
+def _wants_to_win(bids, won, side_of_seat, my_side, n, remaining, my_bags, config):
+    """Whether the side plays to win tricks: its contract still needs some of the ``remaining`` tricks, or (a
+    partnership that sets opponents) theirs can still be set and the side is not two bags from its limit."""
+    contract_mine = taken_mine = contract_other = taken_other = 0
+    for k in range(n):
+        if bids[k] > 0:
+            if side_of_seat[k] == my_side:
+                contract_mine += bids[k]
+                taken_mine += won[k]
+            elif side_of_seat[k] == 1 - my_side:
+                contract_other += bids[k]
+                taken_other += won[k]
+    need = contract_mine - taken_mine
+    want_win = 0 < need <= remaining
+    if config[C_PARTNERSHIP] and config[C_SET_OPPONENTS]:
+        opp_need = contract_other - taken_other
+        bag_danger = config[C_BAGS] != 0 and my_bags >= config[C_BAG_LIMIT] - 2
+        want_win |= 0 < opp_need <= remaining and not bag_danger
+    return want_win
+
+
+@njit(cache=True, inline="always")
+def _opponent_nils(bids, won, trick, voids, side_of_seat, my_side, seat, n):
+    """(opp_void, nil_holds, any_opp_nil, nil_to_play): suit bits an opponent has shown out of and a live opponent
+    nil may still hold; whether an opponent's nil is live, and whether one is still to play to this trick."""
+    opp_void = nil_holds = 0
+    any_opp_nil = nil_to_play = False
+    for k in range(n):
+        if side_of_seat[k] != my_side:
+            shown_out = (voids >> (4 * k)) & 0xF  # bit s: seat k has shown out of suit s
+            opp_void |= shown_out
+            if bids[k] == 0 and won[k] == 0:
+                any_opp_nil = True
+                nil_to_play |= trick[k] < 0 and k != seat
+                nil_holds |= ~shown_out & 0xF
+    return opp_void, nil_holds, any_opp_nil, nil_to_play
+
+
+@njit(cache=True, inline="always")
+def _attack_nil(choice, legal, nil_holds, low, duck, lead, nil_winning, nil_to_play):
+    """Against a live opponent nil: lead low in a suit the nil bidder still holds, duck under it where it is
+    winning, play low where it is still to play; else ``choice``."""
+    if lead:
+        lead_attack, has_attack = lowest_card(lanes_in_suits(legal, nil_holds))
+        return lead_attack if has_attack else low
+    if nil_winning:
+        return duck
+    return low if nil_to_play else choice
+
+
+@njit(cache=True, inline="always")
+def _cover_nil(choice, legal, top_unseen, lead, partner_to_play, partner_winning, beat, cheap_beat):
+    """Covering a live partner's nil: lead the suit whose top card best covers it, beat the trick before the
+    partner plays (``beat``), overtake a partner who is winning as cheaply as possible; else ``choice``."""
+    if lead:
         top = (highest(legal[0]), highest(legal[1]), highest(legal[2]), highest(legal[3]))
         t = top_unseen
         cover = (_over(top[0], t[0]), _over(top[1], t[1]), _over(top[2], t[2]), _over(top[3], t[3]) - 5)
         suit = best_suit(legal, cover)
-        cover_lead = card_in(suit, top[suit] if suit >= 0 else -1)
-        if lead:
-            choice = cover_lead
-        elif trick[partner] < 0 and partner != seat:
-            choice = (high_beat if following else cheap_beat) if has_beat else low
-        elif partner_winning:
-            choice = cheap_beat if has_beat else low
-    if bids[seat] == 0 and won[seat] == 0:
-        choice = low if lead else duck
-    return choice
+        return card_in(suit, top[suit] if suit >= 0 else -1)
+    if partner_to_play:
+        return beat
+    return cheap_beat if partner_winning else choice
 
 
 @njit(cache=True)
