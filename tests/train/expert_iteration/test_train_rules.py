@@ -73,7 +73,7 @@ def test_every_preset_has_its_family_read_from_its_rules():
 def test_the_family_configs_are_the_base_with_the_familys_keys_and_the_gpu_sizing():
     base = rules_config("partnership")
     assert base.rules == "partnership" and base.algorithm == "expert_iteration" and base.device == "cpu"
-    assert (base.hidden, base.num_envs, base.teacher) == (256, 128, "search:fast,bid_samples=8")
+    assert (base.hidden, base.num_envs, base.teacher) == (256, 128, "search:fast,bid_samples=8,bid_nil=0")
     hearts = rules_config("hearts-partnership")
     assert (hearts.teacher, hearts.temperature, hearts.reward_scale) == ("search:fast,pass_samples=4", 0.5, 0.04)
     assert (hearts.num_envs, hearts.rounds) == (base.num_envs, base.rounds)  # the shared keys are base.yaml's
@@ -93,9 +93,9 @@ def test_a_game_without_a_family_config_is_refused_in_one_line():
 
 
 def test_the_teacher_of_each_family_values_its_decisions_or_leaves_them_to_the_heuristic():
-    """Bids, blind nil, cards and the Hearts pass are valued by the family's teacher; the two-player draw and Bemo
-    are not, and there the target is the heuristic's choice, one-hot (every target is a distribution of legal
-    actions)."""
+    """Bids, cards and the Hearts pass are valued by the family's teacher; the two-player draw and Bemo are not, nor,
+    at partnership, blind nil (``bid_nil=0``), and there the target is the heuristic's choice, one-hot (every target
+    is a distribution of legal actions); a partnership bid's target gives nil nothing."""
     valued_phases, unvalued_phases = set(), set()
     for preset in ("partnership-house", "two-player", "cutthroat-5", "hearts-partnership"):
         rules = resolve_rules(preset)
@@ -113,9 +113,12 @@ def test_the_teacher_of_each_family_values_its_decisions_or_leaves_them_to_the_h
         np.testing.assert_array_equal(labels.target[unvalued], onehot[unvalued])
         valued_phases |= {(preset, int(p)) for p in np.unique(phase[choice & labels.valued])}
         unvalued_phases |= {(preset, int(p)) for p in np.unique(phase[unvalued])}
-    assert {("partnership-house", BID), ("partnership-house", BLIND), ("partnership-house", PLAY)} <= valued_phases
+        if preset == "partnership-house":
+            bids = choice & labels.valued & (phase == BID)
+            assert bids.any() and (labels.target[bids, SpadesEngine(rules).layout.bid_offset] == 0).all()
+    assert {("partnership-house", BID), ("partnership-house", PLAY)} <= valued_phases
     assert {("cutthroat-5", BID), ("two-player", BID), ("hearts-partnership", PASS)} <= valued_phases
-    assert {("partnership-house", BEMO), ("two-player", DRAW)} <= unvalued_phases
+    assert {("partnership-house", BEMO), ("partnership-house", BLIND), ("two-player", DRAW)} <= unvalued_phases
     assert not {p for _, p in unvalued_phases} & {PLAY, BID, PASS}
 
 
