@@ -36,7 +36,7 @@ from collections.abc import Callable
 import numpy as np
 
 from agents.base import Agent, DecisionContext
-from agents.game_parts import bot_part
+from agents.game_parts import bot_part, has_bot_part
 from agents.heuristic import HeuristicAgent
 from agents.options import check_integers
 from agents.search_play_model import play_log_likelihood
@@ -115,7 +115,10 @@ def lookahead_bids(
 
 def candidate_mask(engine: SpadesEngine, phase: np.ndarray, masks: np.ndarray, nil: bool = True) -> np.ndarray:
     """(D, A) bool: the actions the lookahead compares, the game's own (``BotParts.bid_candidates``; Spades:
-    ``agents.spades.bid_candidates.candidate_mask``, legal bids and blind nil or look; ``nil`` False: no nil)."""
+    ``agents.spades.bid_candidates.candidate_mask``, legal bids and blind nil or look; ``nil`` False: no nil); none in a
+    game without them (no bidding: Hearts)."""
+    if not has_bot_part(engine.rules.game, "bid_candidates"):  # a game without bidding (Hearts): none
+        return np.zeros_like(masks)
     return bot_part(engine.rules.game, "bid_candidates", "lookahead bidding")(engine, phase, masks, nil)
 
 

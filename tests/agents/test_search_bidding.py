@@ -317,3 +317,10 @@ def test_card_play_samples_are_weighted_by_every_bid_with_the_hand_it_was_made_w
     masks = engine.legal_action_mask(state)
     acted = SearchAgent(seed=1, samples=3, oversample=4).act(None, masks, ctx)
     assert masks[rows, acted].all()
+
+
+def test_a_game_without_bidding_has_no_bid_candidates():
+    engine = SpadesEngine("hearts")
+    state = engine.reset(np.arange(3))
+    masks = engine.legal_action_mask(state)
+    assert not candidate_mask(engine, state.phase, masks).any()
