@@ -31,12 +31,6 @@ NONE_PENDING = -1
 
 
 @njit(cache=True, inline="always")
-def decision_view(state):
-    """The ``core.state_arrays.DECISION_FIELDS`` arrays of a ``FIELDS``-ordered state tuple."""
-    return state[2], state[3], state[0], state[12], state[8], state[9], state[35], state[36]
-
-
-@njit(cache=True, inline="always")
 def last_card_pending(s, hand_size):
     """Game 0's next action plays the last card of its hand (``envs.hand_end.last_card_pending``)."""
     return s.phase[0] == PLAY and s.n_tricks[0] == hand_size - 1 and s.n_in_trick[0] == s.hands.shape[1] - 1

@@ -28,39 +28,35 @@ from agents.base import Agent, DecisionContext
 from agents.heuristic import HeuristicAgent
 from spades_env import cards
 from spades_env.engine import OVER, GameState, SpadesEngine
+from spades_env.engine.view import known_cards as view_known_cards
+from spades_env.engine.view import private_masks
 
-#: Card-mask fields of the state (B, N) that may hold cards a seat cannot see.
-MASK_FIELDS = ("hands", "deal", "discards", "seen", "exchanged_out", "exchanged_in", "passed", "face_up")
 #: Suit of each card id for the shown voids: the jokers count as spades.
 _SUIT = np.minimum(np.arange(64) // cards.N_RANKS, cards.SPADES)
 
 
+def mask_fields(engine: SpadesEngine) -> tuple[str, ...]:
+    """The card-mask fields of the game's state ((B, N) uint64, in its order) that may hold cards a seat cannot see:
+    the hands, the deals and the game's private ones (``spades_env.engine.view.private_masks``)."""
+    return ("hands", "deal", *private_masks(engine))
+
+
 def known_cards(engine: SpadesEngine, state: GameState, g: int, seat: int) -> int:
-    """The cards whose place seat ``seat`` knows in game ``g``: played ones, its own hand (once it has looked) and
-    private history, face-up cards still held, and the card shown to it."""
-    n = engine.n_players
-    known = 0
-    for k in range(n):
-        known |= int(state.deal[g, k]) & ~int(state.hands[g, k])  # played
-        known |= int(state.face_up[g, k]) & int(state.hands[g, k])
-    own = ("hands", "discards", "seen", "exchanged_out", "exchanged_in", "passed", "face_up")
-    for name in own if state.looked[g, seat] else ("face_up",):
-        known |= int(getattr(state, name)[g, seat])
-    if state.shown[g] >= 0:  # the card shown to the drawer (two-player Spades)
-        known |= 1 << int(state.shown[g])
-    if engine.rules.has_passing:  # the cards passed to the seat are in its hand: known
-        for k in range(n):
-            if (k + int(engine.pass_offset(state.hand_number[g : g + 1])[0])) % n == seat:
-                known |= int(state.passed[g, k]) & int(state.hands[g, seat])
-    return known
+    """The cards whose place seat ``seat`` knows in game ``g`` (``spades_env.engine.view.known_cards``: played ones,
+    its own hand once it has looked and private history, and what its game makes known to it: face-up cards still
+    held, the card shown to it, its passes)."""
+    return view_known_cards(engine, state, g, seat)
 
 
 def _places(engine: SpadesEngine, state: GameState, g: int, unseen: list[int]) -> dict[tuple, list[int]]:
     """The cards ``unseen`` grouped by place: the hidden fields holding each (and whether the rest of the
     two-player pile does)."""
-    masks = [(name, k, int(getattr(state, name)[g, k])) for name in MASK_FIELDS for k in range(engine.n_players)]
-    start = int(state.pile_pos[g]) + (1 if state.shown[g] >= 0 else 0)  # the shown card is not to come
-    future = {int(c) for c in state.pile[g, start:]}
+    names = mask_fields(engine)
+    masks = [(name, k, int(getattr(state, name)[g, k])) for name in names for k in range(engine.n_players)]
+    future = set()  # the two-player pile's cards still to come
+    if engine.rules.two_player:
+        start = int(state.pile_pos[g]) + (1 if state.shown[g] >= 0 else 0)  # the shown card is not to come
+        future = {int(c) for c in state.pile[g, start:]}
     places: dict[tuple, list[int]] = {}
     for c in unseen:
         place = tuple((name, k) for name, k, m in masks if (m >> c) & 1) + ((("pile",),) if c in future else ())
@@ -121,11 +117,12 @@ def redeal(
         for key, old in places.items():
             for a, b in zip(rng.permutation(old).tolist(), new[key], strict=True):
                 perm[a] = b
-        for name in MASK_FIELDS:
+        for name in mask_fields(engine):
             field = getattr(out, name)
             for k in range(engine.n_players):
                 field[d, k] = _remap_mask(int(field[d, k]), perm)
-        out.pile[d] = [perm.get(int(c), int(c)) for c in out.pile[d]]
+        if engine.rules.two_player:
+            out.pile[d] = [perm.get(int(c), int(c)) for c in out.pile[d]]
         done[d] = True
     out.key = rng.integers(0, 2**63, len(games), dtype=np.int64).astype(np.uint64)
     return out, done

@@ -8,7 +8,7 @@ For every card-play decision with more than one legal card the agent
    (with ``oversample`` = K > 1, K times as many are drawn and kept by how likely every
    seat's bid is for the hand it bid with: ``agents.search_bidding.sample_play_hands``;
    with ``play_sharpness`` > 0 also by how well they explain the opponents' plays,
-   ``agents.search_play_model``; in two-player the opponent's hand leans to the cards
+   ``agents.spades.play_model``; in two-player the opponent's hand leans to the cards
    its draw keeps, ``agents.search_draw``);
 2. for every (decision, legal card, sample) triple copies the game with the
    sampled hands (in two-player with the opponent's sampled draw discards: nothing the seat cannot see
@@ -161,7 +161,7 @@ class SearchAgent(EngineRollouts, Agent):
         self.play_sharpness = None if play_sharpness == "auto" else float(play_sharpness)
         """Card play (Spades, ``oversample`` > 1): the layouts are weighted by the card-play model too,
         ``exp(-play_sharpness)`` per past play of an opponent that the heuristic would have played otherwise
-        (``agents.search_play_model``); 0 weighs by the bids alone; ``"auto"`` (the default, kept as None):
+        (``agents.spades.play_model``); 0 weighs by the bids alone; ``"auto"`` (the default, kept as None):
         ``AUTO_PLAY_SHARPNESS`` in two-player and partnership games, 0 in cutthroat. In partnership 0.5 gave
         +4.6 and +2.3 points per hand on the selection seeds 1 and 2 (500 boards each), +0.5 and +1.4 on seeds 0
         and 3 (1000 boards each), at about 0.98x the decisions/s on a quiet machine; in two-player +3.3 (seed

@@ -39,9 +39,9 @@ from agents.base import Agent, DecisionContext
 from agents.game_parts import bot_part, has_bot_part
 from agents.heuristic import HeuristicAgent
 from agents.options import check_integers
-from agents.search_play_model import play_log_likelihood
 from agents.search_rollouts import hand_values, play_out_values, side_margin
 from agents.search_sampling import layout_states, sample_layouts
+from agents.spades.play_model import play_log_likelihood
 from spades_env import cards
 from spades_env.engine import PLAY, GameState, SpadesEngine, bits, cards_held
 
@@ -174,7 +174,7 @@ def sample_play_layouts(
     drawn from what the seat saw (``agents.search_sampling.sample_layouts``: hands and two-player draw discards),
     resampled by the likelihood of every seat's bid under the heuristic's bid function for the hand it held when
     it bid (its sampled hand and the cards it has played since), as ``sample_bidding_hands`` weighs the bids made
-    before a bid; with ``play_sharpness`` > 0 also by the card-play model (``agents.search_play_model``:
+    before a bid; with ``play_sharpness`` > 0 also by the card-play model (``agents.spades.play_model``:
     ``play_sharpness`` per past play of another seat that the heuristic would have played otherwise, each seat
     holding the layout's hand and draw discards)."""
     engine, state, games, seats = ctx.engine, ctx.state, ctx.games, ctx.seats

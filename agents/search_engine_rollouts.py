@@ -10,6 +10,8 @@ path on every preset. A hand's value is its side's points as the search maximize
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from agents.base import Agent, DecisionContext
@@ -85,7 +87,7 @@ class EngineRollouts:
         for step in range(min(steps, int(plays_left.max(initial=0)))):
             live = int(np.count_nonzero(plays_left > step))
             size = min(m, -(-live // gran) * gran)
-            view = GameState(**{f: getattr(roll, f)[:size] for f in roll.__dataclass_fields__})
+            view = type(roll)(**{f.name: getattr(roll, f.name)[:size] for f in dataclasses.fields(roll)})
             if step == 0:
                 actions = first[:size]
             else:

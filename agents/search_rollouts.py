@@ -188,7 +188,7 @@ def hand_values(engine: SpadesEngine, f: FinishedHands, rows: np.ndarray | slice
     maximizes them: the game's points as tournaments compare them (``spec.adjusted_points``: Spades' bag-adjusted
     points), negated where points are penalties (``rules.points_are_penalties``: fewer is better)."""
     rules = engine.rules
-    points = engine.spec.adjusted_points(rules, f.delta[rows], f.bags_added[rows], f.bag_penalties[rows])
+    points = engine.spec.adjusted_points(rules, f, rows)
     return -points if rules.points_are_penalties else points
 
 
@@ -218,9 +218,16 @@ def rollout_totals(
     seats = np.ascontiguousarray(seats, dtype=np.int64)
     sampled = np.ascontiguousarray(sampled, dtype=np.uint64)
     if discards is None:
-        discards = np.broadcast_to(state.discards[games][:, None, :], sampled.shape)
+        discards = np.broadcast_to(draw_discards(engine, state, games)[:, None, :], sampled.shape)
     discards = np.ascontiguousarray(discards, dtype=np.uint64)
     return _rollouts(engine, state, policy, games, seats, dec, card, sampled, discards, totals, 1.0, threads)
+
+
+def draw_discards(engine: SpadesEngine, state: GameState, games: np.ndarray) -> np.ndarray:
+    """(G, N) uint64: each seat's two-player draw discards in games ``games`` of ``state`` (none in another game)."""
+    if engine.rules.two_player:
+        return state.discards[games]
+    return np.zeros((len(games), engine.n_players), np.uint64)
 
 
 def play_out_values(
@@ -240,7 +247,7 @@ def play_out_values(
     b = roll.batch_size
     games = np.arange(b, dtype=np.int64)
     own_hands = np.ascontiguousarray(roll.hands[:, None, :])  # one "sample" per game: its own hands
-    own_discards = np.ascontiguousarray(roll.discards[:, None, :])
+    own_discards = np.ascontiguousarray(draw_discards(engine, roll, games)[:, None, :])
     seats = np.ascontiguousarray(seats, dtype=np.int64)
     no_card = np.full(b, -1, np.int64)
     totals = _rollouts(
@@ -259,7 +266,7 @@ def _rollouts(engine, state, policy, games, seats, dec, card, sampled, discards,
     candidates ``dec``, ``card`` into ``totals``, on one thread or, with ``threads`` > 1 (None: the engine's),
     their ``_threads`` twins over chunks of the candidates (four a thread, for balance): the same values."""
     add_rollouts = bot_part(engine.rules.game, "rollouts", "the search's compiled rollouts")
-    arrays, tables = sa.state_arrays(state), tuple(engine.trick_tables)
+    arrays, tables = engine._state_arrays(state), tuple(engine.trick_tables)
     threads = engine.threads if threads is None else threads
     chunks = min(4 * threads, len(dec) // MIN_PER_CHUNK) if threads > 1 else 1
     if chunks > 1:

@@ -14,6 +14,7 @@ import numpy as np
 from agents.search_draw import keep_propensity
 from spades_env import cards
 from spades_env.engine import GameState, SpadesEngine, bits, cards_held, dealing
+from spades_env.engine.view import known_held, private_masks
 
 #: Suit of each card id; the jokers (52, 53) count as spades.
 SUIT = np.minimum(np.arange(cards.N_CARD_IDS) // cards.N_RANKS, cards.SPADES)
@@ -91,16 +92,8 @@ def _known_and_unseen(
     own = hands[rows, seats]
     others = np.arange(n)[None, :] != seats[:, None]  # (D, N)
     played = np.bitwise_or.reduce(state.deal[games] & ~hands, axis=1)
-    # Face-up cards that other seats still hold are known to everyone.
-    known = np.where(others, state.face_up[games] & hands, np.uint64(0))  # (D, N)
-    if engine.rules.has_passing:
-        # The cards the seat passed are known to sit with their receiver until played.
-        offset = engine.pass_offset(state.hand_number[games])
-        receiver = (seats + offset) % n
-        gave = np.where(
-            (offset != 0) & (state.phase[games] != engine.spec.pass_phase), state.passed[games, seats], np.uint64(0)
-        )
-        known[rows, receiver] |= np.where(receiver != seats, gave & hands[rows, receiver], np.uint64(0))
+    # The cards of other seats the seat knows they hold (the game's: face-up cards, the cards it passed).
+    known = known_held(engine, state, games, seats)  # (D, N)
     unseen = deck & ~(played | own | np.bitwise_or.reduce(known, axis=1))  # (D,)
     if engine.rules.two_player:
         others_blind = (state.blind[games] & others).any(axis=1)
@@ -188,16 +181,18 @@ def layout_states(
     roll.hands = np.ascontiguousarray(hands, dtype=np.uint64)
     roll.deal = roll.hands | played
     others = np.arange(engine.n_players)[None, :] != seats[:, None]  # (R, N)
-    for name in ("discards", "seen", "exchanged_out", "exchanged_in", "passed"):
+    for name in private_masks(engine):  # the game's: discards, seen, exchanged and passed cards
         field = getattr(roll, name)
         field[others] = 0
-    if discards is not None:
-        roll.discards = np.where(others, discards, roll.discards)
+    own_discards = np.zeros_like(roll.hands)  # the two-player draw discards (none in other games)
     if engine.rules.two_player:
+        if discards is not None:
+            roll.discards = np.where(others, discards, roll.discards)
         roll.seen |= np.where(others, roll.hands | roll.discards, np.uint64(0))
         roll.pile = np.broadcast_to(engine.deck, roll.pile.shape).copy()  # the pile's cards, in card order
+        own_discards = roll.discards
     mixed = roll.hand_number.astype(np.uint64) ^ LAYOUT_KEY_SALT
     for k in range(engine.n_players):
-        mixed = dealing.splitmix64(mixed ^ roll.hands[:, k] ^ (roll.discards[:, k] << np.uint64(1)))
+        mixed = dealing.splitmix64(mixed ^ roll.hands[:, k] ^ (own_discards[:, k] << np.uint64(1)))
     roll.key = mixed
     return roll

@@ -33,8 +33,7 @@ def endgame_states(engine: SpadesEngine, tricks_left: int, count: int, seed: int
             seen[g] = True
         engine.step(state, engine.random_actions(state, rng), validate=False, auto_reset=True)
     out = taken[0]
-    for f in out.__dataclass_fields__:
-        setattr(out, f, np.concatenate([getattr(s, f) for s in taken]))
+    out = GameState.concat(taken)
     nil = rng.random(out.bids.shape) < 0.3
     out.bids = np.where(nil, 0, out.bids)
     out.blind = nil & (rng.random(out.bids.shape) < 0.3)

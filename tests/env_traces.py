@@ -10,7 +10,6 @@ come from a NumPy generator of their own, so the trace pins the env, not the pol
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 from typing import Any
 
@@ -20,6 +19,7 @@ import spades_env
 from agents import HeuristicAgent, RandomAgent
 from spades_env import IllegalActionError
 from spades_env.envs import SpadesGymEnv
+from tests.union_layout import union_arrays
 
 
 def _put(h: Any, *items: Any) -> None:
@@ -42,7 +42,7 @@ def _put(h: Any, *items: Any) -> None:
 
 
 def _state_fields(state) -> list[Any]:
-    return [getattr(state, f.name) for f in dataclasses.fields(state)]
+    return union_arrays(state)  # the layout the recorded digests hashed
 
 
 def _aec_digest(env, raw, extra: Any = None) -> str:

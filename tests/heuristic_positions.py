@@ -24,6 +24,7 @@ from agents.base import DecisionContext
 from agents.heuristic import HeuristicAgent
 from spades_env.engine import PLAY, GameState, SpadesEngine
 from spades_env.engine.state import N_PHASES
+from spades_env.engine.state_schema import state_class
 from spades_env.games.hearts.phases import PASS
 from spades_env.games.spades.params import BEMO, BID, BLIND, DRAW, EXCHANGE
 from spades_env.rules import resolve_rules
@@ -134,7 +135,7 @@ def engine_phases(engine: SpadesEngine) -> list[int]:
 def state_arrays(state: GameState) -> dict[str, np.ndarray]:
     """The state's fields, integers narrowed to the smallest type that holds them (restored on load)."""
     out = {}
-    for f in dataclasses.fields(GameState):
+    for f in dataclasses.fields(state):
         a = getattr(state, f.name)
         if a.dtype == np.int64 and a.size:
             for small in (np.int8, np.int16, np.int32):
@@ -152,15 +153,17 @@ def load() -> dict[str, dict]:
     out = {}
     for preset in list_presets():
         fields = {}
-        for f in dataclasses.fields(GameState):
+        engine = SpadesEngine(resolve_rules(preset))
+        kind = state_class(engine.rules.game)  # the file also holds the other games' fields, as states did once
+        for f in dataclasses.fields(kind):
             a = raw[f"{preset}/state.{f.name}"]
             fields[f.name] = a.astype(np.int64) if a.dtype.kind == "i" else a
         n_actions = int(raw[f"{preset}/n_actions"])
         masks = np.unpackbits(raw[f"{preset}/masks"], axis=1, count=n_actions).astype(bool)
         actions = {name: raw[f"{preset}/action.{name}"].astype(np.int64) for name, _, _ in BOTS}
         out[preset] = {
-            "engine": SpadesEngine(resolve_rules(preset)),
-            "state": GameState(**fields),
+            "engine": engine,
+            "state": kind(**fields),
             "masks": masks,
             "actions": actions,
         }

@@ -66,9 +66,10 @@ def allowed_cards(game) -> set[str]:
     out |= {cards.card_name(int(x)) for x in s.trick[0] if x >= 0}
     if game.table.last_trick:
         out |= {e["card"] for e in game.table.last_trick["cards"]}
-    if s.looked[0, seat]:
+    hearts = engine.rules.game == "hearts"  # (a Hearts state has no blind nil and no face-up cards)
+    if hearts or s.looked[0, seat]:
         out |= mask_names(s.hands[0, seat])
-    for k in range(n):
+    for k in range(n if not hearts else 0):
         out |= mask_names(s.face_up[0, k] & s.hands[0, k])
     if engine.rules.two_player:
         mine = s.seen[0, seat] | s.discards[0, seat] | s.exchanged_out[0, seat] | s.exchanged_in[0, seat]
@@ -89,11 +90,13 @@ def hidden_cards(game) -> set[str]:
         return set()
     s = game.table.state
     out: set[str] = set()
+    spades = game.engine.rules.game == "spades"  # (a Hearts state has no blind nil and no face-up cards)
+    face_up = s.face_up[0] if spades else np.zeros_like(s.hands[0])
     for k in range(game.engine.n_players):
         if k != game.seat:
-            out |= mask_names(s.hands[0, k] & ~s.face_up[0, k])
-    if not s.looked[0, game.seat]:
-        out |= mask_names(s.hands[0, game.seat] & ~s.face_up[0, game.seat])
+            out |= mask_names(s.hands[0, k] & ~face_up[k])
+    if spades and not s.looked[0, game.seat]:
+        out |= mask_names(s.hands[0, game.seat] & ~face_up[game.seat])
     return out - allowed_cards(game)
 
 

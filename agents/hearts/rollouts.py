@@ -35,6 +35,7 @@ from agents.search_rollouts import (
 )
 from spades_env.core import state_arrays as sa
 from spades_env.games.hearts import hand_score as hearts_score
+from spades_env.games.hearts import state_arrays as gs
 
 #: The Hearts heuristic's card choice, inlined in the rollouts (``agents.search_rollouts.inlined``).
 hearts_play_choice = inlined(heuristic_kernel.play_choice)
@@ -59,7 +60,7 @@ def hearts_rollouts(
     """``agents.spades.rollouts.spades_rollouts`` for Hearts (a card of -1 plays on from the position too): the
     heuristic is the Hearts one (``partnership``: the rule set's), ``ht`` the rule set's ``HeartsTables``; a
     triple's value is ``weight`` times the others' mean points minus its side's."""
-    s, t = sa.borrow(state), sa.borrow_tables(tables)
+    s, t = gs.borrow(state), sa.borrow_tables(tables)
     n, n_sides = s.hands.shape[1], s.scores.shape[1]
     x = borrowed_scratch(scratch)
     row = x[ROW]

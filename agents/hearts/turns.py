@@ -10,11 +10,11 @@ import numpy as np
 from numba import njit
 
 from agents.hearts import heuristic_kernel
-from agents.heuristic_turns import NONE_PENDING, decision_view, last_card_pending
+from agents.heuristic_turns import NONE_PENDING, last_card_pending
 from spades_env.core import packed
-from spades_env.core import state_arrays as sa
 from spades_env.engine import OVER
 from spades_env.games.hearts import loops as hearts_loops
+from spades_env.games.hearts import state_arrays as gs
 
 
 @njit(cache=True)
@@ -22,8 +22,8 @@ def hearts_turns(first, seats, row, action, status, rules, table, hand_size, sid
     """``agents.spades.turns.spades_turns`` for Hearts rules: the Hearts heuristic (``partnership``, card
     ``points``: the rule set's)."""
     p, tables = packed.unpack_rules(rules)
-    state = packed.unpack_state(table)
-    s = sa.borrow(state)
+    state = gs.unpack_state(table)
+    s = gs.borrow(state)
     games = np.zeros(1, np.int64)
     who = np.zeros(1, np.int64)
     a = first
@@ -38,7 +38,7 @@ def hearts_turns(first, seats, row, action, status, rules, table, hand_size, sid
         if s.phase[0] == OVER or not seats[s.to_move[0]]:
             return NONE_PENDING, moved
         who[0] = s.to_move[0]
-        hearts_loops.mask_games(0, 1, games, row, p, tables, decision_view(state))
+        hearts_loops.mask_games(0, 1, games, row, p, tables, gs.decision_view(state))
         a = heuristic_kernel.decide(
             s.phase, s.hands, s.deal, s.trick, s.n_in_trick, s.led_suit, s.passed, s.points_taken, games, who, row,
             side_of_seat, partnership, points,

@@ -37,6 +37,7 @@ from agents.search_rollouts import (
 from agents.spades import heuristic_play
 from spades_env.core import state_arrays as sa
 from spades_env.games.spades import hand_score as spades_score
+from spades_env.games.spades import state_arrays as gs
 
 #: The Spades heuristic's card choice, inlined in the rollouts (``agents.search_rollouts.inlined``).
 spades_play_choice = inlined(heuristic_play.play_choice)
@@ -110,7 +111,7 @@ def spades_rollouts(
     charged per bag; ``tables``: ``TrickTables`` fields in order; ``scratch``: ``new_scratch``'s arrays (the
     one game played; passed in, so that they outlive their borrowed views); ``state``: the state's arrays
     (``core.state_arrays.FIELDS``)."""
-    s, t = sa.borrow(state), sa.borrow_tables(tables)
+    s, t = gs.borrow(state), sa.borrow_tables(tables)
     x = borrowed_scratch(scratch)
     row = x[ROW]
     buf = _spades_buffers(s.scores.shape[1])

@@ -9,12 +9,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from agents.heuristic_turns import NONE_PENDING, decision_view, last_card_pending
+from agents.heuristic_turns import NONE_PENDING, last_card_pending
 from agents.spades import heuristic_kernel
 from spades_env.core import packed
-from spades_env.core import state_arrays as sa
 from spades_env.engine import OVER
 from spades_env.games.spades import loops as spades_loops
+from spades_env.games.spades import state_arrays as gs
 
 
 @njit(cache=True)
@@ -27,8 +27,8 @@ def spades_turns(
     left pending because it plays the hand's last card, or -1; the seats that moved, bit s for seat s).
     ``row`` (1, A) bool, ``action`` (1,) int64 and ``status`` (1,) int8 are scratch."""
     p, tables = packed.unpack_rules(rules)
-    state = packed.unpack_state(table)
-    s = sa.borrow(state)
+    state = gs.unpack_state(table)
+    s = gs.borrow(state)
     games = np.zeros(1, np.int64)
     who = np.zeros(1, np.int64)
     a = first
@@ -43,7 +43,7 @@ def spades_turns(
         if s.phase[0] == OVER or not seats[s.to_move[0]]:
             return NONE_PENDING, moved
         who[0] = s.to_move[0]
-        spades_loops.mask_games(0, 1, games, row, p, tables, decision_view(state))
+        spades_loops.mask_games(0, 1, games, row, p, tables, gs.decision_view(state))
         a = heuristic_kernel.decide(
             s.phase, s.hands, s.deal, s.trick, s.n_in_trick, s.led_suit, s.n_tricks, s.tricks_won, s.bids, s.blind,
             s.voids, s.scores, s.bags, s.shown, s.discards, games, who, row, side_of_seat, partner, deck, config,

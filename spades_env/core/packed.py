@@ -1,14 +1,15 @@
 """A game state's arrays, and a rule set's parameters and card-play tables, each as ONE int64 array.
 
 A Numba call costs about 0.1 µs per array argument (each is unboxed and reference-counted), so
-at small batches passing the 38 arrays of a ``GameState`` costs more than the step itself. The
+at small batches passing the (Spades: 36) arrays of a ``GameState`` costs more than the step itself. The
 engine passes instead:
 
-- ``state_table(arrays)``: a (5 + 38,) int64 table of the batch's dimensions (B, N seats, S sides,
-  T tricks, P the two-player pile) and the data address of each array (``FIELDS`` order), which
-  ``unpack_state`` turns back into a tuple of views of the same memory inside compiled code.
+- ``state_table(arrays, layout)``: a (5 + fields,) int64 table of the batch's dimensions (B, N seats, S sides,
+  T tricks, P the two-player pile, 0 in a game without) and the data address of each array (the game's
+  ``FIELDS`` order), which the game's ``unpack_state`` (its generated ``state_arrays.py``, with ``view_at``)
+  turns back into a tuple of views of the same memory inside compiled code.
   Only arrays that are C-contiguous, aligned, writeable and of their field's dtype and shape
-  (``FIELD_LAYOUT``) are packed; the table is valid only while those very arrays are alive and
+  (the game's ``LAYOUT``) are packed; the table is valid only while those very arrays are alive and
   are the state's fields (the engine keeps them with the table and compares them by identity
   before each use, ``engine.core``).
 - ``pack_rules(p, tables)``: the game's int64 parameters ``p`` and its ``trick_play.TrickTables``
@@ -16,7 +17,7 @@ engine passes instead:
 
 The views made inside compiled code carry no reference count and have the types of the arrays
 passed one by one, so the same compiled rules run on either and are compiled once. They are plain
-tuples, which the games' loops bundle inside each loop (``state_arrays.borrow``): a bundle passed
+tuples, which the games' loops bundle inside each loop (the game's ``state_arrays.borrow``): a bundle passed
 from one compiled function to another made the large-batch step about 1.5x slower.
 """
 
@@ -27,47 +28,35 @@ from numba import carray, literal_unroll, njit, types
 from numba.extending import intrinsic
 
 from spades_env.core import trick_play
-from spades_env.core.state_arrays import FIELDS, N_FIELDS, borrowed
+from spades_env.core.state_arrays import borrowed
 
-_U, _I, _B = np.dtype(np.uint64), np.dtype(np.int64), np.dtype(np.bool_)
-#: Each ``GameState`` field's dtype and its dimensions after the batch (N seats, S sides, T tricks,
-#: P the two-player pile), in ``FIELDS`` order: what ``unpack_state`` reads back (tested).
-FIELD_LAYOUT = {
-    "hands": (_U, "N"), "deal": (_U, "N"), "phase": (_I, ""), "to_move": (_I, ""), "dealer": (_I, ""),
-    "leader": (_I, ""), "trick": (_I, "N"), "n_in_trick": (_I, ""), "led_suit": (_I, ""), "n_tricks": (_I, ""),
-    "tricks_won": (_I, "N"), "trick_winners": (_I, "T"), "bids": (_I, "N"), "blind": (_B, "N"),
-    "looked": (_B, "N"), "n_bids": (_I, ""), "spades_broken": (_B, ""), "voids": (_I, ""), "scores": (_I, "S"),
-    "bags": (_I, "S"), "hand_number": (_I, ""), "winner": (_I, ""), "key": (_U, ""), "history": (_I, "TN"),
-    "hand_start_scores": (_I, "S"), "hand_start_bags": (_I, "S"), "face_up": (_U, "N"), "bemo": (_I, "S"),
-    "n_redeals": (_I, ""), "pile": (_I, "P"), "pile_pos": (_I, ""), "shown": (_I, ""), "discards": (_U, "N"),
-    "seen": (_U, "N"), "exchanged_out": (_U, "N"), "exchanged_in": (_U, "N"), "passed": (_U, "N"),
-    "points_taken": (_I, "N"),
-}  # fmt: skip
 #: The table's header: B, N, S, T, P; the addresses follow in ``FIELDS`` order.
 HEADER = 5
-_LAYOUT = tuple(FIELD_LAYOUT[name] for name in FIELDS)
+#: The symbolic sizes of the header after B, in order (``core.state_fields.DIMENSIONS``).
+_SIZES = "NSTP"
 
 
-def state_table(arrays: tuple[np.ndarray, ...]) -> np.ndarray | None:
-    """The (HEADER + N_FIELDS,) int64 table of a state's arrays (``state_arrays(state)``), or None
-    if one of them is not a C-contiguous, aligned, writeable array of its field's dtype and shape
-    (those run through the arrays themselves)."""
-    if len(arrays) != N_FIELDS or any(type(a) is not np.ndarray for a in arrays):
+def state_table(arrays: tuple[np.ndarray, ...], layout: tuple[tuple[type, str], ...]) -> np.ndarray | None:
+    """The (HEADER + len(arrays),) int64 table of a state's arrays (a game's ``state_arrays(state)``), or None if
+    one of them is not a C-contiguous, aligned, writeable array of its field's dtype and shape (those run through
+    the arrays themselves); ``layout``: each field's dtype and dimensions after the batch (the game's ``LAYOUT``).
+    A size no field has (P, the two-player pile, in every other game) is 0."""
+    if len(arrays) != len(layout) or any(type(a) is not np.ndarray for a in arrays):
         return None
-    by_name = dict(zip(FIELDS, arrays, strict=True))
-    sized = by_name["phase"], by_name["hands"], by_name["scores"], by_name["trick_winners"], by_name["pile"]
-    if tuple(a.ndim for a in sized) != (1, 2, 2, 2, 2):
-        return None
-    b = len(by_name["phase"])
-    dims = {"N": sized[1].shape[1], "S": sized[2].shape[1], "T": sized[3].shape[1], "P": sized[4].shape[1]}
-    for a, (dtype, letters) in zip(arrays, _LAYOUT, strict=True):
+    b = len(arrays[0])
+    dims = {}
+    for a, (dtype, letters) in zip(arrays, layout, strict=True):
         flags = a.flags
         if not (flags.c_contiguous and flags.aligned and flags.writeable) or a.dtype != dtype:
             return None
-        if a.shape != (b, *(dims[x] for x in letters)):
+        if a.ndim != 1 + len(letters) or a.shape[0] != b:
             return None
-    table = np.empty(HEADER + N_FIELDS, np.int64)
-    table[:HEADER] = b, dims["N"], dims["S"], dims["T"], dims["P"]
+        for letter, size in zip(letters, a.shape[1:], strict=True):
+            if dims.setdefault(letter, size) != size:
+                return None
+    table = np.empty(HEADER + len(arrays), np.int64)
+    table[0] = b
+    table[1:HEADER] = [dims.get(letter, 0) for letter in _SIZES]
     _addresses(table[HEADER:], *arrays)
     return table
 
@@ -93,58 +82,10 @@ def _pointer(typingctx, address, dtype):
 
 
 @njit(cache=True, inline="always")
-def _at(table, k, dtype, shape):
-    """The array of field ``k`` of a ``state_table``: ``shape``, C order, no reference count."""
+def view_at(table, k, dtype, shape):
+    """The array of field ``k`` of a ``state_table``: ``shape``, C order, no reference count (a game's
+    ``unpack_state`` makes the state's views with it)."""
     return carray(_pointer(table[HEADER + k], dtype), shape)
-
-
-@njit(cache=True)
-def unpack_state(table):
-    """The state arrays a ``state_table`` describes, as a plain tuple in ``FIELDS`` order (views of
-    the state's own memory, of the types the arrays passed one by one have, so that the same
-    compiled rules take either; valid while the call that made them runs)."""
-    b, n, s, t, p = table[0], table[1], table[2], table[3], table[4]
-    u, i, f = np.uint64, np.int64, np.bool_
-    return (
-        _at(table, 0, u, (b, n)),  # hands
-        _at(table, 1, u, (b, n)),  # deal
-        _at(table, 2, i, (b,)),  # phase
-        _at(table, 3, i, (b,)),  # to_move
-        _at(table, 4, i, (b,)),  # dealer
-        _at(table, 5, i, (b,)),  # leader
-        _at(table, 6, i, (b, n)),  # trick
-        _at(table, 7, i, (b,)),  # n_in_trick
-        _at(table, 8, i, (b,)),  # led_suit
-        _at(table, 9, i, (b,)),  # n_tricks
-        _at(table, 10, i, (b, n)),  # tricks_won
-        _at(table, 11, i, (b, t)),  # trick_winners
-        _at(table, 12, i, (b, n)),  # bids
-        _at(table, 13, f, (b, n)),  # blind
-        _at(table, 14, f, (b, n)),  # looked
-        _at(table, 15, i, (b,)),  # n_bids
-        _at(table, 16, f, (b,)),  # spades_broken
-        _at(table, 17, i, (b,)),  # voids
-        _at(table, 18, i, (b, s)),  # scores
-        _at(table, 19, i, (b, s)),  # bags
-        _at(table, 20, i, (b,)),  # hand_number
-        _at(table, 21, i, (b,)),  # winner
-        _at(table, 22, u, (b,)),  # key
-        _at(table, 23, i, (b, t, n)),  # history
-        _at(table, 24, i, (b, s)),  # hand_start_scores
-        _at(table, 25, i, (b, s)),  # hand_start_bags
-        _at(table, 26, u, (b, n)),  # face_up
-        _at(table, 27, i, (b, s)),  # bemo
-        _at(table, 28, i, (b,)),  # n_redeals
-        _at(table, 29, i, (b, p)),  # pile
-        _at(table, 30, i, (b,)),  # pile_pos
-        _at(table, 31, i, (b,)),  # shown
-        _at(table, 32, u, (b, n)),  # discards
-        _at(table, 33, u, (b, n)),  # seen
-        _at(table, 34, u, (b, n)),  # exchanged_out
-        _at(table, 35, u, (b, n)),  # exchanged_in
-        _at(table, 36, u, (b, n)),  # passed
-        _at(table, 37, i, (b, n)),  # points_taken
-    )
 
 
 def pack_rules(p: np.ndarray, tables: trick_play.TrickTables) -> np.ndarray:

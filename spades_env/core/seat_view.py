@@ -16,9 +16,10 @@ from typing import Any
 
 import numpy as np
 
-#: The (B, N) card-mask fields only their own seat sees (beyond ``hands`` and ``deal``), in every game's layout.
-PRIVATE_MASKS = ("discards", "seen", "exchanged_out", "exchanged_in", "passed")
 _NONE = np.uint64(0)
+#: The (B, N) card-mask fields of a game without a view of its own that only their own seat sees (beyond ``hands`` and
+#: ``deal``): none.
+PRIVATE_MASKS: tuple[str, ...] = ()
 
 
 def others(view: Any, seats: np.ndarray) -> np.ndarray:
@@ -26,25 +27,26 @@ def others(view: Any, seats: np.ndarray) -> np.ndarray:
     return np.arange(view.hands.shape[1])[None, :] != np.asarray(seats)[:, None]
 
 
-def hand_hidden(view: Any, seats: np.ndarray) -> np.ndarray:
+def hand_hidden(view: Any, seats: np.ndarray, looked: np.ndarray | None = None) -> np.ndarray:
     """(D, N) bool: the hands the deciding seat has not seen: every other seat's, and its own while it has not
-    looked (blind nil still open)."""
-    rows = np.arange(len(seats))
+    looked (``looked`` (D, N) bool, a game's own field, e.g. Spades' blind nil still open; None: always looked)."""
     hidden = others(view, seats)
-    hidden[rows, seats] = ~view.looked[rows, seats]
+    if looked is not None:
+        rows = np.arange(len(seats))
+        hidden[rows, seats] = ~looked[rows, seats]
     return hidden
 
 
-def hide_hands(view: Any, seats: np.ndarray, known: np.ndarray) -> None:
-    """Each hand the seat has not seen keeps only its cards in ``known`` ((D, N) uint64: the cards the seat
-    knows the place of), and its ``deal`` only those and the cards it has played (public)."""
-    hidden = hand_hidden(view, seats)
+def hide_hands(view: Any, seats: np.ndarray, known: np.ndarray, looked: np.ndarray | None = None) -> None:
+    """Each hand the seat has not seen (``hand_hidden``) keeps only its cards in ``known`` ((D, N) uint64: the
+    cards the seat knows the place of), and its ``deal`` only those and the cards it has played (public)."""
+    hidden = hand_hidden(view, seats, looked)
     played = view.deal & ~view.hands
     view.hands = np.where(hidden, view.hands & known, view.hands)
     view.deal = np.where(hidden, played | view.hands, view.deal)
 
 
-def blank_masks(view: Any, hidden: np.ndarray, names: tuple[str, ...] = PRIVATE_MASKS) -> None:
+def blank_masks(view: Any, hidden: np.ndarray, names: tuple[str, ...]) -> None:
     """Zero the card-mask fields ``names`` of the seats ``hidden`` ((D, N) bool)."""
     for name in names:
         setattr(view, name, np.where(hidden, _NONE, getattr(view, name)))
@@ -63,12 +65,27 @@ def hide_key(view: Any) -> None:
 
 
 def hide(view: Any, seats: np.ndarray, rules: Any) -> None:
-    """The view of a game without one of its own: other seats' hands (and the deciding seat's own before it
-    has looked) and private card masks, the pile, the shown card to any other seat and the key blanked."""
+    """The view of a game without one of its own (and with no fields of its own to hide): other seats' hands
+    and the key blanked."""
     hide_hands(view, seats, np.zeros_like(view.hands))
-    blank_masks(view, hand_hidden(view, seats))
-    hide_draw(view, seats)
     hide_key(view)
+
+
+def played_cards(state: Any, g: int) -> int:
+    """The cards played so far in game ``g`` (public: they are on the table), as an int mask."""
+    return int(np.bitwise_or.reduce(state.deal[g] & ~state.hands[g]))
+
+
+def known_cards(state: Any, g: int, seat: int, rules: Any) -> int:
+    """The cards whose place seat ``seat`` knows in game ``g`` of a game without a view of its own: the played ones
+    and its own hand."""
+    return played_cards(state, g) | int(state.hands[g, seat])
+
+
+def known_held(state: Any, games: np.ndarray, seats: np.ndarray, rules: Any) -> np.ndarray:
+    """(D, N) uint64: the cards of each other seat of game ``games[d]`` that seat ``seats[d]`` knows it holds (0 at
+    the deciding seat): none in a game without a view of its own."""
+    return np.zeros((len(games), state.hands.shape[1]), np.uint64)
 
 
 def played_counts(state: Any) -> np.ndarray:

@@ -42,6 +42,8 @@ class StateField:
     """Every element's value in an empty state, and in every game that does not own the field."""
     doc: str = ""
     """What it holds, in a line."""
+    decision: bool = False
+    """The legal actions and the random draws read it (it is in the game's ``DecisionArrays``)."""
 
     def __post_init__(self) -> None:
         if not self.dims or self.dims[0] != "B" or any(d not in DIMENSIONS for d in self.dims):
@@ -60,16 +62,16 @@ _I, _U, _B = np.int64, np.uint64, np.bool_
 
 #: The fields of every game (see ``engine.state.GameState`` for each one's meaning).
 CORE_FIELDS: tuple[StateField, ...] = (
-    StateField("hands", _U, ("B", "N"), 0, "cards each seat still holds"),
+    StateField("hands", _U, ("B", "N"), 0, "cards each seat still holds", True),
     StateField("deal", _U, ("B", "N"), 0, "the hands as dealt at the start of this hand"),
-    StateField("phase", _I, ("B",), OVER, "the phase (the decision to make), OVER once the match is over"),
-    StateField("to_move", _I, ("B",), 0, "seat whose decision it is"),
+    StateField("phase", _I, ("B",), OVER, "the phase (the decision to make), OVER once the match is over", True),
+    StateField("to_move", _I, ("B",), 0, "seat whose decision it is", True),
     StateField("dealer", _I, ("B",), 0, "dealer of this hand"),
     StateField("leader", _I, ("B",), 0, "seat that led the trick in progress"),
     StateField("trick", _I, ("B", "N"), -1, "card each seat played to the trick in progress, -1 if none"),
     StateField("n_in_trick", _I, ("B",), 0, "cards in the trick in progress"),
-    StateField("led_suit", _I, ("B",), -1, "suit led to the trick in progress, or the lead restriction"),
-    StateField("n_tricks", _I, ("B",), 0, "tricks completed this hand"),
+    StateField("led_suit", _I, ("B",), -1, "suit led to the trick in progress, or the lead restriction", True),
+    StateField("n_tricks", _I, ("B",), 0, "tricks completed this hand", True),
     StateField("tricks_won", _I, ("B", "N"), 0, "tricks each seat has taken this hand"),
     StateField("trick_winners", _I, ("B", "T"), -1, "winner of each completed trick, -1 for later tricks"),
     StateField("spades_broken", _B, ("B",), False, "the game's broken_suit has been played this hand"),
@@ -80,6 +82,7 @@ CORE_FIELDS: tuple[StateField, ...] = (
     StateField("key", _U, ("B",), 0, "the game's random key"),
     StateField("history", _I, ("B", "T", "N"), -1, "card each seat played to each completed trick, -1 later"),
     StateField("hand_start_scores", _I, ("B", "S"), 0, "scores before this hand"),
+    StateField("points_taken", _I, ("B", "N"), 0, "card points (``TrickTables.points``) in the tricks each seat took"),
 )
 
 #: The record arrays of a finished hand that every game's compiled hand end fills (``core.state_arrays.RECORD_FIELDS``,
@@ -90,13 +93,9 @@ CORE_RESULT_FIELDS: tuple[StateField, ...] = (
     StateField("deal", _U, ("B", "N"), 0, "the hands as dealt"),
     StateField("dealer", _I, ("B",), 0, "dealer of the hand"),
     StateField("history", _I, ("B", "T", "N"), 0, "card each seat played to each trick"),
-    StateField("bids", _I, ("B", "N"), 0, "bids (0 = nil; -1 in a game without bidding)"),
-    StateField("blind", _B, ("B", "N"), False, "blind nil declared"),
     StateField("tricks_won", _I, ("B", "N"), 0, "tricks taken per seat"),
     StateField("trick_winners", _I, ("B", "T"), 0, "winner of each trick"),
     StateField("start_scores", _I, ("B", "S"), 0, "scores before the hand"),
-    StateField("start_bags", _I, ("B", "S"), 0, "bags before the hand"),
-    StateField("bemo", _I, ("B", "S"), 0, "Bemo declared by each side (-1 without it)"),
     StateField("hand_number", _I, ("B",), 0, "number of the hand in its match"),
     StateField("hand_key", _U, ("B",), 0, "the hand's key"),
     StateField("delta", _I, ("B", "S"), 0, "points scored in the hand"),

@@ -29,7 +29,7 @@ import numpy as np
 from spades_env import cards
 from spades_env.core import packed, trick_play
 from spades_env.core.compile_notice import announce_compile
-from spades_env.core.state_arrays import HAND_ENDED, N_FIELDS, decision_arrays, state_arrays
+from spades_env.core.state_arrays import HAND_ENDED
 from spades_env.engine import dealing, inputs, state_schema
 from spades_env.engine.actions import ActionLayout
 from spades_env.engine.hand_cycle import HandCycle
@@ -149,7 +149,11 @@ class SpadesEngine(HandCycle):
         tuple (Numba types one in C; a NamedTuple's fields in Python, about 3 µs a call)."""
         self._record_layout = self._record_fields()
         self._state_schema = state_schema.schema(r.game)
-        """The declarations of the state's fields (``HandCycle._empty`` allocates from them)."""
+        """The declarations of the state's fields (``engine.check`` checks against them)."""
+        arrays = loops.gs  # the game's state arrays (``games/<game>/state_arrays.py``, from the declarations)
+        self._state_arrays, self._decision_arrays = arrays.state_arrays, arrays.decision_arrays
+        self._state_layout = arrays.LAYOUT
+        self._finished_class = state_schema.finished_class(r.game)
         one = self.threads == 1
         self._step = loops.step if one else _on_threads(loops.step_threads, self.threads)
         # The address table needs compiled code (NUMBA_DISABLE_JIT runs the loops as Python: the arrays then).
@@ -162,7 +166,8 @@ class SpadesEngine(HandCycle):
     #: What ``_bind_loops`` sets: compiled functions, a module, derived tables and the packed state
     #: (addresses of this process's arrays), rebuilt rather than pickled.
     _BOUND = ("_loops", "_params", "_rules", "_hand_end_tables", "_record_layout", "_state_schema", "_step",
-              "_step_packed", "_random", "_mask", "_packed_state")  # fmt: skip
+              "_step_packed", "_random", "_mask", "_packed_state", "_state_arrays", "_decision_arrays",
+              "_state_layout", "_finished_class")  # fmt: skip
 
     def __getstate__(self) -> dict:
         """An engine pickles (and deep-copies) as its rules and tables; the compiled loops are
@@ -298,7 +303,7 @@ class SpadesEngine(HandCycle):
         elif not (isinstance(out, np.ndarray) and out.shape == shape and out.dtype == bool):
             got = f"{out.dtype} {out.shape}" if isinstance(out, np.ndarray) else type(out).__name__
             raise inputs.EngineInputError(f"out must be a bool array of shape {shape}, got {got}")
-        self._mask(g, out, self._rules, *decision_arrays(state))
+        self._mask(g, out, self._rules, *self._decision_arrays(state))
         return out
 
     def random_actions(self, state: GameState, rng: np.random.Generator) -> np.ndarray:
@@ -310,7 +315,7 @@ class SpadesEngine(HandCycle):
         """
         b = len(state.phase)
         out = np.empty(b, I64)
-        self._random(rng.random(b), out, self._rules, *decision_arrays(state))
+        self._random(rng.random(b), out, self._rules, *self._decision_arrays(state))
         return out
 
     def current_player(self, state: GameState) -> np.ndarray:
@@ -346,7 +351,7 @@ class SpadesEngine(HandCycle):
         if table is not None:
             bad, n_ended = self._step_packed(actions, validate, status, self._rules, table)
         else:
-            bad, n_ended = self._step(actions, validate, status, self._rules, *state_arrays(state))
+            bad, n_ended = self._step(actions, validate, status, self._rules, *self._state_arrays(state))
         if bad >= 0:
             self._raise_illegal(state, bad, int(actions[bad]))
         result = StepResult(batch_size=b, n_sides=self.n_sides)
@@ -361,10 +366,10 @@ class SpadesEngine(HandCycle):
         assigned a new array is never stepped through the old one's address."""
         kept = self._packed_state
         fields = vars(state).values()
-        if kept is not None and len(fields) == N_FIELDS and all(map(is_, kept[0], fields)):
+        if kept is not None and len(fields) == len(kept[0]) and all(map(is_, kept[0], fields)):
             return kept[1]
-        arrays = state_arrays(state)
-        table = packed.state_table(arrays)
+        arrays = self._state_arrays(state)
+        table = packed.state_table(arrays, self._state_layout)
         self._packed_state = (arrays, table)
         return table
 

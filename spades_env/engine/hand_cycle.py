@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from spades_env.core.state_arrays import RECORD_FIELDS, state_arrays
-from spades_env.engine.results import FinishedHands, StepResult
+from spades_env.core.state_arrays import RECORD_FIELDS
+from spades_env.engine.results import StepResult
 from spades_env.engine.state import GameState
 from spades_env.engine.state_schema import empty_state, result_fields
 
@@ -32,10 +32,9 @@ class HandCycle:
         state.dealer[g] = dealer
         sides = self._cells(g, self.n_sides, state.batch_size)
         state.scores.reshape(-1)[sides] = scores
-        state.bags.reshape(-1)[sides] = bags
         state.hand_number[g] = hand_numbers
         state.winner[g] = -1
-        state.n_redeals[g] = 0
+        self.spec.new_matches(state, g, sides, bags)  # the game's own: Spades' bags
 
     def state_sizes(self, b: int) -> dict[str, int]:
         """The symbolic sizes of the declared fields (``core.state_fields.DIMENSIONS``) for a batch of ``b``."""
@@ -43,7 +42,7 @@ class HandCycle:
 
     def _empty(self, b: int) -> GameState:
         """A state of ``b`` games, every field at its declared neutral value (``engine.state_schema``)."""
-        return empty_state(self._state_schema.fields, self.state_sizes(b))
+        return empty_state(self.rules.game, self.state_sizes(b))
 
     def _start_hand(
         self,
@@ -66,7 +65,7 @@ class HandCycle:
             seats = self._cells(g, self.n_players, state.batch_size)  # flat (game, seat) cells
             state.hands.reshape(-1)[seats] = deals
             state.deal.reshape(-1)[seats] = deals
-        self._loops.begin_hands(g, seeded, self._rules, *state_arrays(state))
+        self._loops.begin_hands(g, seeded, self._rules, *self._state_arrays(state))
         if face_ups is not None:  # they replace the ones drawn (which nothing else of the hand's start reads)
             state.face_up.reshape(-1)[self._cells(g, self.n_players, state.batch_size)] = face_ups
 
@@ -94,25 +93,21 @@ class HandCycle:
             rows.flags.writeable = False
         return rows
 
-    def _record_fields(self) -> tuple[tuple[str, tuple[int, ...], type, bool], ...]:
-        """What ``_record`` allocates: each array's name, dimensions after the G games, dtype, and
-        whether it is zeros (a ``FinishedHands`` field of a variant these rules lack) rather than
-        filled by the game's ``loops.end_hands`` (its ``RECORD``)."""
+    def _record_fields(self) -> tuple[tuple[str, tuple[int, ...], type], ...]:
+        """What ``_record`` allocates: each array's name, dimensions after the G games and dtype, those the
+        game's ``loops.end_hands`` fills (its ``RECORD``), as declared (``engine.state_schema.result_fields``)."""
         sizes = self.state_sizes(0)
-        declared = result_fields()  # each array's declaration: the core's and every game's (``state_fields.py``)
+        declared = result_fields(self.rules.game)  # the core's and the game's (``state_fields.RESULT_FIELDS``)
         filled = self._loops.RECORD
-        names = (*filled, *(name for name in _FINISHED_FIELDS if name not in filled))
-        undeclared = [name for name in names if name not in declared]
-        if undeclared:
-            raise ValueError(f"record arrays {undeclared} of game {self.rules.game!r} are declared by no game")
-        fields = [declared[name] for name in names]
-        return tuple((f.name, tuple(sizes[d] for d in f.dims[1:]), f.dtype, f.name not in filled) for f in fields)
+        if tuple(declared) != tuple(filled):
+            game = self.rules.game
+            raise ValueError(f"game {game!r} fills the record arrays {list(filled)}, declares {list(declared)}")
+        return tuple((f.name, tuple(sizes[d] for d in f.dims[1:]), f.dtype) for f in declared.values())
 
     def _record(self, n: int) -> dict[str, np.ndarray]:
-        """The arrays the game's ``loops.end_hands`` fills for ``n`` finished hands (its ``RECORD``),
-        and zeros for the ``FinishedHands`` fields of variants these rules lack."""
-        empty, zeros = np.empty, np.zeros
-        return {name: (zeros if zero else empty)((n, *dims), dtype) for name, dims, dtype, zero in self._record_layout}
+        """The arrays the game's ``loops.end_hands`` fills for ``n`` finished hands (its ``RECORD``)."""
+        empty = np.empty
+        return {name: empty((n, *dims), dtype) for name, dims, dtype in self._record_layout}
 
     def _finish_hands(
         self, state: GameState, g: np.ndarray, result: StepResult, auto_reset: bool, table: np.ndarray | None = None
@@ -128,7 +123,7 @@ class HandCycle:
         if table is not None:
             loops.end_hands_packed(*args, filled, table)
         else:
-            loops.end_hands(*args, filled, *state_arrays(state))
+            loops.end_hands(*args, filled, *self._state_arrays(state))
         winner, delta = record["winner"], record["delta"]
         if len(g) == len(state.phase):  # every game's hand ended (always at B = 1): g is 0 .. B - 1
             result.hand_done = np.ones(len(g), bool)
@@ -140,7 +135,4 @@ class HandCycle:
             result.score_delta[g] = delta
             result.match_done[g] = winner >= 0
             result.winner[g] = winner
-        result.finished.append(FinishedHands(g, *[record[name] for name in _FINISHED_FIELDS]))
-
-
-_FINISHED_FIELDS = tuple(f for f in FinishedHands.__dataclass_fields__ if f != "games")
+        result.finished.append(self._finished_class(games=g, **record))

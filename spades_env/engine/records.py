@@ -66,6 +66,7 @@ def _record(engine: SpadesEngine, f: FinishedHands, i: int) -> dict[str, Any]:
             actions.append({"seat": seat, "action": c, "name": lay.describe(c)})
         leader = winner
     extra.update(game.record_result(engine, f, i))
+    contract = game.record_contract(engine, f, i)
     return {
         "version": RECORD_VERSION,
         "rules": engine.rules.to_dict(),
@@ -75,15 +76,15 @@ def _record(engine: SpadesEngine, f: FinishedHands, i: int) -> dict[str, Any]:
         **extra,
         "hands": [[cards.card_name(c) for c in cards.mask_to_cards(int(h))] for h in deal],
         "start_scores": f.start_scores[i].tolist(),
-        "start_bags": f.start_bags[i].tolist(),
-        "bids": f.bids[i].tolist(),
-        "blind_nil": f.blind[i].tolist(),
+        "start_bags": contract["start_bags"],
+        "bids": contract["bids"],
+        "blind_nil": contract["blind_nil"],
         "actions": actions,
         "tricks": tricks,
         "tricks_won": f.tricks_won[i].tolist(),
         "points": f.delta[i].tolist(),
         "scores": f.scores[i].tolist(),
-        "bags": f.bags[i].tolist(),
+        "bags": contract["bags"],
     }
 
 

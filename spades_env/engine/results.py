@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -13,77 +14,53 @@ class IllegalActionError(ValueError):
 
 @dataclass
 class FinishedHands:
-    """What a record of each hand finished in a step needs (G finished games)."""
+    """What a record of each hand finished in a step needs (G finished games): the core's record arrays here, then
+    the game's own (its ``state_fields.RESULT_FIELDS``: Spades' bids, bags, ...; Hearts' cards passed, ...) in the
+    game's subclass (``engine.state_schema.finished_class``), which the engine's ``step`` returns."""
 
     games: np.ndarray
     """(G,) int64: batch indices of the games whose hand finished."""
+    winner: np.ndarray
+    """(G,) int64: side that won the match with this hand, -1 if the match goes on."""
     deal: np.ndarray
     """(G, N) uint64: the hands as dealt."""
     dealer: np.ndarray
     """(G,) int64: dealer of the finished hand."""
     history: np.ndarray
     """(G, T, N) int64: card each seat played to each trick."""
-    bids: np.ndarray
-    """(G, N) int64: bids (0 = nil)."""
-    blind: np.ndarray
-    """(G, N) bool: blind nil declared."""
     tricks_won: np.ndarray
     """(G, N) int64: tricks taken per seat."""
     trick_winners: np.ndarray
     """(G, T) int64: winner of each trick."""
     start_scores: np.ndarray
     """(G, S) int64: scores before the hand."""
-    start_bags: np.ndarray
-    """(G, S) int64: bags before the hand."""
-    delta: np.ndarray
-    """(G, S) int64: points scored in the hand."""
-    scores: np.ndarray
-    """(G, S) int64: scores after the hand."""
-    bags: np.ndarray
-    """(G, S) int64: bags after the hand."""
-    made: np.ndarray
-    """(G, S) bool: contract made (a zero contract counts as made; False in Hearts)."""
-    bags_added: np.ndarray
-    """(G, S) int64: bags the side took in the hand, before any penalty: overtricks of its
-    contract and the tricks of its failed nils [RULES 3]. 0 without ``bags`` and in Hearts.
-    ``bags`` = ``start_bags`` + ``bags_added`` - ``bag_penalties`` x ``bag_limit``."""
-    bag_penalties: np.ndarray
-    """(G, S) int64: bag penalties applied in the hand (each ``bag_penalty`` points, already in
-    ``delta``). 0 without ``bags`` and in Hearts."""
-    bemo: np.ndarray
-    """(G, S) int64: Bemo declared by each side (0 none, 1 little, 2 big; -1 without ``bemo``)."""
-    pile: np.ndarray
-    """(G, P) int64: two-player draw pile (empty otherwise)."""
-    discards: np.ndarray
-    """(G, N) uint64: two-player draw discards of each player."""
-    exchanged_out: np.ndarray
-    """(G, N) uint64: cards given up in the two-player blind-nil exchange."""
-    exchanged_in: np.ndarray
-    """(G, N) uint64: cards drawn in the two-player blind-nil exchange (the draws a record replays)."""
-    face_up: np.ndarray
-    """(G, N) uint64: Spades ``face_up_deal``: the cards of each hand dealt face up (0 otherwise)."""
-    passed: np.ndarray
-    """(G, N) uint64: Hearts: the cards each seat passed (``deal`` is the hands after the pass)."""
     hand_number: np.ndarray
     """(G,) int64: number of the finished hand in its match (0 = first; sets the Hearts pass)."""
-    points_taken: np.ndarray
-    """(G, N) int64: Hearts: card points each seat took (before the moon)."""
     hand_key: np.ndarray
     """(G,) uint64: the hand's key, ``core.hashing.hand_key`` of the match key and ``hand_number``: it names
     the hand (whoever holds the match key can check it), and, unlike the match key, which deals every
     hand of the match, it gives away no other deal."""
+    delta: np.ndarray
+    """(G, S) int64: points scored in the hand."""
+    scores: np.ndarray
+    """(G, S) int64: scores after the hand."""
 
-    # The nil results follow from ``bids`` and ``tricks_won``: computed when read, not in ``step``.
-    @property
-    def nil_made(self) -> np.ndarray:
-        """(G, N) bool: the seat bid nil or blind nil (``blind`` says which) and took no trick
-        [RULES 3]. False in Hearts (no bids: -1)."""
-        return (self.bids == 0) & (self.tricks_won == 0)
+    #: The game whose hands these are (a class made by ``engine.state_schema.finished_class``).
+    game = ""  # (no annotation: a class attribute, not a field)
 
-    @property
-    def nil_failed(self) -> np.ndarray:
-        """(G, N) bool: the seat bid nil or blind nil and took a trick [RULES 3]. False in Hearts."""
-        return (self.bids == 0) & (self.tricks_won > 0)
+    def __getattr__(self, name: str):
+        """Only for a name that is none of the record's fields: an AttributeError naming the game and its fields."""
+        if name.startswith("__"):
+            raise AttributeError(name)
+        own = [f.name for f in dataclasses.fields(self)][N_CORE_RESULT_FIELDS:]
+        raise AttributeError(f"a {self.game or 'core'} finished hand has no field {name!r} (its own fields: {own})")
+
+    def take(self, keep: np.ndarray) -> FinishedHands:
+        """The hands ``keep`` selects (a bool mask or indices over G), copied."""
+        return type(self)(**{f.name: getattr(self, f.name)[keep] for f in dataclasses.fields(self)})
+
+
+N_CORE_RESULT_FIELDS = len(dataclasses.fields(FinishedHands))
 
 
 class _NoEventArray:

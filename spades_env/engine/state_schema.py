@@ -1,10 +1,13 @@
-"""The game state's layout from its declarations: the core's fields (``core.state_fields.CORE_FIELDS``) and
-every registered game's own (``games.state_fields(game)``, declared in ``games/<game>/state_fields.py``).
+"""The game state's layout from its declarations: the core's fields (``core.state_fields.CORE_FIELDS``) then the
+game's own (``games.state_fields(game)``, declared in ``games/<game>/state_fields.py``).
 
-``schema(game)`` is what one game's engine needs of it: every field's declaration in ``GameState``'s order
-(``HandCycle._empty`` allocates an empty state from them, ``engine.check`` checks dtypes and shapes against
-them) and the fields of the other games, which the game leaves at their neutral values (``engine.check``
-checks that too). The registry is read when asked, so a game registered later is included.
+``state_class(game)`` is the game's ``GameState`` subclass (e.g. ``SpadesState``): the core's fields, then the
+game's, each an array, plus what the game's ``state_fields.py`` adds in a ``StateMixin`` class (properties such as
+Spades' ``nil_bid``). ``schema(game)`` is every field's declaration in that order (``HandCycle._empty`` allocates an
+empty state from them, ``engine.check`` checks dtypes and shapes against them). ``finished_class(game)`` is the
+same for the record of the hands finished in a step (``engine.results.FinishedHands``: the core's record arrays,
+then the game's ``RESULT_FIELDS``, plus its ``FinishedMixin``). The registry is read when asked, so a game
+registered later is included; a game registered again under a name gets its classes anew.
 """
 
 from __future__ import annotations
@@ -16,73 +19,85 @@ import numpy as np
 
 from spades_env import games
 from spades_env.core.state_fields import CORE_FIELDS, CORE_RESULT_FIELDS, StateField
+from spades_env.engine.results import FinishedHands
 from spades_env.engine.state import GameState
 
 
-class Owned(NamedTuple):
-    """A declared field and the game that owns it (None: the core, every game's)."""
-
-    owner: str | None
-    field: StateField
-
-
 class StateSchema(NamedTuple):
-    """One game's view of the state's declarations."""
+    """One game's state declarations."""
 
     game: str
-    """The game whose engine reads it."""
+    """The game."""
     fields: tuple[StateField, ...]
-    """Every field's declaration, in ``GameState``'s order."""
-    foreign: tuple[Owned, ...]
-    """The fields other games own (each stays at its neutral value in ``game``), in ``GameState``'s order."""
-
-
-def declared_fields() -> dict[str, Owned]:
-    """Every declared field by name, with its owner: the core's, then each registered game's; a name
-    declared twice raises ValueError naming it and both owners."""
-    declared: dict[str, Owned] = {}
-    owners: list[tuple[str | None, tuple[StateField, ...]]] = [(None, CORE_FIELDS)]
-    owners += [(game, games.state_fields(game)) for game in games.GAMES]
-    for owner, fields in owners:
-        for field in fields:
-            if field.name in declared:
-                first = declared[field.name].owner or "the core"
-                raise ValueError(f"state field {field.name!r} is declared by {first} and by {owner or 'the core'}")
-            declared[field.name] = Owned(owner, field)
-    return declared
+    """Every field's declaration, in its state's order: the core's, then the game's."""
 
 
 def schema(game: str) -> StateSchema:
-    """The declarations of ``GameState``'s fields, in order, and those ``game`` does not own; ValueError
-    if ``GameState``'s fields and the declared ones differ."""
-    declared = declared_fields()
-    names = [f.name for f in dataclasses.fields(GameState)]
-    if set(names) != set(declared):
-        missing, extra = sorted(set(names) - set(declared)), sorted(set(declared) - set(names))
-        raise ValueError(f"GameState's fields and the declared ones differ: undeclared {missing}, not in it {extra}")
-    ordered = [declared[name] for name in names]
-    foreign = tuple(o for o in ordered if o.owner is not None and o.owner != game)
-    return StateSchema(game, tuple(o.field for o in ordered), foreign)
+    """The declarations of ``game``'s state fields, in order; ValueError naming a field declared twice."""
+    fields = (*CORE_FIELDS, *games.state_fields(game))
+    _check_unique(game, "state field", fields)
+    return StateSchema(game, fields)
 
 
-def empty_state(fields: tuple[StateField, ...], sizes: dict[str, int]) -> GameState:
-    """A state of ``sizes["B"]`` games, every field of ``fields`` (``GameState``'s) at its neutral value."""
-    return GameState(**{f.name: f.empty(sizes) for f in fields})
+def _check_unique(game: str, what: str, fields: tuple[StateField, ...]) -> None:
+    names = [f.name for f in fields]
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        raise ValueError(f"{what}s {twice} of game {game!r} are declared twice (by the core and the game, or the game)")
 
 
-def neutral(field: StateField, arr: np.ndarray) -> np.ndarray:
-    """(B,) bool: game b's row of ``arr`` (the state's ``field``) is every element its neutral value."""
-    return (arr == field.neutral).reshape(len(arr), -1).all(axis=1)
+_classes: dict[tuple[str, str, object], type] = {}
 
 
-def result_fields() -> dict[str, StateField]:
-    """Every record array of a finished hand by name: those every game's hand end fills (``CORE_RESULT_FIELDS``),
-    then each registered game's own (``games.result_fields``); two games may both declare an array (Spades' and
-    Hearts' ``bags``) if they declare it alike, else ValueError naming it."""
-    declared = {f.name: f for f in CORE_RESULT_FIELDS}
-    for game in games.GAMES:
-        for field in games.result_fields(game):
-            first = declared.setdefault(field.name, field)
-            if (first.dtype, first.dims) != (field.dtype, field.dims):
-                raise ValueError(f"record array {field.name!r} is declared twice, differently ({game}'s: {field.dims})")
-    return declared
+def _made(kind: str, game: str, base: type, fields: tuple[StateField, ...], mixin: type | None) -> type:
+    """The dataclass ``base`` + ``fields`` (beyond the base's) for ``game``, made once per registry entry."""
+    key = (kind, game, games.GAMES.get(game))
+    made = _classes.get(key)
+    if made is None:
+        extra = [f for f in fields if f.name not in {x.name for x in dataclasses.fields(base)}]
+        name = "".join(part.capitalize() for part in game.split("_")) + kind
+        bases = (base,) if mixin is None else (mixin, base)
+        namespace = {"game": game, "__reduce__": _reduce}
+        made = dataclasses.make_dataclass(name, [(f.name, np.ndarray) for f in extra], bases=bases, namespace=namespace)
+        made.__module__ = base.__module__
+        made.__doc__ = f"{base.__doc__.splitlines()[0]} Game {game!r}: the core's fields, then its own."
+        _classes[key] = made
+    return made
+
+
+def _reduce(made):
+    """Pickles a made class's object as its kind, game and arrays (the class is made anew when loaded)."""
+    kind = "State" if isinstance(made, GameState) else "FinishedHands"
+    return _rebuild, (kind, made.game, {f.name: getattr(made, f.name) for f in dataclasses.fields(made)})
+
+
+def _rebuild(kind: str, game: str, arrays: dict[str, np.ndarray]):
+    """A pickled state (``kind`` "State") or finished hands of ``game`` holding ``arrays``."""
+    return (state_class if kind == "State" else finished_class)(game)(**arrays)
+
+
+def state_class(game: str) -> type[GameState]:
+    """The ``GameState`` subclass of ``game``: the core's fields, then the game's own (and its ``StateMixin``)."""
+    module = games.part(game, "state_fields")
+    return _made("State", game, GameState, schema(game).fields, getattr(module, "StateMixin", None))
+
+
+def finished_class(game: str) -> type[FinishedHands]:
+    """The ``FinishedHands`` subclass of ``game``: the core's record arrays, then the game's ``RESULT_FIELDS`` (and
+    its ``FinishedMixin``)."""
+    module = games.part(game, "state_fields")
+    fields = result_fields(game)
+    return _made("FinishedHands", game, FinishedHands, tuple(fields.values()), getattr(module, "FinishedMixin", None))
+
+
+def empty_state(game: str, sizes: dict[str, int]) -> GameState:
+    """A state of ``game`` of ``sizes["B"]`` games, every field at its declared neutral value."""
+    return state_class(game)(**{f.name: f.empty(sizes) for f in schema(game).fields})
+
+
+def result_fields(game: str) -> dict[str, StateField]:
+    """``game``'s record arrays of a finished hand by name: those every game's hand end fills (``CORE_RESULT_FIELDS``),
+    then the game's own (``games.result_fields``); ValueError naming one declared twice."""
+    fields = (*CORE_RESULT_FIELDS, *games.result_fields(game))
+    _check_unique(game, "record array", fields)
+    return {f.name: f for f in fields}

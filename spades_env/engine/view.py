@@ -42,3 +42,22 @@ def cards_held(engine: SpadesEngine, state: GameState) -> np.ndarray:
     """(B, N) int64: the cards each seat of each game of ``state`` (a full state or a view) holds, counted from
     public information only (the game's ``cards_held``)."""
     return _game_view(engine).cards_held(state, engine.rules)
+
+
+def known_held(engine: SpadesEngine, state: GameState, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
+    """(D, N) uint64: the cards of each other seat of game ``games[d]`` that seat ``seats[d]`` knows it holds (0 at
+    the deciding seat; the game's ``known_held``: Spades' face-up cards, Hearts' passes with their receiver)."""
+    return _game_view(engine).known_held(state, np.asarray(games), np.asarray(seats), engine.rules)
+
+
+def known_cards(engine: SpadesEngine, state: GameState, g: int, seat: int) -> int:
+    """The cards whose place seat ``seat`` knows in game ``g`` of ``state``, as an int mask (the game's
+    ``known_cards``): the played ones, its own hand once it has seen it, its private history, and the cards its
+    game makes known to it."""
+    return _game_view(engine).known_cards(state, g, seat, engine.rules)
+
+
+def private_masks(engine: SpadesEngine) -> tuple[str, ...]:
+    """The (B, N) card-mask fields of the game's state that only their own seat sees, beyond ``hands`` and ``deal``
+    (the game's ``PRIVATE_MASKS``: Spades' two-player discards, cards seen and exchanges; Hearts' passes)."""
+    return _game_view(engine).PRIVATE_MASKS

@@ -14,6 +14,8 @@ on the copy with that kernel would replace those lines.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from spades_env import cards
@@ -41,7 +43,6 @@ def hand_end_view(
     off_suit = suit != led
     view.voids |= np.where(off_suit, np.left_shift(1, 4 * seat + np.maximum(led, 0)), 0)
     view.spades_broken |= suit == engine.broken_suit
-    view.points_taken[:] = f.points_taken
     view.hands[:] = 0
     view.trick[:] = -1
     view.n_in_trick[:] = 0
@@ -51,24 +52,21 @@ def hand_end_view(
     view.trick_winners[:] = f.trick_winners
     view.history[:] = f.history
     view.scores[:] = f.scores
-    view.bags[:] = f.bags
+    engine.spec.hand_end_fields(view, f)
     view.hand_number += 1
     view.phase[:] = OVER
     return view
 
 
-class _Joined:
-    """The fields ``hand_end_view`` reads of several ``FinishedHands``, joined in game order."""
-
-    def __init__(self, finished: list[FinishedHands]) -> None:
-        order = np.argsort(np.concatenate([f.games for f in finished]), kind="stable")
-        for name in ("games", "points_taken", "tricks_won", "trick_winners", "history", "scores", "bags"):
-            setattr(self, name, np.concatenate([getattr(f, name) for f in finished])[order])
-
-
-def _join(finished: list[FinishedHands], n_games: int) -> FinishedHands | _Joined:
+def _join(finished: list[FinishedHands], n_games: int) -> FinishedHands:
     """``finished`` as one record in game order; it must hold ``n_games`` games."""
-    one = finished[0] if len(finished) == 1 and np.all(np.diff(finished[0].games) > 0) else _Joined(finished)
+    if len(finished) == 1 and np.all(np.diff(finished[0].games) > 0):
+        one = finished[0]
+    else:
+        order = np.argsort(np.concatenate([f.games for f in finished]), kind="stable")
+        kind = type(finished[0])
+        one = kind(**{x.name: np.concatenate([getattr(f, x.name) for f in finished])[order]
+                      for x in dataclasses.fields(kind)})  # fmt: skip
     if len(one.games) != n_games:
         raise ValueError(f"expected the finished hands of {n_games} games, got {len(one.games)}")
     return one

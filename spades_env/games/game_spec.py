@@ -134,12 +134,16 @@ class GameSpec:
             ends.append(f"max_hands {rules.max_hands}")
         return ends
 
-    def adjusted_points(
-        self, rules: BaseRules, delta: np.ndarray, bags_added: np.ndarray, bag_penalties: np.ndarray
-    ) -> np.ndarray:
-        """(G, n_sides) float64: a hand's points as tournaments compare them (a game without bags:
-        ``delta`` as it is)."""
-        return np.asarray(delta, np.float64)
+    def adjusted_points(self, rules: BaseRules, f: Any, rows: np.ndarray | slice = slice(None)) -> np.ndarray:
+        """(G, n_sides) float64: the points of the finished hands ``f`` (the game's ``FinishedHands``, or its
+        scoring's score of them; its rows ``rows``) as tournaments compare them (a game without bags: ``f.delta``
+        as it is)."""
+        return np.asarray(f.delta[rows], np.float64)
+
+    def contract_counts(self, engine: SpadesEngine, f: FinishedHands) -> dict[str, np.ndarray] | None:
+        """(G, n_sides) int64 each, the finished hands' contracts as tournaments count them (``contracts``,
+        ``sets``, ``bags``, ``nil_bids``, ``nil_made``); None in a game without contracts."""
+        return None
 
     # ---------------------------------------------------------- state checks
     def reachable_phases(self, rules: BaseRules) -> list[int]:
@@ -164,7 +168,22 @@ class GameSpec:
         raise AssertionError naming the game and the broken invariant."""
         raise NotImplementedError
 
+    # ----------------------------------------------------------- new matches
+    def new_matches(self, state: GameState, g: np.ndarray, sides: np.ndarray, bags: np.ndarray | int) -> None:
+        """Set the game's own match fields of new matches in games ``g`` (``sides``: the flat (G, S) cells of
+        their sides; ``bags``: their starting bags, checked against ``max_bags``); a game without any: nothing."""
+
+    def hand_end_fields(self, view: GameState, f: FinishedHands) -> None:
+        """Write into ``view`` (games before their last card, ``envs.hand_end.hand_end_view``) the game's own fields
+        as their hands ended, from ``f`` (their finished hands, in order); a game without any: nothing."""
+
     # --------------------------------------------------------------- records
+    def record_contract(self, engine: SpadesEngine, f: FinishedHands, i: int) -> dict[str, Any]:
+        """The record's ``start_bags``, ``bids``, ``blind_nil`` and ``bags`` of hand ``i`` (layout version 2 has them
+        in every game): a game without bidding or bags records none (0 bags, bids -1, no blind nil)."""
+        n, sides = f.deal.shape[1], f.scores.shape[1]
+        return {"start_bags": [0] * sides, "bids": [-1] * n, "blind_nil": [False] * n, "bags": [0] * sides}
+
     def record_decisions(self, engine: SpadesEngine, f: FinishedHands, i: int, add) -> tuple[np.ndarray, dict]:
         """Add (``add(seat, action)``) the decisions of hand ``i`` before its card play, in order, and
         return the hands as the record lists them and the record fields that follow ``dealer``."""

@@ -190,10 +190,27 @@ def test_stored_games_are_narrow_and_come_back_with_their_dtypes_and_values():
     assert data["history"].dtype == torch.int8 and data["scores"].dtype == torch.int64  # 2**40 needs int64
     on_disk = sum(t.untyped_storage().nbytes() for t in data.values())
     assert on_disk < 0.25 * sum(getattr(state, f.name).nbytes for f in dataclasses.fields(state))
-    assert data["passed"].untyped_storage().nbytes() == 8  # partnership passes no cards: one zero stored
+    assert data["discards"].untyped_storage().nbytes() == 8  # partnership draws no cards: one zero stored
     for stored in (data, {f.name: torch.from_numpy(getattr(state, f.name)) for f in dataclasses.fields(state)}):
-        again = state_from_env(stored)  # narrow, and as checkpoints before the narrowing stored it
+        again = state_from_env(stored, "spades")  # narrow, and as checkpoints before the narrowing stored it
         for f in dataclasses.fields(state):
             a, b = getattr(state, f.name), getattr(again, f.name)
             assert a.dtype == b.dtype and a.shape == b.shape, f.name
             np.testing.assert_array_equal(a, b, err_msg=f.name)
+
+
+def test_stored_games_of_the_union_layout_load_as_the_games_own_fields_and_a_missing_one_is_named():
+    import dataclasses
+
+    from spades_env.engine import SpadesEngine
+    from train.runs.checkpoint import env_state, state_from_env
+
+    state = SpadesEngine("hearts").reset(np.arange(3))
+    data = env_state(state) | {"bids": torch.full((3, 4), -1), "bags": torch.zeros((3, 2), dtype=torch.int64)}
+    again = state_from_env(data, "hearts")  # a checkpoint of when every state had every game's fields
+    assert type(again) is type(state)
+    for f in dataclasses.fields(state):
+        np.testing.assert_array_equal(getattr(again, f.name), getattr(state, f.name), err_msg=f.name)
+    del data["passed"]
+    with pytest.raises(CheckpointError, match=r"checkpoint c.pt: its 'env' lacks the hearts state fields \['passed'\]"):
+        state_from_env(data, "hearts", "c.pt")

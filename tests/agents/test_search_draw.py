@@ -100,7 +100,7 @@ def test_rollout_games_hold_nothing_the_seat_cannot_see():
     assert (np.diff(roll.pile, axis=1) > 0).all()  # the deck in card order: the pile's order is not public
     assert (roll.seen[games, opponent] == (hands[games, 0, opponent] | discards[games, 0, opponent])).all()
     assert (roll.seen[games, seats] == state.seen[games, seats]).all()
-    for name in ("exchanged_out", "exchanged_in", "passed"):
+    for name in ("exchanged_out", "exchanged_in"):
         assert not getattr(roll, name)[games, opponent].any(), name
     changed = state.copy()  # what the seat cannot see changes: the rollout games do not
     changed.key ^= np.uint64(12345)

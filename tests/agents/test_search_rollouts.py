@@ -1,5 +1,7 @@
 """The search bot's compiled rollouts (``agents.search_rollouts``) give the values of the engine rollouts."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -53,8 +55,8 @@ def test_compiled_rollouts_give_the_engine_rollouts_values_on_every_preset(prese
         assert np.array_equal(compiled, _values(engine, state, False))  # bit for bit, -inf where illegal
         assert np.isfinite(compiled).any(axis=1).all()
         compared += len(compiled)
-        for field in state.__dataclass_fields__:  # the rollouts change nothing in the state they read
-            assert np.array_equal(getattr(state, field), getattr(before, field)), field
+        for field in dataclasses.fields(state):  # the rollouts change nothing in the state they read
+            assert np.array_equal(getattr(state, field.name), getattr(before, field.name)), field.name
     assert compared >= 10
 
 

@@ -7,11 +7,16 @@ score winning (a tie for the highest plays on). Dealer+1 leads the first trick.
 
 The folder has what a game folder has (``spades_env/games/<game>/``): its rules class, spec,
 phases, loops (generated from the template), hand score, observation encoder, reference engine
-and text. ``tests/spades_env/games/test_toy_game.py`` registers it with one line (``GAMES["tricks"] = TRICKS``)
-and plays it through the engine, the PettingZoo env and the random bot.
+and text, and a field of the state of its own (``state_fields.py``: each seat's best hands of the match, which its
+phases keep and its hand score records; ``state_arrays.py`` is generated from it).
+``tests/spades_env/games/test_toy_game.py`` registers it with one line (``GAMES["tricks"] = TRICKS``) and plays it
+through the engine, the PettingZoo env and the random bot.
 """
 
 from spades_env.games import game_parts
 
 #: Its registry entry (``spades_env.games.GAMES["tricks"]``); its batch scoring is its ``hand_score``.
-TRICKS = game_parts("tests.toy_game", "TricksRules", "TricksObservationEncoder", "TricksReferenceGame", "hand_score")
+TRICKS = game_parts(
+    "tests.toy_game", "TricksRules", "TricksObservationEncoder", "TricksReferenceGame", "hand_score",
+    has_state_fields=True,
+)  # fmt: skip

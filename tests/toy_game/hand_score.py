@@ -8,6 +8,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from tests.toy_game import phases as ph
+
 #: ``Tables.max_hands`` of a match without a hand limit.
 NO_LIMIT = -1
 
@@ -26,8 +28,8 @@ def tables(rules) -> Tables:
     return Tables(int(rules.n_sides), int(rules.target_score), limit)
 
 
-#: Tricks keeps no record field of its own.
-RECORD = ()
+#: Tricks' own record arrays (``state_fields.RESULT_FIELDS``), in ``end_hand``'s ``own`` order.
+RECORD = ("best_hands",)
 
 
 @njit(cache=True, inline="always")
@@ -48,7 +50,11 @@ def match_winner(o, scores, hands_played, t):
 @njit(cache=True, inline="always")
 def end_hand(s, g, t, o, delta, scores, own):
     """The hand that ended in game ``g``: each side's tricks into row ``o`` of ``delta`` and the scores
-    after into ``scores``; returns the match's winner, -1 while it goes on. Changes no state array."""
+    after into ``scores``, and each seat's best hands of the match, this one included, into row ``o`` of the
+    ``own`` record; returns the match's winner, -1 while it goes on. Changes no state array."""
+    (best_hands,) = own
+    for k in range(s.hands.shape[1]):
+        best_hands[o, k] = s.best_hands[g, k] + ph.took_most(s, g, k)
     for side in range(t.n_sides):
         delta[o, side] = 0
     for k in range(s.hands.shape[1]):

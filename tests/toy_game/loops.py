@@ -7,13 +7,15 @@ Each loop runs the game's one-game rules (``phases`` beside this file) and the c
 (``engine.core.SpadesEngine``) picks these loops for a rule set of the game once, in ``__init__``,
 and passes the rule set's parameters (its spec's ``params``) and card-play tables
 (``core.trick_play.TrickTables``) packed in one array (``core.packed.pack_rules``), and the
-state's arrays (``core.state_arrays.state_arrays``), or, at small batches, one table of them
+state's arrays (the game's ``state_arrays.state_arrays``: the core's fields, then the game's own,
+generated beside this file from their declarations), or, at small batches, one table of them
 (``core.packed.state_table``: ``step_packed``).
 
 What the loops ask the game (every game folder has them): ``phases``: ``is_legal``, ``apply``
-(returns True where a weak hand was shown: a redeal), ``random_action``, ``legal_row``, ``deal``
-and ``begin_hand`` of a game ``g`` of the state, and ``P_N_CARD_IDS``; ``hand_score``: ``Tables``
-(the rule set's scoring tables, which ``end_hands`` takes as a plain tuple), ``RECORD`` (the
+(returns True where a weak hand was shown: a redeal, its own fields already set for it),
+``random_action``, ``legal_row``, ``deal``, ``begin_hand`` and ``next_hand`` (the game's own fields
+before the next hand of a match, or of a new match) of a game ``g`` of the state, and ``P_N_CARD_IDS``;
+``hand_score``: ``Tables`` (the rule set's scoring tables, which ``end_hands`` takes as a plain tuple), ``RECORD`` (the
 game's own record arrays) and ``end_hand`` (a finished hand's own record fields, its score and
 the match's winner).
 
@@ -21,8 +23,9 @@ This file is generated from the one template of every game's loops
 (``spades_env/games/loops_template.py.in``, by ``python -m spades_env.games.generate_loops``): edit
 the template and regenerate. Numba's cache keys a compiled function on its own file only: after
 editing a function these loops call in another file (``phases`` and the files beside it that it
-calls, ``hand_score``, ``core.state_arrays``, ``core.trick_play``), clear the ``__pycache__`` of
-this file too (or touch it), or the cached loops run the old code.
+calls, ``hand_score``, ``state_arrays``, ``core.state_arrays``, ``core.trick_play``), clear the
+``__pycache__`` of this file too (or touch it), or the cached loops run the old code (the generator
+touches it when it rewrites the game's ``state_arrays.py``).
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from spades_env.core.phases import OVER, PLAY
 
 from . import hand_score
 from . import phases as ph
+from . import state_arrays as gs
 
 #: The record arrays ``end_hands`` fills: those of every game (``core.state_arrays.RECORD_FIELDS``,
 #: in order), then the game's own (``hand_score.RECORD``, filled by ``hand_score.end_hand``).
@@ -49,15 +53,15 @@ CHUNK = 256
 
 
 # The loops over games ``lo`` .. ``hi`` - 1. ``tables``: ``TrickTables``' fields in order;
-# ``state``: the state's arrays (``core.state_arrays.FIELDS``), the arrays passed or their views
-# (``core.packed.unpack_state``), of the same types: each loop is compiled once. Each bundles
+# ``state``: the state's arrays (the game's ``state_arrays.FIELDS``), the arrays passed or their views
+# (its ``unpack_state``), of the same types: each loop is compiled once. Each bundles
 # them itself (``borrow``): a bundle passed from one compiled call to another made the large
 # batches about 1.5x slower. Card play, the usual decision, is dispatched here; the game's other
 # phases are its ``phases`` functions.
 @njit(cache=True)
 def check_games(lo, hi, actions, p, tables, state):
     """The first game of ``lo`` .. ``hi`` - 1 whose action is not legal (or whose match is over), else -1."""
-    s, t = sa.borrow(state), sa.borrow_tables(tables)
+    s, t = gs.borrow(state), sa.borrow_tables(tables)
     for g in range(lo, hi):
         phase = s.phase[g]
         if phase == PLAY:
@@ -73,14 +77,13 @@ def apply_games(lo, hi, actions, status, p, tables, state):
     """Apply ``actions[g]`` in games ``lo`` .. ``hi`` - 1 (not where the match is over); ``status[g]``:
     GOES_ON, HAND_ENDED or REDEAL. The cards first, in one loop (card play never changes a
     game's phase), then the other decisions."""
-    s, t = sa.borrow(state), sa.borrow_tables(tables)
+    s, t = gs.borrow(state), sa.borrow_tables(tables)
     status[lo:hi] = GOES_ON
     sa.play_cards(s, t, lo, hi, actions, PLAY, status)  # sets HAND_ENDED (1, True)
     for g in range(lo, hi):
         phase = s.phase[g]
         if phase != PLAY and phase != OVER and ph.apply(s, p, g, actions[g]):
-            s.n_redeals[g] += 1  # a weak hand was shown: a new seeded deal by the same dealer [RULES 6]
-            start_hand(s, p, g, True, t.lead_after[0])
+            start_hand(s, p, g, True, t.lead_after[0])  # a weak hand was shown: a new deal, same dealer [RULES 6]
             status[g] = REDEAL
 
 
@@ -88,7 +91,7 @@ def apply_games(lo, hi, actions, status, p, tables, state):
 def draw_games(lo, hi, u, out, p, tables, state):
     """``out[g]``: legal action k of game g in id order, k = floor(u[g] * their number); 0 where
     the match is over."""
-    s, t = sa.borrow_decision(state), sa.borrow_tables(tables)
+    s, t = gs.borrow_decision(state), sa.borrow_tables(tables)
     for g in range(lo, hi):
         phase = s.phase[g]
         if phase == PLAY:
@@ -103,7 +106,7 @@ def draw_games(lo, hi, u, out, p, tables, state):
 @njit(cache=True)
 def mask_games(lo, hi, games, out, p, tables, state):
     """``out[i]``: the legal actions of the player to move in game ``games[i]``, i in ``lo`` .. ``hi`` - 1."""
-    s, t = sa.borrow_decision(state), sa.borrow_tables(tables)
+    s, t = gs.borrow_decision(state), sa.borrow_tables(tables)
     for i in range(lo, hi):
         g = games[i]
         row = out[i]
@@ -145,7 +148,7 @@ def step_games(actions, validate, status, p, tables, state):
 # The engine's calls: one game at a time, or ``_threads`` over chunks of games in parallel
 # (``prange``), with the same results. Each takes its own arguments, then the rule set's
 # parameters and card-play tables in one array (``core.packed.pack_rules``), then the state:
-# its arrays (``random_actions`` and ``legal_action_mask``: only ``core.state_arrays.DECISION_FIELDS``),
+# its arrays (``random_actions`` and ``legal_action_mask``: only the game's ``state_arrays.DECISION_FIELDS``),
 # or, ``step_packed``, its ``core.packed.state_table``.
 @njit(cache=True)
 def step(actions, validate, status, rules, *state):
@@ -158,7 +161,7 @@ def step(actions, validate, status, rules, *state):
 def step_packed(actions, validate, status, rules, table):
     """``step_games`` on the state of a ``core.packed.state_table``."""
     p, tables = packed.unpack_rules(rules)
-    return step_games(actions, validate, status, p, tables, packed.unpack_state(table))
+    return step_games(actions, validate, status, p, tables, gs.unpack_state(table))
 
 
 @njit(cache=True, parallel=True)
@@ -237,7 +240,7 @@ def legal_action_mask_threads(games, out, rules, *state):
 
 @njit(cache=True, inline="always")
 def start_hand(s, p, g, seeded, unbroken_lead):
-    """Deal the hand of game ``g`` (its dealer, scores, bags and hand number set; ``seeded``: the
+    """Deal the hand of game ``g`` (its dealer, scores and hand number set; ``seeded``: the
     seeded deal, else the cards written in) and set it up to its first decision."""
     ph.deal(s, p, g, seeded)
     sa.clear_hand(s, g, unbroken_lead)
@@ -248,7 +251,7 @@ def start_hand(s, p, g, seeded, unbroken_lead):
 def begin_hands(games, seeded, rules, *state):
     """``start_hand`` of each of ``games`` (a new match's first hand)."""
     p, tables = packed.unpack_rules(rules)
-    s = sa.borrow(state)
+    s = gs.borrow(state)
     for g in games:
         start_hand(s, p, g, seeded, tables[7][0])  # lead_after[0]
 
@@ -264,7 +267,7 @@ def end_hands(games, auto_reset, tables, p, unbroken_lead, record, *state):
 def end_hands_packed(games, auto_reset, tables, p, unbroken_lead, record, table):
     """``finish_games`` on the state of a ``core.packed.state_table``."""
     t = hand_score.Tables(*tables)
-    finish_games(games, auto_reset, t, p, unbroken_lead, record, packed.unpack_state(table))
+    finish_games(games, auto_reset, t, p, unbroken_lead, record, gs.unpack_state(table))
 
 
 @njit(cache=True)
@@ -272,18 +275,19 @@ def finish_games(games, auto_reset, t, p, unbroken_lead, record, state):
     """Score the hand that ended in each of ``games`` (``hand_score.end_hand``, ``t`` its
     ``Tables``), keep it in row o of the ``record`` arrays (o: its place in ``games``; ``record``:
     the arrays of ``core.state_arrays.RECORD_FIELDS`` and those of ``hand_score.RECORD``, two
-    tuples), and start the next hand, the next match (``auto_reset``) or leave the match OVER."""
-    s = sa.borrow(state)
+    tuples), and start the next hand (the game's own fields set by its ``next_hand``), the next
+    match (``auto_reset``) or leave the match OVER."""
+    s = gs.borrow(state)
     shared, own = record
-    (winner, deal, dealer, history, bids, blind, tricks_won, trick_winners, start_scores, start_bags, bemo,
-     hand_number, hand_key, delta, scores) = shared  # fmt: skip
+    (winner, deal, dealer, history, tricks_won, trick_winners, start_scores, hand_number, hand_key, delta,
+     scores) = shared  # fmt: skip
     for o in range(len(games)):
         g = games[o]
-        sa.keep_record(s, g, o, deal, dealer, history, bids, blind, tricks_won, trick_winners, start_scores,
-                       start_bags, bemo, hand_number, hand_key)  # fmt: skip
+        sa.keep_record(s, g, o, deal, dealer, history, tricks_won, trick_winners, start_scores, hand_number, hand_key)
         w = hand_score.end_hand(s, g, t, o, delta, scores, own)
         winner[o] = w
         for k in range(s.scores.shape[1]):
             s.scores[g, k] = scores[o, k]
         if sa.next_hand_or_match(s, g, w, auto_reset, OVER):
+            ph.next_hand(s, p, g, w >= 0)
             start_hand(s, p, g, True, unbroken_lead)

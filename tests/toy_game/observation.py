@@ -1,6 +1,7 @@
 """Tricks' seat-relative observation (layout version 1), written in plain NumPy: the observer's hand,
-the trick in progress by relative seat, the led suit, the seat to move, the tricks taken this hand
-and the scores (``spades_env.core.encode`` conventions)."""
+the trick in progress by relative seat, the led suit, the seat to move, the tricks taken this hand, each seat's
+best hands of the match (Tricks' own state field, a share of the hands played) and the scores
+(``spades_env.core.encode`` conventions)."""
 
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ class TricksObservationEncoder(ObservationLayout):
         blocks = [("hand", (c,)), ("trick", (n, c))]
         if perfect_information:
             blocks.append(("all_hands", (n, c)))
-        blocks += [("led_suit", (4,)), ("to_move", (n,)), ("tricks_won", (n,)), ("score", (s,)), ("target", (1,))]
+        blocks += [("led_suit", (4,)), ("to_move", (n,)), ("tricks_won", (n,)), ("best_hands", (n,)), ("score", (s,))]
+        blocks += [("target", (1,))]
         super().__init__(engine, perfect_information, blocks)
         self._bits = self.bit_count("tricks_won")
 
@@ -40,6 +42,7 @@ class TricksObservationEncoder(ObservationLayout):
                 if self.perfect_information:
                     row["all_hands"][j] = _bits(int(state.hands[g, a]), self.n_cards)
                 row["tricks_won"][j] = state.tricks_won[g, a] / hand_size
+                row["best_hands"][j] = state.best_hands[g, a] / max(1, state.hand_number[g])
             if state.led_suit[g] >= 0:
                 row["led_suit"][state.led_suit[g]] = 1
             if state.phase[g] != OVER:

@@ -31,8 +31,25 @@ def deck(p):
 
 @njit(cache=True, inline="always")
 def deal(s, p, g, seeded):
-    """Deal the hand of game ``g``: no pile, no card face up."""
-    sa.deal_hand(s, g, deck(p), False, 0, seeded)
+    """Deal the hand of game ``g``: no pile, no card face up, no redeal."""
+    sa.deal_hand(s, g, deck(p), seeded, 0)
+
+
+@njit(cache=True, inline="always")
+def took_most(s, g, k):
+    """Seat ``k`` took the most tricks of game ``g``'s hand (a tie: each of the most)."""
+    most = 0
+    for j in range(s.hands.shape[1]):
+        most = max(most, s.tricks_won[g, j])
+    return s.tricks_won[g, k] == most
+
+
+@njit(cache=True, inline="always")
+def next_hand(s, p, g, new_match):
+    """Tricks' own field before the next hand: the best hands of the match, the hand just played counted (none in a
+    new match)."""
+    for k in range(s.hands.shape[1]):
+        s.best_hands[g, k] = 0 if new_match else s.best_hands[g, k] + took_most(s, g, k)
 
 
 @njit(cache=True, inline="always")

@@ -21,6 +21,7 @@ class TricksReferenceGame(TrickGame):
             raise ValueError(f"rules must be a Tricks rule set (game 'tricks'), got {type(rules).__name__}")
         self.seat_table(rules, dealer, scores, hand_number)
         self.n_card_ids = self.n_actions = rules.n_card_ids
+        self.best_hands = [0] * self.n  # each seat's hands of the match so far in which it took the most tricks
         self.start_hand(hands, dealer)
 
     def start_hand(self, hands: Sequence[Sequence[int]], dealer: int | None = None) -> None:
@@ -58,7 +59,11 @@ class TricksReferenceGame(TrickGame):
         self.last_points = [sum(self.tricks_won[s] for s in self.members(side)) for side in range(self.n_sides)]
         for side in range(self.n_sides):
             self.scores[side] += self.last_points[side]
+        most = max(self.tricks_won)
+        self.last_best_hands = [b + (w == most) for b, w in zip(self.best_hands, self.tricks_won, strict=True)]
         self.end_hand()
+        if self.phase != tricks.OVER:
+            self.best_hands = self.last_best_hands
 
     def match_winner(self) -> int:
         """The single highest score once a side reaches the target (or after ``max_hands``), else -1."""

@@ -164,7 +164,7 @@ def play_hands(
             fields = {
                 "bids": f.bids[keep],
                 "tricks": f.tricks_won[keep],
-                "points": engine.spec.adjusted_points(engine.rules, f.delta, f.bags_added, f.bag_penalties)[keep],
+                "points": engine.spec.adjusted_points(engine.rules, f, keep),
                 "bags": f.bags_added[keep],
                 "made": f.made[keep],
             }

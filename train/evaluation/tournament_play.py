@@ -33,20 +33,16 @@ class GameTally:
 
         Bag-adjusted points put back the hand's bag penalties and charge every bag taken
         ``bag_penalty / bag_limit`` points (the engine's breakdown: ``f.bag_penalties``,
-        ``f.bags_added``) [RULES 3]. Hearts (points as they are, lower is better) has no bids (-1),
-        contracts, bags or nils: those tallies stay 0.
+        ``f.bags_added``) [RULES 3]. The contracts, sets, bags and nils are the game's
+        (``spec.contract_counts``): Hearts (points as they are, lower is better) has none: those tallies stay 0.
         """
-        sides = np.eye(engine.n_sides, dtype=np.int64)[engine.side_of_seat]  # (N, S)
         self.points[games] += f.delta
-        adjusted = engine.spec.adjusted_points(engine.rules, f.delta, f.bags_added, f.bag_penalties)
+        adjusted = engine.spec.adjusted_points(engine.rules, f)
         self.adjusted[games] += np.rint(adjusted).astype(np.int64)
         self.hands[games] += 1
-        contract = np.where(f.bids > 0, f.bids, 0) @ sides
-        self.contracts[games] += contract > 0
-        self.sets[games] += (contract > 0) & ~f.made
-        self.bags[games] += f.bags_added
-        self.nil_bids[games] += (f.nil_made | f.nil_failed).astype(np.int64) @ sides
-        self.nil_made[games] += f.nil_made.astype(np.int64) @ sides
+        counts = engine.spec.contract_counts(engine, f)
+        for name, count in (counts or {}).items():
+            getattr(self, name)[games] += count
 
 
 class Observer:
@@ -110,7 +106,7 @@ def _tally_finished(engine, finished, active: np.ndarray, tally: GameTally, hand
         keep = active[f.games]
         if not keep.any():
             continue
-        sub = f if keep.all() else FinishedHands(**{k: getattr(f, k)[keep] for k in f.__dataclass_fields__})
+        sub = f if keep.all() else f.take(keep)
         tally.add(engine, sub.games, sub)
         if hand_records is not None:
             for g, rec in zip(sub.games.tolist(), records.hand_records(engine, sub), strict=True):

@@ -247,11 +247,11 @@ class ShardedCollection:
         return [state.take(np.arange(lo, hi)) for lo, hi in shard_bounds(state.batch_size, shards)]
 
     @staticmethod
-    def states_from_checkpoint(data: Any, shards: int, where: str) -> list[GameState]:
+    def states_from_checkpoint(data: Any, shards: int, where: str, game: str) -> list[GameState]:
         """The shards' games of a checkpoint's ``env`` (a list of ``env_state``s, one per shard)."""
         if not isinstance(data, list) or len(data) != shards:
             raise CheckpointError(f"checkpoint {where}: 'env' is not the games of {shards} shards (collect_shards)")
-        return [state_from_env(part) for part in data]
+        return [state_from_env(part, game, where) for part in data]
 
     def checkpoint_state(self) -> list[dict[str, torch.Tensor]]:
         return [env_state(s) for s in self.states]
@@ -290,7 +290,7 @@ def open_sharded_collection(
     states = (
         ShardedCollection.split(batch, shards)
         if saved is None
-        else ShardedCollection.states_from_checkpoint(saved, shards, str(where))
+        else ShardedCollection.states_from_checkpoint(saved, shards, str(where), batch.game)
     )
     setup = ShardSetup(
         rules=label.rules,

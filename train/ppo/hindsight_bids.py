@@ -47,7 +47,7 @@ def hindsight_values(engine: Any, finished: Any, index: np.ndarray, seats: np.nd
         engine.rules, bids, finished.blind[hand], finished.tricks_won[hand], finished.start_bags[hand],
         finished.trick_winners[hand], finished.bemo[hand],
     )  # fmt: skip
-    adjusted = engine.spec.adjusted_points(engine.rules, score.delta, score.bags_added, score.bag_penalties)
+    adjusted = engine.spec.adjusted_points(engine.rules, score)
     out = np.zeros(cand.shape, np.float32)
     out[rows, k] = side_margin(adjusted, engine.side_of_seat[seats[rows]])
     return out

@@ -92,7 +92,7 @@ def adjusted_rewards(engine: Any, rewards: np.ndarray, finished: list) -> np.nda
     out = np.array(rewards, np.float32)
     sign = -1.0 if engine.rules.points_are_penalties else 1.0
     for f in finished:
-        adjusted = engine.spec.adjusted_points(engine.rules, f.delta, f.bags_added, f.bag_penalties)
+        adjusted = engine.spec.adjusted_points(engine.rules, f)
         out[f.games] = (sign * adjusted[:, engine.side_of_seat]).astype(np.float32)
     return out
 
@@ -130,7 +130,7 @@ def _step_and_credit(envs, action: np.ndarray, buffer: TurnBuffer, config: PPOCo
         rewards = pairing.credit(buffer, rewards, hand_done, hand_number)
     buffer.add_rewards(rewards, episode_end | terminated | truncated)
     for finished in info.get("finished_hands", ()):
-        stats.add(finished, engine.side_of_seat, engine.n_sides)
+        stats.add(finished, engine.side_of_seat, engine.n_sides, engine.rules.has_bidding)
         if hindsight is not None:
             hindsight.finish(engine, finished, config.hindsight_nil)
     return next_obs, info, hand_done

@@ -47,6 +47,7 @@ import torch
 
 from agents.checkpoint_io import CHECKPOINT_FORMAT, REQUIRED_KEYS, CheckpointError, read_checkpoint
 from spades_env.engine.state import GameState
+from spades_env.engine.state_schema import state_class
 
 __all__ = [
     "CHECKPOINT_FORMAT",
@@ -184,25 +185,27 @@ def compact_tensor(array: np.ndarray) -> torch.Tensor:
 
 
 def env_state(state: GameState) -> dict[str, torch.Tensor]:
-    """The batched games in progress as ``{field: tensor}`` (every ``GameState`` array, ``compact_tensor``: about
-    5x smaller than the arrays; ``state_from_env`` restores them)."""
-    return {f.name: compact_tensor(getattr(state, f.name)) for f in dataclasses.fields(GameState)}
+    """The batched games in progress as ``{field: tensor}`` (every array of the state's game, ``compact_tensor``:
+    about 5x smaller than the arrays; ``state_from_env`` restores them)."""
+    return {f.name: compact_tensor(getattr(state, f.name)) for f in dataclasses.fields(state)}
 
 
-def state_from_env(data: dict[str, torch.Tensor]) -> GameState:
-    """The ``GameState`` of ``env_state``: the same values, every narrowed integer field int64 again (a
-    ``GameState``'s integer fields are all int64; checkpoints written before the narrowing load as they are)."""
-    arrays = {k: tensor_to_array(v) for k, v in data.items()}
-    return GameState(**{k: a.astype(np.int64) if a.dtype in NARROW_INTS else a for k, a in arrays.items()})
+def state_from_env(data: dict[str, torch.Tensor], game: str, path: str | Path = "") -> GameState:
+    """The state of ``game`` of ``env_state``: the same values, every narrowed integer field int64 again (a state's
+    integer fields are all int64; checkpoints written before the narrowing load as they are). Of a checkpoint
+    written when every game's state had every game's fields, the game's own are read, the others left; a field of
+    the game missing fails in one line naming it (``path``: the checkpoint)."""
+    names = [f.name for f in dataclasses.fields(state_class(game))]
+    missing = [name for name in names if name not in data]
+    if missing:
+        raise CheckpointError(f"checkpoint {path}: its 'env' lacks the {game} state fields {missing}")
+    arrays = {k: tensor_to_array(data[k]) for k in names}
+    return state_class(game)(**{k: a.astype(np.int64) if a.dtype in NARROW_INTS else a for k, a in arrays.items()})
 
 
 def restore_env(envs: Any, data: dict[str, torch.Tensor], path: str | Path) -> None:
     """Put the games of ``env_state`` back into a fresh ``VectorSpades`` of the same rules and size."""
-    fields = [f.name for f in dataclasses.fields(GameState)]
-    missing = [name for name in fields if name not in data]
-    if missing:
-        raise CheckpointError(f"checkpoint {path}: its 'env' lacks the game fields {missing}")
-    state = state_from_env({name: data[name] for name in fields})
+    state = state_from_env(data, envs.engine.rules.game, path)
     if state.batch_size != envs.num_envs:
         raise CheckpointError(f"checkpoint {path}: 'env' holds {state.batch_size} games, the run has {envs.num_envs}")
     envs.restore(state)

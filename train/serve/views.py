@@ -52,22 +52,34 @@ def event_entry(engine: SpadesEngine, step: Step, viewer: int | None) -> dict[st
     return {"seat": step.seat, "action": step.action, "label": action_entry(engine, step.phase, step.action)["label"]}
 
 
+def contract_fields(engine: SpadesEngine, src: Any) -> dict[str, Any]:
+    """The bids, blind nils and bags of the one game of ``src`` (a B = 1 state, or the FinishedHands of a B = 1
+    step); in a game without bidding (``rules.has_bidding`` False: Hearts) no bids, no blind nil and no bags."""
+    n, s = engine.n_players, engine.n_sides
+    if not engine.rules.has_bidding:
+        return {"bids": [None] * n, "blind": [False] * n, "bags": [0] * s}
+    bids = [None if b < 0 else int(b) for b in src.bids[0]]
+    return {"bids": bids, "blind": src.blind[0].tolist(), "bags": src.bags[0].tolist()}
+
+
 def finished_breakdown(engine: SpadesEngine, f: FinishedHands) -> dict[str, Any]:
     """The score breakdown of the one hand in ``f`` (a FinishedHands of a B = 1 step): per seat
-    bids, tricks and nils; per side points, bags added, bag penalties, scores and bags."""
-    bids = f.bids[0]
+    bids, tricks and nils; per side points, bags added, bag penalties, scores and bags (no bids, nils or bags in a
+    game without bidding)."""
+    contract = contract_fields(engine, f)
+    bidding, n, s = engine.rules.has_bidding, engine.n_players, engine.n_sides
     out: dict[str, Any] = {
-        "bids": [None if b < 0 else int(b) for b in bids],
+        "bids": contract["bids"],
         "tricks_won": f.tricks_won[0].tolist(),
         "start_scores": f.start_scores[0].tolist(),
         "points": f.delta[0].tolist(),
         "scores": f.scores[0].tolist(),
-        "bags": f.bags[0].tolist(),
-        "bags_added": f.bags_added[0].tolist(),
-        "bag_penalties": f.bag_penalties[0].tolist(),
+        "bags": contract["bags"],
+        "bags_added": f.bags_added[0].tolist() if bidding else [0] * s,
+        "bag_penalties": f.bag_penalties[0].tolist() if bidding else [0] * s,
         "nil": [
-            {"blind": bool(f.blind[0, s]), "made": bool(f.nil_made[0, s])} if int(bids[s]) == 0 else None
-            for s in range(engine.n_players)
+            {"blind": contract["blind"][k], "made": bool(f.nil_made[0, k])} if contract["bids"][k] == 0 else None
+            for k in range(n)
         ],
     }
     if engine.spec.card_points(engine.rules) is not None:  # the cards taken carry points (Hearts)
@@ -79,6 +91,7 @@ def table_fields(table: Table, finished: FinishedHands | None) -> dict[str, Any]
     """What every seat sees: phase, turn, trick, bids, tricks, scores (of the finished hand if given)."""
     engine, s = table.engine, table.state
     over = int(s.phase[0]) == OVER
+    contract = contract_fields(engine, s if finished is None else finished)
     if finished is not None:
         return {
             "hand_number": int(finished.hand_number[0]) + 1,
@@ -87,12 +100,12 @@ def table_fields(table: Table, finished: FinishedHands | None) -> dict[str, Any]
             "to_play": None,
             "trick": [],
             "last_trick": table.last_trick,
-            "bids": [None if b < 0 else int(b) for b in finished.bids[0]],
-            "blind": finished.blind[0].tolist(),
+            "bids": contract["bids"],
+            "blind": contract["blind"],
             "tricks_won": finished.tricks_won[0].tolist(),
             "hand_sizes": [0] * engine.n_players,
             "scores": finished.scores[0].tolist(),
-            "bags": finished.bags[0].tolist(),
+            "bags": contract["bags"],
             "spades_broken": _broken(engine, finished),
             "winner": int(s.winner[0]) if over else None,
         }
@@ -104,12 +117,12 @@ def table_fields(table: Table, finished: FinishedHands | None) -> dict[str, Any]
         "to_play": None if over else int(s.to_move[0]),
         "trick": table.trick(),
         "last_trick": table.last_trick,
-        "bids": [None if b < 0 else int(b) for b in s.bids[0]],
-        "blind": s.blind[0].tolist(),
+        "bids": contract["bids"],
+        "blind": contract["blind"],
         "tricks_won": s.tricks_won[0].tolist(),
         "hand_sizes": held,
         "scores": s.scores[0].tolist(),
-        "bags": s.bags[0].tolist(),
+        "bags": contract["bags"],
         "spades_broken": bool(s.spades_broken[0]),
         "winner": int(s.winner[0]) if over and int(s.winner[0]) >= 0 else None,
     }
@@ -152,7 +165,7 @@ def player_view(table: Table, seat: int, finished: FinishedHands | None) -> dict
     phase = int(s.phase[0])
     if phase == OVER:
         return out
-    if s.looked[0, seat]:
+    if not engine.rules.has_bidding or s.looked[0, seat]:  # (only a bidding game has a blind nil still open)
         out["hand"] = names(s.hands[0, seat])
     if engine.spec.face_up_deal(rules):
         out["face_up"] = {str(k): names(s.face_up[0, k] & s.hands[0, k]) for k in range(engine.n_players)}

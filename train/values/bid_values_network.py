@@ -91,7 +91,7 @@ def positions_from_payload(data: dict[str, Any], encoder, kind: type = BidPositi
     with values come back as ``ValuedCardPositions``."""
     if kind is CardPositions and "values" in data:
         kind = ValuedCardPositions
-    state = state_from_env(data["state"])
+    state = state_from_env(data["state"], encoder.rules.game)
     unrecorded = np.full(state.batch_size, -1, np.int64)  # the choices, in a checkpoint from before they were kept
     arrays = {k: tensor_to_array(data[k]) if k in data else unrecorded for k in KEPT[kind]}
     obs = encoder.encode(state, np.arange(state.batch_size), arrays["seat"])

@@ -177,22 +177,20 @@ def finish_hand(
 #: The tables the loops' ``end_hands`` takes (as a plain tuple).
 Tables = HeartsTables
 #: The record arrays of a finished hand that are Hearts' own, in the order ``end_hand`` takes them
-#: (after ``core.state_arrays.RECORD_FIELDS``; ``taken``, ``points``, ``moon`` and ``seat_delta``
-#: are not ``FinishedHands`` fields); each is declared (shape, dtype) in ``state_fields.RESULT_FIELDS``, in this order.
-RECORD = ("bags", "taken", "points", "moon", "seat_delta", "passed", "points_taken")
+#: (after ``core.state_arrays.RECORD_FIELDS``); each is declared (shape, dtype) in ``state_fields.RESULT_FIELDS``,
+#: in this order: Hearts' ``FinishedHands`` fields after the core's.
+RECORD = ("taken", "points", "moon", "seat_delta", "passed", "points_taken")
 
 
 @njit(cache=True, inline="always")
 def end_hand(s, g, t, o, delta, scores, own):
-    """The hand that ended in game ``g`` of the state ``s`` (a ``core.state_arrays.StateArrays``):
+    """The hand that ended in game ``g`` of the state ``s`` (a ``games.hearts.state_arrays.StateArrays``):
     its own record fields (``own``: the arrays of ``RECORD``) and its score (``finish_hand``) into
     row ``o``. Returns the match's winner, -1 while it goes on. Changes no state array."""
-    bags, taken, points_of, moon, seat_delta, passed, points_taken = own
+    taken, points_of, moon, seat_delta, passed, points_taken = own
     for k in range(s.hands.shape[1]):
         passed[o, k] = s.passed[g, k]
         points_taken[o, k] = s.points_taken[g, k]
-    for k in range(s.scores.shape[1]):
-        bags[o, k] = s.bags[g, k]  # no bags in Hearts: kept as they are
     return finish_hand(
         g, s.history, s.trick_winners, s.scores, s.hand_number, t, o, taken, points_of, moon, seat_delta, delta,
         scores,

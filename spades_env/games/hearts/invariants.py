@@ -1,7 +1,7 @@
 """Hearts' invariants of an engine state [RULES 7]: the pass in turn (three cards each, exchanged all at
-once) and the points taken, its own fields (``state_fields.py``). ``check_state`` (in
-``spades_env.engine.check``) runs them through ``HeartsSpec.check_state``, after checking that every other
-game's field (Spades' bids, bags, pile, ...) stays at its declared neutral value.
+once), its own field (``state_fields.py``), and the points taken (the core's ``points_taken``, counted from
+Hearts' card points). ``check_state`` (in ``spades_env.engine.check``) runs them through
+``HeartsSpec.check_state``, after the invariants of every game.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Each player chooses three cards to pass, one action each, clockwise from dealer+1; after the
 last seat's third card every seat's cards change hands at once, by the hand's pass
 direction (``PASS_OFFSETS``), and the holder of the two of clubs leads it. The functions take
-one game ``g`` of the state ``s`` (a ``core.state_arrays.StateArrays``) and the rule set's
+one game ``g`` of the state ``s`` (a ``games.hearts.state_arrays.StateArrays``) and the rule set's
 parameters ``p`` (int64, indexed by the ``P_*`` constants; ``games.hearts.spec``'s ``params``).
 Card play is the core's; the batch loops are in ``games.hearts.loops``. The functions that
 take ``s`` are inlined into the loops (``inline="always"``, see ``games.spades.phases``).
@@ -44,8 +44,13 @@ def deck(p):
 
 @njit(cache=True, inline="always")
 def deal(s, p, g, seeded):
-    """Deal the hand of game ``g`` (``core.state_arrays.deal_hand``): no pile, no card face up."""
-    sa.deal_hand(s, g, deck(p), False, 0, seeded)
+    """Deal the hand of game ``g`` (``core.state_arrays.deal_hand``): no pile, no card face up, no redeal."""
+    sa.deal_hand(s, g, deck(p), seeded, 0)
+
+
+@njit(cache=True, inline="always")
+def next_hand(s, p, g, new_match):
+    """Nothing of Hearts' own to set before the next hand (the pass is cleared by ``begin_hand``)."""
 
 
 @njit(cache=True, inline="always")
@@ -54,7 +59,6 @@ def begin_hand(s, p, g):
     chooses the first card to pass; on every fourth hand nobody passes and play starts."""
     for k in range(p[P_N_PLAYERS]):
         s.passed[g, k] = 0
-        s.points_taken[g, k] = 0
     s.phase[g] = PASS
     if PASS_OFFSETS[s.hand_number[g] % 4] == 0:
         start_play(s, p, g)

@@ -81,6 +81,10 @@ class HeartsSpec(GameSpec):
 
         invariants.check_hearts(engine, state)
 
+    def hand_end_fields(self, view: GameState, f: FinishedHands) -> None:
+        """The points each seat took in its tricks (the last trick's included)."""
+        view.points_taken[:] = f.points_taken
+
     def record_decisions(self, engine: SpadesEngine, f: FinishedHands, i: int, add) -> tuple[np.ndarray, dict]:
         """The cards passed, seat by seat from the dealer's left; the hands as dealt, before the pass."""
         n = engine.n_players

@@ -1,5 +1,6 @@
-"""Hearts' own fields of the game state [RULES 7] (see ``engine.state.GameState`` for each one's meaning): the
-pass and the points taken. In every other game each stays at its neutral value (``engine.check`` checks it).
+"""Hearts' own fields of the game state [RULES 7]: the pass (the points taken are the core's ``points_taken``,
+which the core's card play counts from the card points of ``TrickTables``). A Hearts state has them after the
+core's (``core.state_fields.CORE_FIELDS``), no other game's state has them.
 """
 
 from __future__ import annotations
@@ -10,14 +11,12 @@ from spades_env.core.state_fields import StateField
 
 #: Hearts' fields (the registry entry's ``state_fields``).
 FIELDS: tuple[StateField, ...] = (
-    StateField("passed", np.uint64, ("B", "N"), 0, "the cards each seat chose to pass this hand"),
-    StateField("points_taken", np.int64, ("B", "N"), 0, "points in the tricks each seat has taken this hand"),
+    StateField("passed", np.uint64, ("B", "N"), 0, "the cards each seat chose to pass this hand", True),
 )
 
-#: Hearts' own record arrays of a finished hand (``hand_score.RECORD``; ``"B"``: the hands finished in a step), each
-#: zeros in another game's records.
+#: Hearts' own record arrays of a finished hand (``hand_score.RECORD``; ``"B"``: the hands finished in a step): its
+#: ``FinishedHands`` fields after the core's.
 RESULT_FIELDS: tuple[StateField, ...] = (
-    StateField("bags", np.int64, ("B", "S"), 0, "bags after the hand (0: Hearts has none)"),
     StateField("taken", np.uint64, ("B", "N"), 0, "cards each seat took in its tricks"),
     StateField("points", np.int64, ("B", "N"), 0, "card points each seat took"),
     StateField("moon", np.bool_, ("B", "N"), False, "the seat shot the moon"),

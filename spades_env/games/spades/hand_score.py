@@ -232,21 +232,27 @@ def finish_hand(
 #: The tables the loops' ``end_hands`` takes (as a plain tuple).
 Tables = ScoreTables
 #: The record arrays of a finished hand that are Spades' own, in the order ``end_hand`` takes
-#: them (after ``core.state_arrays.RECORD_FIELDS``; ``boston`` is not a ``FinishedHands`` field); each is declared
-#: (shape, dtype) in ``state_fields.RESULT_FIELDS``, in this order.
-RECORD = ("bags", "made", "bags_added", "bag_penalties", "boston", "pile", "discards", "exchanged_out", "exchanged_in",
-          "face_up")  # fmt: skip
+#: them (after ``core.state_arrays.RECORD_FIELDS``); each is declared (shape, dtype) in
+#: ``state_fields.RESULT_FIELDS``, in this order: Spades' ``FinishedHands`` fields after the core's.
+RECORD = ("bids", "blind", "start_bags", "bemo", "bags", "made", "bags_added", "bag_penalties", "boston", "pile",
+          "discards", "exchanged_out", "exchanged_in", "face_up")  # fmt: skip
 
 
 @njit(cache=True, inline="always")
 def end_hand(s, g, t, o, delta, scores, own):
-    """The hand that ended in game ``g`` of the state ``s`` (a ``core.state_arrays.StateArrays``):
+    """The hand that ended in game ``g`` of the state ``s`` (a ``games.spades.state_arrays.StateArrays``):
     its own record fields (``own``: the arrays of ``RECORD``) and its score (``finish_hand``) into
     row ``o``; the bags after it into the state. Returns the match's winner, -1 while it goes on."""
-    bags, made, bags_added, bag_penalties, boston, pile, discards, exchanged_out, exchanged_in, face_up = own
+    (bids, blind, start_bags, bemo, bags, made, bags_added, bag_penalties, boston, pile, discards, exchanged_out,
+     exchanged_in, face_up) = own  # fmt: skip
     for k in range(pile.shape[1]):
         pile[o, k] = s.pile[g, k]
+    for k in range(s.scores.shape[1]):
+        start_bags[o, k] = s.hand_start_bags[g, k]
+        bemo[o, k] = s.bemo[g, k]
     for k in range(s.hands.shape[1]):
+        bids[o, k] = s.bids[g, k]
+        blind[o, k] = s.blind[g, k]
         discards[o, k] = s.discards[g, k]
         exchanged_out[o, k] = s.exchanged_out[g, k]
         exchanged_in[o, k] = s.exchanged_in[g, k]

@@ -1,11 +1,11 @@
 """Spades decisions but card play, for one game, compiled: check, apply, legal row, random draw.
 
 Each phase of a Spades hand [RULES 2, 4, 6] is a few small functions over one game ``g`` of
-the state ``s`` (a ``core.state_arrays.StateArrays``) and the rule set's parameters ``p``
+the state ``s`` (a ``games.spades.state_arrays.StateArrays``) and the rule set's parameters ``p``
 (an int64 array, indexed by the ``P_*`` constants; built by ``games.spades.spec``'s ``params``):
 blind nil or look, the bids (``bid_range``: ``min_team_bid``, mirror, fourteen), the
 two-player draw and blind-nil exchange, and Bemo. Card play is the core's
-(``core.state_arrays.play_card``). The batch loops over games are in ``games.spades.loops``.
+(``core.state_arrays.play_cards``). The batch loops over games are in ``games.spades.loops``.
 
 This module is what the loops ask of the game: each decision dispatched on the game's phase.
 The rules behind them are beside it: ``params`` (the phase codes and ``p``'s layout),
@@ -15,7 +15,7 @@ and the exchange).
 An action id of the layout (``engine.actions``): a special action the rules lack is -1 here.
 
 The functions that take ``s`` are inlined into the loops (``inline="always"``): a call passes
-the 38 arrays of ``s`` by value, which cost ~1 µs a decision (two-player B = 4096: 730 ns a
+the 36 arrays of ``s`` by value, which cost ~1 µs a decision (two-player B = 4096: 730 ns a
 decision called, 160 inlined).
 """
 
@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from spades_env.core import state_arrays as sa
+from spades_env.core import deal as core_deal
 from spades_env.core.card_bits import bit_of, kth_card, popcount, write_bits
 from spades_env.games.spades import params
 from spades_env.games.spades.bidding import bid_range, blind_nil_open, next_bidder, start_play, weak_hand
@@ -62,17 +62,50 @@ PHASE_NAMES, N_SPADES_PHASES = params.PHASE_NAMES, params.N_SPADES_PHASES
 
 @njit(cache=True, inline="always")
 def deal(s, p, g, seeded):
-    """Deal the hand of game ``g`` (``core.state_arrays.deal_hand``): the two-player pile, the face-up cards."""
-    sa.deal_hand(s, g, deck(p), p[P_TWO_PLAYER], p[P_FACE_UP], seeded)
+    """Deal hand ``hand_number[g]`` of game ``g`` after ``n_redeals[g]`` redeals: the seeded deal
+    (``core.deal.deal_next_hand``: two-player, the pile), or, not ``seeded``, the cards the caller wrote
+    into ``hands``, ``deal`` (and ``pile``), with their face-up cards [RULES 1, 4, 6]. Two-player: nothing
+    drawn, discarded or exchanged yet."""
+    two_player, n_face_up = p[P_TWO_PLAYER], p[P_FACE_UP]
+    if seeded:
+        core_deal.deal_next_hand(
+            g, s.key, s.hand_number, s.n_redeals, deck(p), two_player, n_face_up, s.hands, s.deal, s.pile, s.face_up
+        )
+    elif n_face_up > 0:
+        counter = core_deal.deal_counter(s.hand_number[g], s.n_redeals[g])
+        core_deal.pick_cards(s.key[g], counter, s.deal[g], n_face_up, s.face_up[g])
+    if two_player:
+        s.pile_pos[g] = 0
+        for k in range(s.hands.shape[1]):
+            s.discards[g, k] = 0
+            s.seen[g, k] = 0
+            s.exchanged_out[g, k] = 0
+            s.exchanged_in[g, k] = 0
+
+
+@njit(cache=True, inline="always")
+def next_hand(s, p, g, new_match):
+    """Before the next hand of game ``g``'s match (``new_match``: the first of a new match): no redeal
+    yet; a new match starts without bags."""
+    s.n_redeals[g] = 0
+    if new_match:
+        for k in range(s.bags.shape[1]):
+            s.bags[g, k] = 0
 
 
 # ----------------------------------------------------------- hand start
 @njit(cache=True, inline="always")
 def begin_hand(s, p, g):
-    """The first decision of a hand just dealt (``core.state_arrays.clear_hand`` done): blind nil
-    or the bids from dealer+1 on [RULES 2]; two-player: the blind-nil choices (non-dealer first),
-    then the dealer draws [RULES 4]."""
+    """The first decision of a hand just dealt (``core.state_arrays.clear_hand`` done): no bid yet,
+    the bags kept for the record; blind nil or the bids from dealer+1 on [RULES 2]; two-player: the
+    blind-nil choices (non-dealer first), then the dealer draws [RULES 4]."""
     n = p[P_N_PLAYERS]
+    for k in range(n):
+        s.bids[g, k] = -1
+        s.blind[g, k] = False
+    s.n_bids[g] = 0
+    for k in range(s.bags.shape[1]):
+        s.hand_start_bags[g, k] = s.bags[g, k]
     if p[P_BEMO]:
         s.bemo[g] = -1
     first = s.to_move[g]
@@ -116,10 +149,11 @@ def is_legal(s, p, g, a):
 @njit(cache=True, inline="always")
 def apply(s, p, g, a):
     """Apply legal action ``a`` in game ``g`` (a phase but play). Returns True for a weak-hand
-    redeal, which the caller deals (nothing else of the game has changed)."""
+    redeal, which the caller deals (its count ``n_redeals`` up; nothing else of the game has changed)."""
     phase = s.phase[g]
     if phase == BID:
         if a == p[P_REDEAL]:
+            s.n_redeals[g] += 1  # a new seeded deal by the same dealer [RULES 6]
             return True
         s.bids[g, s.to_move[g]] = a - p[P_BID_OFFSET]
         s.n_bids[g] += 1

@@ -162,13 +162,23 @@ class SpadesSpec(GameSpec):
         """The resolved ``lose_score`` [RULES 3]."""
         return rules.mercy_score
 
-    def adjusted_points(
-        self, rules: SpadesRules, delta: np.ndarray, bags_added: np.ndarray, bag_penalties: np.ndarray
-    ) -> np.ndarray:
+    def adjusted_points(self, rules: SpadesRules, f: Any, rows: np.ndarray | slice = slice(None)) -> np.ndarray:
         """The bag penalties put back and every bag charged (``scoring.bag_adjusted_points``) [RULES 3]."""
         from spades_env.games.spades.scoring import bag_adjusted_points
 
-        return bag_adjusted_points(rules, delta, bags_added, bag_penalties)
+        return bag_adjusted_points(rules, f.delta[rows], f.bags_added[rows], f.bag_penalties[rows])
+
+    def contract_counts(self, engine: SpadesEngine, f: FinishedHands) -> dict[str, np.ndarray] | None:
+        """Each side's contract made or set, the bags it took, its nil bids and nils made [RULES 3]."""
+        sides = np.eye(engine.n_sides, dtype=np.int64)[engine.side_of_seat]  # (N, S)
+        contract = np.where(f.bids > 0, f.bids, 0) @ sides
+        return {
+            "contracts": (contract > 0).astype(np.int64),
+            "sets": ((contract > 0) & ~f.made).astype(np.int64),
+            "bags": f.bags_added,
+            "nil_bids": (f.nil_made | f.nil_failed).astype(np.int64) @ sides,
+            "nil_made": f.nil_made.astype(np.int64) @ sides,
+        }
 
     def reachable_phases(self, rules: SpadesRules) -> list[int]:
         """Bidding and play, with blind nil, Bemo and the two-player draw and exchange when on."""
@@ -228,6 +238,20 @@ class SpadesSpec(GameSpec):
             for k in range(engine.n_sides):
                 seat = (leader + k) % n
                 add(seat, lay.no_bemo + int(f.bemo[i, engine.side_of_seat[seat]]))
+
+    def new_matches(self, state: GameState, g: np.ndarray, sides: np.ndarray, bags: np.ndarray | int) -> None:
+        """The starting bags; no weak-hand redeal yet."""
+        state.bags.reshape(-1)[sides] = bags
+        state.n_redeals[g] = 0
+
+    def hand_end_fields(self, view: GameState, f: FinishedHands) -> None:
+        """The bags after the hand."""
+        view.bags[:] = f.bags
+
+    def record_contract(self, engine: SpadesEngine, f: FinishedHands, i: int) -> dict[str, Any]:
+        """The bags before and after the hand, the bids and the blind nils."""
+        return {"start_bags": f.start_bags[i].tolist(), "bids": f.bids[i].tolist(), "blind_nil": f.blind[i].tolist(),
+                "bags": f.bags[i].tolist()}  # fmt: skip
 
     def record_result(self, engine: SpadesEngine, f: FinishedHands, i: int) -> dict[str, Any]:
         """The two-player pile and blind-nil exchange draws, the face-up cards and the Bemo declarations."""

@@ -1,7 +1,7 @@
 """Spades' own fields of the game state [RULES 2-6] (see ``engine.state.GameState`` for each one's meaning):
 the bidding and blind nil, the bags, the face-up cards, Bemo, the weak-hand redeals and the two-player draw
-pile, discards and exchange. In every other game each stays at its neutral value (``engine.check``
-checks it); a Spades variant that does not use one checks it in ``invariants.py``.
+pile, discards and exchange: a Spades state has them after the core's (``core.state_fields.CORE_FIELDS``), no
+other game's state has them. A Spades variant that does not use one checks it stays neutral in ``invariants.py``.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ _I, _U, _B = np.int64, np.uint64, np.bool_
 
 #: Spades' fields (the registry entry's ``state_fields``).
 FIELDS: tuple[StateField, ...] = (
-    StateField("bids", _I, ("B", "N"), -1, "each seat's bid (0 = nil), -1 before the seat has bid"),
+    StateField("bids", _I, ("B", "N"), -1, "each seat's bid (0 = nil), -1 before the seat has bid", True),
     StateField("blind", _B, ("B", "N"), False, "the seat declared blind nil"),
     StateField("looked", _B, ("B", "N"), True, "the seat has seen its hand"),
     StateField("n_bids", _I, ("B",), 0, "bids made this hand"),
@@ -29,12 +29,16 @@ FIELDS: tuple[StateField, ...] = (
     StateField("discards", _U, ("B", "N"), 0, "two-player: cards each player discarded in the draw"),
     StateField("seen", _U, ("B", "N"), 0, "two-player: cards each player has seen off the pile or discards"),
     StateField("exchanged_out", _U, ("B", "N"), 0, "two-player: cards a blind-nil player gave up"),
-    StateField("exchanged_in", _U, ("B", "N"), 0, "two-player: cards a blind-nil player drew in exchange"),
+    StateField("exchanged_in", _U, ("B", "N"), 0, "two-player: cards a blind-nil player drew in exchange", True),
 )
 
 #: Spades' own record arrays of a finished hand (``hand_score.RECORD``, in its order; ``"B"``: the hands finished in
-#: a step), each zeros in another game's records.
+#: a step): its ``FinishedHands`` fields after the core's.
 RESULT_FIELDS: tuple[StateField, ...] = (
+    StateField("bids", _I, ("B", "N"), 0, "bids (0 = nil)"),
+    StateField("blind", _B, ("B", "N"), False, "blind nil declared"),
+    StateField("start_bags", _I, ("B", "S"), 0, "bags before the hand"),
+    StateField("bemo", _I, ("B", "S"), 0, "Bemo declared by each side (-1 without it)"),
     StateField("bags", _I, ("B", "S"), 0, "bags after the hand"),
     StateField("made", _B, ("B", "S"), False, "contract made"),
     StateField("bags_added", _I, ("B", "S"), 0, "bags the side took in the hand, before any penalty"),
@@ -46,3 +50,27 @@ RESULT_FIELDS: tuple[StateField, ...] = (
     StateField("exchanged_in", _U, ("B", "N"), 0, "two-player: cards drawn in the blind-nil exchange"),
     StateField("face_up", _U, ("B", "N"), 0, "face_up_deal: the cards dealt face up"),
 )
+
+
+class StateMixin:
+    """What a Spades state computes from its fields (``engine.state_schema.state_class`` adds it)."""
+
+    @property
+    def nil_bid(self) -> np.ndarray:
+        """(B,) bool: a seat of the game has bid nil (blind nil included) in the current hand."""
+        return (self.bids == 0).any(axis=1)
+
+
+class FinishedMixin:
+    """What Spades' finished hands compute from their fields (``engine.state_schema.finished_class`` adds it); the
+    nil results follow from ``bids`` and ``tricks_won``: computed when read, not in ``step``."""
+
+    @property
+    def nil_made(self) -> np.ndarray:
+        """(G, N) bool: the seat bid nil or blind nil (``blind`` says which) and took no trick [RULES 3]."""
+        return (self.bids == 0) & (self.tricks_won == 0)
+
+    @property
+    def nil_failed(self) -> np.ndarray:
+        """(G, N) bool: the seat bid nil or blind nil and took a trick [RULES 3]."""
+        return (self.bids == 0) & (self.tricks_won > 0)

@@ -17,13 +17,34 @@ import numpy as np
 
 from spades_env.core import seat_view
 
+#: The (B, N) card-mask fields only their own seat sees (beyond ``hands`` and ``deal``).
+PRIVATE_MASKS = ("discards", "seen", "exchanged_out", "exchanged_in")
+
 
 def hide(view: Any, seats: np.ndarray, rules: Any) -> None:
     """Blank, in place, what seat ``seats[d]`` may not know in row ``d`` of ``view`` (see the module docstring)."""
-    seat_view.hide_hands(view, seats, view.face_up & view.hands)
-    seat_view.blank_masks(view, seat_view.hand_hidden(view, seats))
+    seat_view.hide_hands(view, seats, view.face_up & view.hands, view.looked)
+    seat_view.blank_masks(view, seat_view.hand_hidden(view, seats, view.looked), PRIVATE_MASKS)
     seat_view.hide_draw(view, seats)
     seat_view.hide_key(view)
+
+
+def known_cards(state: Any, g: int, seat: int, rules: Any) -> int:
+    """The cards whose place seat ``seat`` knows in game ``g``: played ones, face-up cards still held, its own hand
+    and private history (once it has looked), and the card shown to it."""
+    known = seat_view.played_cards(state, g) | int(np.bitwise_or.reduce(state.face_up[g] & state.hands[g]))
+    for name in ("hands", *PRIVATE_MASKS, "face_up") if state.looked[g, seat] else ("face_up",):
+        known |= int(getattr(state, name)[g, seat])
+    if state.shown[g] >= 0:  # the card shown to the drawer (two-player)
+        known |= 1 << int(state.shown[g])
+    return known
+
+
+def known_held(state: Any, games: np.ndarray, seats: np.ndarray, rules: Any) -> np.ndarray:
+    """(D, N) uint64: the cards of each other seat of game ``games[d]`` that seat ``seats[d]`` knows it holds (0 at
+    the deciding seat): the face-up cards still held (``face_up_deal``)."""
+    others = np.arange(state.hands.shape[1])[None, :] != np.asarray(seats)[:, None]
+    return np.where(others, state.face_up[games] & state.hands[games], np.uint64(0))
 
 
 def cards_held(state: Any, rules: Any) -> np.ndarray:

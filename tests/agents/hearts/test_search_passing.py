@@ -1,5 +1,6 @@
 """The Hearts pass by lookahead (``agents.hearts.passing``) and Hearts play-outs from a position."""
 
+import dataclasses
 from itertools import combinations
 
 import numba
@@ -65,8 +66,8 @@ def test_the_pass_replay_gives_the_seat_the_planned_pass_and_reaches_the_card_pl
     values = _passed_and_played(ctx, state.hands[rows], rows, plan, heuristic)  # the true deal as the sample
     assert np.isfinite(values).all()
     assert not np.array_equal(values, np.zeros(4))
-    for field in state.__dataclass_fields__:
-        assert np.array_equal(getattr(state, field), getattr(before, field)), field
+    for field in dataclasses.fields(state):
+        assert np.array_equal(getattr(state, field.name), getattr(before, field.name)), field.name
 
 
 def _engine_play_out(engine, state, seats):

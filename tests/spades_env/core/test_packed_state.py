@@ -4,23 +4,24 @@ reference engines' games."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numba
 import numpy as np
 import pytest
 from numba import literal_unroll, njit
 
 from spades_env.core import packed
-from spades_env.core.state_arrays import FIELDS, N_FIELDS, state_arrays
 from spades_env.engine import SpadesEngine
 from spades_env.rules import list_presets, resolve_rules
 from tests.crosscheck_helpers import play_and_compare
 
 
 @njit(cache=True)
-def _unpacked(table, addresses, shapes, itemsizes):
-    """The address, shape and item size of each array ``unpack_state`` makes of ``table``."""
+def _unpacked(unpack_state, table, addresses, shapes, itemsizes):
+    """The address, shape and item size of each array ``unpack_state`` (a game's) makes of ``table``."""
     k = 0
-    for a in literal_unroll(packed.unpack_state(table)):
+    for a in literal_unroll(unpack_state(table)):
         addresses[k] = a.ctypes.data
         itemsizes[k] = a.itemsize
         for j in range(a.ndim):
@@ -46,16 +47,18 @@ def _played(engine, seed, b=6, steps=40):
 def test_the_table_unpacks_to_the_state_own_arrays(preset):
     engine = SpadesEngine(preset)
     state = _played(engine, 3)
-    arrays = state_arrays(state)
-    table = packed.state_table(arrays)
-    assert table is not None and table.dtype == np.int64 and table.shape == (packed.HEADER + N_FIELDS,)
-    addresses, itemsizes = np.zeros(N_FIELDS, np.int64), np.zeros(N_FIELDS, np.int64)
-    shapes = np.full((N_FIELDS, 3), -1, np.int64)
-    _unpacked(table, addresses, shapes, itemsizes)
-    for k, (name, a) in enumerate(zip(FIELDS, arrays, strict=True)):
+    gs = engine.spec.loops().gs  # the game's generated state_arrays.py
+    arrays = gs.state_arrays(state)
+    assert gs.FIELDS == tuple(f.name for f in dataclasses.fields(state))
+    table = packed.state_table(arrays, gs.LAYOUT)
+    assert table is not None and table.dtype == np.int64 and table.shape == (packed.HEADER + gs.N_FIELDS,)
+    addresses, itemsizes = np.zeros(gs.N_FIELDS, np.int64), np.zeros(gs.N_FIELDS, np.int64)
+    shapes = np.full((gs.N_FIELDS, 3), -1, np.int64)
+    _unpacked(gs.unpack_state, table, addresses, shapes, itemsizes)
+    for k, (name, a) in enumerate(zip(gs.FIELDS, arrays, strict=True)):
         assert addresses[k] == a.ctypes.data, name
         assert tuple(shapes[k, : a.ndim]) == a.shape and (shapes[k, a.ndim :] == -1).all(), name
-        assert itemsizes[k] == a.itemsize and a.dtype == packed.FIELD_LAYOUT[name][0], name
+        assert itemsizes[k] == a.itemsize and a.dtype == gs.LAYOUT[k][0], name
 
 
 @pytest.mark.parametrize("preset", ["partnership", "two-player", "hearts", "jokers"])
@@ -84,9 +87,10 @@ BREAKS = {
 def test_arrays_that_cannot_be_viewed_from_an_address_are_not_packed(name):
     engine = SpadesEngine("partnership")
     state = engine.reset([1, 2])
-    assert packed.state_table(state_arrays(state)) is not None
+    gs = engine.spec.loops().gs
+    assert packed.state_table(gs.state_arrays(state), gs.LAYOUT) is not None
     BREAKS[name](state)
-    assert packed.state_table(state_arrays(state)) is None
+    assert packed.state_table(gs.state_arrays(state), gs.LAYOUT) is None
 
 
 def test_a_field_assigned_a_new_array_is_stepped_there_not_at_the_old_address():
@@ -103,7 +107,7 @@ def test_a_field_assigned_a_new_array_is_stepped_there_not_at_the_old_address():
     engine.step(state, actions)
     SpadesEngine("partnership").step(twin, actions)
     np.testing.assert_array_equal(old_to_move, kept)  # the replaced array is left alone
-    for name in FIELDS:
+    for name in (f.name for f in dataclasses.fields(state)):
         np.testing.assert_array_equal(getattr(state, name), getattr(twin, name), err_msg=name)
 
 

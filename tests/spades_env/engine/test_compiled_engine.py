@@ -12,8 +12,6 @@ import numpy as np
 import pytest
 
 from spades_env import IllegalActionError, SpadesEngine, cards
-from spades_env.core.state_arrays import FIELDS, state_arrays
-from spades_env.engine import GameState
 from spades_env.engine.inputs import EngineInputError
 from spades_env.games.hearts.phases import PASS
 from spades_env.games.spades.params import BID
@@ -22,10 +20,13 @@ from tests.paths import ROOT
 PACKAGE = ROOT / "spades_env"
 
 
-def test_state_arrays_are_the_game_state_fields_in_order():
-    assert FIELDS == tuple(f.name for f in dataclasses.fields(GameState))
-    state = SpadesEngine("partnership").reset(0)
-    assert all(a is getattr(state, name) for a, name in zip(state_arrays(state), FIELDS, strict=True))
+@pytest.mark.parametrize("preset", ["partnership", "hearts"])
+def test_state_arrays_are_the_game_state_fields_in_order(preset):
+    engine = SpadesEngine(preset)
+    state = engine.reset(0)
+    gs = engine.spec.loops().gs  # the game's generated state_arrays.py
+    assert gs.FIELDS == tuple(f.name for f in dataclasses.fields(state))
+    assert all(a is getattr(state, name) for a, name in zip(gs.state_arrays(state), gs.FIELDS, strict=True))
 
 
 def _imports(path: pathlib.Path) -> set[str]:

@@ -154,26 +154,29 @@ def test_deal_next_hand_deals_what_the_engine_deals(preset):
     engine = SpadesEngine(rules)
     state = engine.reset(np.arange(6) * 1000 + 7)
     state.hand_number[:] = [0, 1, 2, 5, 0, 9]
-    state.n_redeals[:] = [0, 0, 1, 0, 2, 3]
+    spades = rules.game == "spades"  # the redeals, the pile and the face-up cards are Spades' fields
+    redeals = np.array([0, 0, 1, 0, 2, 3]) if spades else np.zeros(6, np.int64)
     fresh = state.copy()
+    pile = fresh.pile if spades else np.zeros((6, 0), np.int64)
+    face_up = fresh.face_up if spades else np.zeros_like(fresh.hands)
     face_up_deal = spec(rules.game).face_up_deal(rules)
-    for field in (fresh.hands, fresh.deal, fresh.pile) + ((fresh.face_up,) if face_up_deal else ()):
+    for field in (fresh.hands, fresh.deal, pile) + ((face_up,) if face_up_deal else ()):
         field[:] = 1  # overwritten by the deal (face_up is left alone without ``face_up_deal``)
     deck = np.array(rules.deck, np.int64)
     n_face_up = 4 if face_up_deal else 0
     for i in range(6):
-        args = (fresh.key, fresh.hand_number, fresh.n_redeals, deck, rules.two_player, n_face_up)
-        core_deal.deal_next_hand(i, *args, fresh.hands, fresh.deal, fresh.pile, fresh.face_up)
-    counters = dealing.deal_counter(state.hand_number, state.n_redeals)
+        args = (fresh.key, fresh.hand_number, redeals, deck, rules.two_player, n_face_up)
+        core_deal.deal_next_hand(i, *args, fresh.hands, fresh.deal, pile, face_up)
+    counters = dealing.deal_counter(state.hand_number, redeals)
     if rules.two_player:
-        assert np.array_equal(fresh.pile, dealing.shuffle(state.key, counters, rules.deck))
+        assert np.array_equal(pile, dealing.shuffle(state.key, counters, rules.deck))
         assert not fresh.hands.any() and not fresh.deal.any()
     else:
         assert np.array_equal(fresh.hands, dealing.deal(state.key, counters, rules.deck, rules.n_players))
         assert np.array_equal(fresh.deal, fresh.hands)
     if face_up_deal:
-        assert np.array_equal(fresh.face_up, dealing.pick_cards(state.key, counters, fresh.deal, 4))
+        assert np.array_equal(face_up, dealing.pick_cards(state.key, counters, fresh.deal, 4))
     first = engine.reset(np.arange(6) * 1000 + 7)  # game 0 is hand 0 with no redeal: reset's deal
-    for name in ("hands", "deal", "pile", "face_up"):
+    for name in ("hands", "deal") + (("pile", "face_up") if spades else ()):
         assert np.array_equal(getattr(fresh, name)[0], getattr(first, name)[0]), name
     assert np.array_equal(fresh.hand_number, state.hand_number) and (fresh.phase == state.phase).all()

@@ -7,6 +7,8 @@ bags before it, on random games that start near the bag limit.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -37,12 +39,11 @@ def play_one_hand(rules: Rules, seeds: np.ndarray, start_bags: np.ndarray, polic
         result = engine.step(state, engine.random_actions(state, rng), auto_reset=True)
         for f in result.finished:
             keep = pending[f.games]
-            finished.append(FinishedHands(**{k: getattr(f, k)[keep] for k in FinishedHands.__dataclass_fields__}))
+            finished.append(f.take(keep))
         pending &= ~result.hand_done
     order = np.argsort(np.concatenate([f.games for f in finished]))
-    return FinishedHands(
-        **{k: np.concatenate([getattr(f, k) for f in finished])[order] for k in FinishedHands.__dataclass_fields__}
-    )
+    names = [x.name for x in dataclasses.fields(finished[0])]  # the game's (Spades') finished hands
+    return type(finished[0])(**{k: np.concatenate([getattr(f, k) for f in finished])[order] for k in names})
 
 
 def reference_breakdown(rules: Rules, f: FinishedHands, i: int) -> dict[str, list]:
@@ -122,12 +123,12 @@ def test_without_bags_nothing_is_added_and_no_penalty_applies():
 
 
 @pytest.mark.parametrize("preset", ["hearts", "hearts-partnership"])
-def test_hearts_breakdown_is_zero(preset):
-    """Hearts has no bids, bags or nils: the breakdown is documented as zeros (False)."""
+def test_hearts_finished_hands_have_no_bids_bags_or_nils(preset):
+    """Hearts has no bids, bags or nils: its finished hands have no such field (its points are its own)."""
     rules = Rules.preset(preset)
     engine = SpadesEngine(rules)
     f = play_one_hand(rules, np.arange(4), np.zeros((4, engine.n_sides), np.int64), 3)
-    assert f.delta.any()
-    assert f.bags_added.shape == f.bag_penalties.shape == (4, engine.n_sides)
-    assert f.nil_made.shape == f.nil_failed.shape == (4, engine.n_players)
-    assert not (f.bags_added.any() or f.bag_penalties.any() or f.nil_made.any() or f.nil_failed.any())
+    assert f.delta.any() and f.points_taken.shape == (4, engine.n_players)
+    for name in ("bids", "bags_added", "bag_penalties", "nil_made", "nil_failed"):
+        with pytest.raises(AttributeError, match=f"a hearts finished hand has no field '{name}'"):
+            getattr(f, name)

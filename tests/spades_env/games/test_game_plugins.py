@@ -34,6 +34,7 @@ BOT_PART_MODULES = {
     "agents/spades/heuristic_kernel.py": "spades",
     "agents/spades/rollouts.py": "spades",
     "agents/spades/turns.py": "spades",
+    "agents/spades/play_model.py": "spades",
     "agents/hearts/heuristic.py": "hearts",
     "agents/hearts/heuristic_kernel.py": "hearts",
     "agents/hearts/passing.py": "hearts",

@@ -1,9 +1,12 @@
 """A new game is one folder and one registry line: Tricks (``tests/toy_game``, a test-only game outside the
 package) is registered here and plays through the engine, agreeing with its reference engine on random
-games, through the PettingZoo AEC env (PettingZoo's ``api_test``), the records, the text and the random bot."""
+games, through the PettingZoo AEC env (PettingZoo's ``api_test``), the records, the text and the random bot.
+Its state has a field of its own (``best_hands``, declared in its folder's ``state_fields.py``), which its rules
+keep, its hand end records and its observation shows; no other game's state has it."""
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 
 import numpy as np
@@ -18,6 +21,7 @@ from spades_env.core.phases import OVER, PLAY
 from spades_env.engine.check import check_state
 from spades_env.engine.records import hand_records
 from spades_env.games import GAMES, game_parts, generate_loops
+from spades_env.games.state_arrays_source import state_arrays_source
 from spades_env.observation import encoder_for
 from spades_env.playthrough import render_match
 from spades_env.rules import BaseRules, RulesError, resolve_rules
@@ -48,8 +52,21 @@ RULE_SETS = [
 
 def test_the_folder_is_a_game_folder_with_the_template_loops():
     assert TRICKS == game_parts("tests.toy_game", "TricksRules", "TricksObservationEncoder", "TricksReferenceGame",
-                                "hand_score")  # fmt: skip
+                                "hand_score", has_state_fields=True)  # fmt: skip
     assert (FOLDER / "loops.py").read_text() == generate_loops.loops_source(FOLDER)
+    assert (FOLDER / "state_arrays.py").read_text() == state_arrays_source(FOLDER)
+
+
+def test_its_state_has_its_own_field_and_no_other_games():
+    state = SpadesEngine(TricksRules()).reset([1, 2])
+    assert type(state).__name__ == "TricksState" and state.best_hands.shape == (2, 4)
+    assert [f.name for f in dataclasses.fields(state)][-1] == "best_hands"
+    with pytest.raises(
+        AttributeError, match=r"a tricks state has no field 'bids' \(its own fields: \['best_hands'\]\)"
+    ):
+        state.bids  # noqa: B018
+    with pytest.raises(AttributeError, match="a spades state has no field 'best_hands'"):
+        SpadesEngine("partnership").reset(0).best_hands  # noqa: B018
 
 
 def test_the_rules_of_the_registered_game_are_built_by_name(monkeypatch):
@@ -89,6 +106,7 @@ def _agree(engine: SpadesEngine, state, mask: np.ndarray, refs: list) -> None:
             continue
         assert int(state.dealer[g]) == ref.dealer, where
         assert state.tricks_won[g].tolist() == ref.tricks_won, where
+        assert state.best_hands[g].tolist() == ref.best_hands, where
         assert [sorted(mask_to_cards(int(h))) for h in state.hands[g]] == [sorted(h) for h in ref.hands], where
         assert np.flatnonzero(mask[g]).tolist() == ref.legal_actions(), where
 
@@ -108,6 +126,7 @@ def test_the_engine_plays_random_matches_as_the_reference_does(fields):
         if (state.phase == OVER).all():
             break
         actions = engine.random_actions(state, rng)
+        best_before = state.best_hands.copy()
         result = engine.step(state, actions, validate=not (state.phase == OVER).any())  # an over match: left alone
         for g, ref in enumerate(refs):
             if ref.phase != "over":
@@ -117,9 +136,11 @@ def test_the_engine_plays_random_matches_as_the_reference_does(fields):
         for f in result.finished:
             hands_ended += len(f.games)
             assert (f.delta.sum(axis=1) == engine.hand_size).all()
+            most = f.tricks_won == f.tricks_won.max(axis=1, keepdims=True)
+            np.testing.assert_array_equal(f.best_hands, best_before[f.games] + most)  # the hand's own record
             assert len(hand_records(engine, f)) == len(f.games)
     assert (state.phase == OVER).all() and (state.winner >= 0).all()
-    assert hands_ended >= 2 * 12
+    assert hands_ended >= 2 * 12 and state.best_hands.any()
 
 
 def test_the_random_bot_plays_matches_with_observations():
@@ -129,6 +150,13 @@ def test_the_random_bot_plays_matches_with_observations():
     obs = encoder.encode(state, np.arange(4), state.to_move)
     assert obs.shape == (4, encoder.size) and (obs >= encoder.low).all() and (obs <= encoder.high).all()
     seeds = np.arange(16) + 5
+    for _ in range(60):  # into the second hand: the seats' best hands are in the observation
+        engine.step(state, engine.random_actions(state, np.random.default_rng(1)))
+    assert (state.hand_number == 1).all() and (state.best_hands.sum(axis=1) >= 1).all()
+    obs = encoder.encode(state, np.arange(4), state.to_move)
+    best = obs[:, encoder.slices["best_hands"]]
+    relative = (state.to_move[:, None] + np.arange(4)) % 4  # the observer's seat first
+    np.testing.assert_array_equal(best, state.best_hands[np.arange(4)[:, None], relative])  # hand_number 1
     tally, winners = play_games(engine, seeds, np.zeros((16, 4), np.int64), [RandomAgent(seed=3)], "match")
     assert (winners >= 0).all() and (tally.hands >= 2).all()
     assert (tally.points.max(axis=1) >= 20).all()
@@ -139,6 +167,15 @@ def test_the_pettingzoo_env_passes_the_api_test_and_renders():
         warnings.simplefilter("ignore", UserWarning)  # PettingZoo's advice on Dict observations
         api_test(spades_env.env(rules=TricksRules()), num_cycles=200)
     env = spades_env.env(rules=TricksRules(), render_mode="ansi")
+    env.reset(seed=3)
+    for _agent in env.agent_iter(4 * 13 + 1):  # one hand and the first card of the next
+        obs, _, _, _, _ = env.last()
+        mask = obs["action_mask"]
+        env.step(int(np.flatnonzero(mask)[0]))
+        if env.unwrapped.game_state.hand_number[0] == 1:
+            break
+    state = env.unwrapped.game_state
+    assert state.best_hands[0].sum() >= 1  # the first hand's best seats, kept by the engine under the env
     env.reset(seed=3)
     assert env.metadata["name"] == "tricks_v0"
     assert env.render().startswith("Tricks [custom] hand 1, dealer player_")

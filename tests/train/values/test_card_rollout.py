@@ -73,7 +73,7 @@ def reference_value(engine, positions, learner, heuristic, i: int, card: int) ->
         result = engine.step(state, action)
         if result.hand_done[0]:
             f = result.finished[0]
-            points = engine.spec.adjusted_points(engine.rules, f.delta, f.bags_added, f.bag_penalties)[0]
+            points = engine.spec.adjusted_points(engine.rules, f)[0]
             points = -points if engine.rules.game == "hearts" else points
             return float(points[side] - (points.sum() - points[side]) / (engine.n_sides - 1))
         assert state.phase[0] == PLAY

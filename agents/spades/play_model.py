@@ -39,6 +39,7 @@ from agents.spades.rollouts import spades_play_choice
 from spades_env.core import state_arrays as sa
 from spades_env.engine import GameState, SpadesEngine
 from spades_env.engine.state import LOWEST_CLUB_LEAD
+from spades_env.games.spades import state_arrays as gs
 
 #: Log-likelihood lost per past play of another seat that the heuristic would have played otherwise.
 PLAY_SHARPNESS = 1.0
@@ -72,7 +73,7 @@ def play_mismatches(
     ``sampled[d, j]`` (N,) with the two-player draw discards ``discards[d, j]`` (N,), would have played otherwise
     (replayed from the first lead of ``first_leaders[d]``, ``led_suit`` ``first_led`` before it, through the
     finished tricks and the current one)."""
-    s, t = sa.borrow(state), sa.borrow_tables(tables)
+    s, t = gs.borrow(state), sa.borrow_tables(tables)
     x = borrowed_scratch(scratch)
     row = x[ROW]
     n = s.hands.shape[1]
@@ -132,6 +133,6 @@ def play_log_likelihood(
         np.ascontiguousarray(first, dtype=np.int64), first_led, np.ascontiguousarray(hands, dtype=np.uint64),
         np.ascontiguousarray(discards, dtype=np.uint64), np.zeros((d, m)),
         engine.side_of_seat, partner, deck, config, tuple(engine.trick_tables), scratch_for(state),
-        sa.state_arrays(state),
+        gs.state_arrays(state),
     )  # fmt: skip
     return -sharpness * out

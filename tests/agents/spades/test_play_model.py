@@ -1,4 +1,4 @@
-"""The card-play likelihood of sampled layouts (``agents.search_play_model``) and its use in the sampler."""
+"""The card-play likelihood of sampled layouts (``agents.spades.play_model``) and its use in the sampler."""
 
 import numpy as np
 import pytest
@@ -7,8 +7,8 @@ from agents import HeuristicAgent, SearchAgent, make_agent, search_bidding
 from agents.base import DecisionContext
 from agents.search import AUTO_PLAY_SHARPNESS
 from agents.search_bidding import sample_play_hands
-from agents.search_play_model import play_log_likelihood
 from agents.search_sampling import sample_hidden_hands
+from agents.spades.play_model import play_log_likelihood
 from spades_env.engine import PLAY, SpadesEngine
 
 
