@@ -22,6 +22,7 @@ hand; ``engine.check``, ``engine.inputs`` and ``engine.records`` ask it too.
 from __future__ import annotations
 
 from operator import is_
+from typing import Any
 
 import numba
 import numpy as np
@@ -186,25 +187,23 @@ class SpadesEngine(HandCycle):
         deals: np.ndarray | list | None = None,
         dealers: np.ndarray | list[int] | int | None = None,
         scores: np.ndarray | list | None = None,
-        bags: np.ndarray | list | None = None,
-        piles: np.ndarray | list | None = None,
         hand_numbers: np.ndarray | list[int] | int | None = None,
-        face_ups: np.ndarray | list | None = None,
+        **own: Any,
     ) -> GameState:
         """Start one new match per seed (``seeds`` is an int for one game, or B ints).
 
-        Optional per-game overrides: ``deals`` (B, N) card masks or lists of card ids
-        for the first hand (``piles`` (B, 52) card ids, top first, in two-player),
-        ``dealers`` (B,), starting ``scores`` and ``bags`` (B, S), and ``hand_numbers`` (B,)
-        hands already played in the match (Hearts: it sets the pass direction); with ``deals`` under
-        ``face_up_deal``, ``face_ups`` (B, N) the cards of each hand dealt face up (else drawn from the key).
+        Optional per-game overrides: ``deals`` (B, N) card masks or lists of card ids for the first
+        hand, ``dealers`` (B,), starting ``scores`` (B, S), and ``hand_numbers`` (B,) hands already
+        played in the match (Hearts: it sets the pass direction); and the game's own, by name
+        (``spec.start_options``): Spades' starting ``bags`` (B, S), two-player's ``piles`` (B, 52) card
+        ids, top first (instead of ``deals``), and under ``face_up_deal``, with ``deals``, ``face_ups``
+        (B, N) the cards of each hand dealt face up (else drawn from the key).
         Game i of a batch plays exactly the match a single reset with seed i plays.
         Every argument is checked before any work (hashing the seeds, allocating the state);
         a refused one raises ``inputs.EngineInputError`` (a ValueError) naming it.
         """
         seeds = inputs.seed_array(seeds)
-        starts = self._match_starts(len(seeds), deals=deals, dealers=dealers, scores=scores, bags=bags, piles=piles,
-                                    hand_numbers=hand_numbers, face_ups=face_ups)  # fmt: skip
+        starts = self._match_starts(len(seeds), deals, dealers, scores, hand_numbers, own)
         keys = dealing.game_keys(seeds)
         state = self._empty(len(keys))
         self._begin_matches(state, np.arange(len(keys)), keys, starts)
@@ -219,31 +218,24 @@ class SpadesEngine(HandCycle):
         deals=None,
         dealers=None,
         scores=None,
-        bags=None,
-        piles=None,
         hand_numbers=None,
-        face_ups=None,
+        **own: Any,
     ) -> None:
         """Start new matches in the given games of an existing state (auto-reset); the overrides of ``reset``."""
         g = np.asarray(games, dtype=I64)
-        starts = self._match_starts(len(g), deals=deals, dealers=dealers, scores=scores, bags=bags, piles=piles,
-                                    hand_numbers=hand_numbers, face_ups=face_ups)  # fmt: skip
+        starts = self._match_starts(len(g), deals, dealers, scores, hand_numbers, own)
         self._begin_matches(state, g, keys, starts)
 
-    def _match_starts(self, n: int, **overrides) -> MatchStarts:
+    def _match_starts(self, n: int, deals, dealers, scores, hand_numbers, own: dict[str, Any]) -> MatchStarts:
         """The checked overrides of ``n`` new matches (see ``inputs.match_starts``)."""
-        return inputs.match_starts(self.rules, n, self.deck, self.hand_size, self.pile_size, **overrides)
+        return inputs.match_starts(self.rules, self.spec, n, self.deck, self.hand_size, self.pile_size, deals=deals,
+                                   dealers=dealers, scores=scores, hand_numbers=hand_numbers, own=own)  # fmt: skip
 
     def _begin_matches(self, state: GameState, g: np.ndarray, keys: np.ndarray, starts: MatchStarts) -> None:
         """Start matches in games ``g`` from checked overrides."""
         dealer = dealing.first_dealer(keys, self.n_players) if starts.dealers is None else starts.dealers
-        self._new_matches(
-            state, g, keys, dealer, scores=starts.scores, bags=starts.bags, hand_numbers=starts.hand_numbers
-        )
-        if starts.piles is not None:
-            self._start_hand(state, g, pile=starts.piles)
-        else:
-            self._start_hand(state, g, starts.deals, face_ups=starts.face_ups)
+        self._new_matches(state, g, keys, dealer, starts.scores, starts.hand_numbers, starts.own)
+        self._start_hand(state, g, starts.deals, starts.own)
 
     # ------------------------------------------------------------ the pass
     def pass_offset(self, hand_number: np.ndarray) -> np.ndarray:

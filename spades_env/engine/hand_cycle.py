@@ -26,15 +26,16 @@ I64 = np.int64
 class HandCycle:
     """Dealing, hand set-up and hand scoring of ``SpadesEngine`` (which sets the attributes used)."""
 
-    def _new_matches(self, state: GameState, g: np.ndarray, keys, dealer, scores=0, bags=0, hand_numbers=0) -> None:
-        """The match fields of new matches in games ``g`` (their first hand is dealt after)."""
+    def _new_matches(self, state: GameState, g: np.ndarray, keys, dealer, scores, hand_numbers, own) -> None:
+        """The match fields of new matches in games ``g`` (their first hand is dealt after); ``own``: the game's
+        own overrides, checked (``GameSpec.new_matches``: Spades' bags)."""
         state.key[g] = keys
         state.dealer[g] = dealer
         sides = self._cells(g, self.n_sides, state.batch_size)
         state.scores.reshape(-1)[sides] = scores
         state.hand_number[g] = hand_numbers
         state.winner[g] = -1
-        self.spec.new_matches(state, g, sides, bags)  # the game's own: Spades' bags
+        self.spec.new_matches(state, g, sides, own)
 
     def state_sizes(self, b: int) -> dict[str, int]:
         """The symbolic sizes of the declared fields (``core.state_fields.DIMENSIONS``) for a batch of ``b``."""
@@ -44,30 +45,24 @@ class HandCycle:
         """A state of ``b`` games, every field at its declared neutral value (``engine.state_schema``)."""
         return empty_state(self.rules.game, self.state_sizes(b))
 
-    def _start_hand(
-        self,
-        state: GameState,
-        g: np.ndarray,
-        deals: np.ndarray | None = None,
-        pile: np.ndarray | None = None,
-        face_ups: np.ndarray | None = None,
-    ) -> None:
-        """Deal and set up the first hand of new matches in games ``g`` (dealer, scores and bags set):
-        the seeded deal, or the given ``deals`` (G, N) masks (``pile`` (G, P) card ids: two-player),
-        with their face-up cards drawn from the key or the ``face_ups`` (G, N) masks given."""
+    def _start_hand(self, state: GameState, g: np.ndarray, deals: np.ndarray | None = None, own=None) -> None:
+        """Deal and set up the first hand of new matches in games ``g`` (dealer, scores and the game's own match
+        fields set): the seeded deal, or the given ``deals`` (G, N) masks, or the first hands the game's own
+        overrides ``own`` give (``GameSpec.start_deals``: two-player's pile); then what those replace of the deal
+        (``GameSpec.started_hands``: Spades' face-up cards)."""
         if len(g) == 0:
             return
-        seeded = (pile if self.rules.two_player else deals) is None
+        own = own or {}
+        given = self.spec.start_deals(state, g, own, self.n_players) if own else None
+        deals = given if given is not None else deals
+        seeded = deals is None
+        seats = self._cells(g, self.n_players, state.batch_size)  # flat (game, seat) cells
         if not seeded:
-            if self.rules.two_player:
-                state.pile[g] = pile
-                deals = np.zeros((len(g), self.n_players), np.uint64)
-            seats = self._cells(g, self.n_players, state.batch_size)  # flat (game, seat) cells
             state.hands.reshape(-1)[seats] = deals
             state.deal.reshape(-1)[seats] = deals
         self._loops.begin_hands(g, seeded, self._rules, *self._state_arrays(state))
-        if face_ups is not None:  # they replace the ones drawn (which nothing else of the hand's start reads)
-            state.face_up.reshape(-1)[self._cells(g, self.n_players, state.batch_size)] = face_ups
+        if own:
+            self.spec.started_hands(state, seats, own)
 
     def _cells(self, g: np.ndarray, width: int, b: int) -> np.ndarray:
         """(G, width) flat indices of rows ``g`` of a C-contiguous (b, width...) array.

@@ -202,11 +202,12 @@ class HandReplay:
     def _starts(self) -> dict[str, Any]:
         """The ``start_matches`` overrides of the recorded hand."""
         record, engine = self.record, self.engine
-        start = {
-            "dealers": [_field(record, "dealer")],
-            "scores": [_field(record, "start_scores")],
-            "bags": [_field(record, "start_bags")],
-        }
+        start = {"dealers": [_field(record, "dealer")], "scores": [_field(record, "start_scores")]}
+        bags = _field(record, "start_bags")  # every record has them (layout version 2); 0 in a game without bags
+        if "bags" in engine.spec.start_options:
+            start["bags"] = [bags]
+        elif not isinstance(bags, list) or any(b != 0 for b in bags):
+            raise RecordError(f"record field 'start_bags' must be 0 for each side in {engine.rules.game}, got {bags!r}")
         if "hand_number" in record:  # it sets the Hearts pass (and seeds version 1's draws with the key)
             start["hand_numbers"] = [record["hand_number"]]
         if engine.rules.two_player:

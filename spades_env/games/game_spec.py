@@ -169,9 +169,30 @@ class GameSpec:
         raise NotImplementedError
 
     # ----------------------------------------------------------- new matches
-    def new_matches(self, state: GameState, g: np.ndarray, sides: np.ndarray, bags: np.ndarray | int) -> None:
+    #: The game's own overrides of new matches, by the names ``SpadesEngine.reset`` and ``start_matches`` take
+    #: (besides every game's ``deals``, ``dealers``, ``scores``, ``hand_numbers``): checked by ``check_starts``,
+    #: applied by ``new_matches``, ``start_deals`` and ``started_hands``.
+    start_options: tuple[str, ...] = ()
+
+    def check_starts(
+        self, rules: BaseRules, n: int, deck: tuple[int, ...], hand_size: int, pile_size: int, deals: Any, options
+    ) -> dict[str, Any]:
+        """The checked ``options`` (the game's own overrides given, by name) of ``n`` new matches; ``deals``: every
+        game's override as given (None: not given), which a game may refuse. A game without options: none."""
+        return {}
+
+    def new_matches(self, state: GameState, g: np.ndarray, sides: np.ndarray, own: dict[str, Any]) -> None:
         """Set the game's own match fields of new matches in games ``g`` (``sides``: the flat (G, S) cells of
-        their sides; ``bags``: their starting bags, checked against ``max_bags``); a game without any: nothing."""
+        their sides; ``own``: the game's overrides, checked); a game without any: nothing."""
+
+    def start_deals(self, state: GameState, g: np.ndarray, own: dict[str, Any], n_players: int) -> np.ndarray | None:
+        """The first hands (G, N) of new matches in games ``g`` that the game's overrides ``own`` give (setting in
+        ``state`` what they need), else None: the engine's deal (seeded, or the ``deals`` given)."""
+        return None
+
+    def started_hands(self, state: GameState, cells: np.ndarray, own: dict[str, Any]) -> None:
+        """After the first hands of new matches are set up (``cells``: their flat (game, seat) cells): what the
+        game's overrides ``own`` replace of what the deal drew; a game without any: nothing."""
 
     def hand_end_fields(self, view: GameState, f: FinishedHands) -> None:
         """Write into ``view`` (games before their last card, ``envs.hand_end.hand_end_view``) the game's own fields

@@ -13,7 +13,7 @@ from spades_env import cards
 from spades_env.core import bits
 from spades_env.core.phases import OVER, PLAY
 from spades_env.games.game_spec import GameSpec
-from spades_env.games.spades import hand_score, params
+from spades_env.games.spades import hand_score, params, starts
 from spades_env.games.spades.bidding import WEAK_HAND_MASK
 from spades_env.games.spades.params import BEMO, BID, BLIND, DRAW, EXCHANGE
 
@@ -239,10 +239,27 @@ class SpadesSpec(GameSpec):
                 seat = (leader + k) % n
                 add(seat, lay.no_bemo + int(f.bemo[i, engine.side_of_seat[seat]]))
 
-    def new_matches(self, state: GameState, g: np.ndarray, sides: np.ndarray, bags: np.ndarray | int) -> None:
-        """The starting bags; no weak-hand redeal yet."""
-        state.bags.reshape(-1)[sides] = bags
+    start_options = starts.START_OPTIONS
+
+    def check_starts(
+        self, rules: SpadesRules, n: int, deck: tuple[int, ...], hand_size: int, pile_size: int, deals: Any, options
+    ) -> dict[str, Any]:
+        """``bags``, ``piles`` (two-player, instead of ``deals``), ``face_ups`` (``starts.check_starts``)."""
+        max_bags, face_ups = self.max_bags(rules), min(self.face_up_cards(rules), hand_size)
+        return starts.check_starts(rules, max_bags, face_ups, n, deck, hand_size, pile_size, deals, options)
+
+    def new_matches(self, state: GameState, g: np.ndarray, sides: np.ndarray, own: dict[str, Any]) -> None:
+        """The starting bags (``bags``, else 0); no weak-hand redeal yet."""
+        state.bags.reshape(-1)[sides] = own.get("bags", 0)
         state.n_redeals[g] = 0
+
+    def start_deals(self, state: GameState, g: np.ndarray, own: dict[str, Any], n_players: int) -> np.ndarray | None:
+        """Two-player's draw pile (``piles``) and its empty first hands."""
+        return starts.start_deals(state, g, own, n_players)
+
+    def started_hands(self, state: GameState, cells: np.ndarray, own: dict[str, Any]) -> None:
+        """The face-up cards given (``face_ups``)."""
+        starts.started_hands(state, cells, own)
 
     def hand_end_fields(self, view: GameState, f: FinishedHands) -> None:
         """The bags after the hand."""

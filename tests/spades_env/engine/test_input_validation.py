@@ -153,6 +153,28 @@ def test_every_argument_is_checked_before_the_seeds_are_hashed_or_the_state_made
         engine.reset(np.arange(10**6, dtype=float))
 
 
+@pytest.mark.parametrize(
+    ("rules", "option", "allowed"),
+    [
+        ("hearts", "bags", "deals, dealers, scores, hand_numbers"),
+        ("partnership", "bag", "deals, dealers, scores, hand_numbers, bags, piles, face_ups"),
+    ],
+)
+def test_an_option_the_game_does_not_take_is_refused_naming_the_ones_it_does(rules, option, allowed):
+    engine = SpadesEngine(rules)
+    with pytest.raises(EngineInputTypeError, match=f"take no option '{option}'; its options: {allowed}$"):
+        engine.reset(0, **{option: [0] * engine.n_sides})
+    state = engine.reset(0)
+    with pytest.raises(EngineInputTypeError, match=f"no option '{option}'"):
+        engine.start_matches(state, np.array([0]), np.array([5], np.uint64), **{option: [0] * engine.n_sides})
+
+
+def test_the_games_own_options_given_as_none_are_not_given():
+    hearts = SpadesEngine("hearts")
+    a, b = hearts.reset(3, bags=None, piles=None), hearts.reset(3)
+    assert (a.hands == b.hands).all() and (a.dealer == b.dealer).all()
+
+
 # --------------------------------------------------------------------------------- deals
 def _suit_deal() -> list[list[int]]:
     return [whole_suit(s) for s in "CDHS"]
