@@ -162,10 +162,7 @@ class SearchAgent(EngineRollouts, Agent):
         """Card play (Spades, ``oversample`` > 1): the layouts are weighted by the card-play model too,
         ``exp(-play_sharpness)`` per past play of an opponent that the heuristic would have played otherwise
         (``agents.spades.play_model``); 0 weighs by the bids alone; ``"auto"`` (the default, kept as None):
-        ``AUTO_PLAY_SHARPNESS`` in two-player and partnership games, 0 in cutthroat. In partnership 0.5 gave
-        +4.6 and +2.3 points per hand on the selection seeds 1 and 2 (500 boards each), +0.5 and +1.4 on seeds 0
-        and 3 (1000 boards each), at about 0.98x the decisions/s on a quiet machine; in two-player +3.3 (seed
-        1), +3.5 (seed 0) and +3.1 (seed 3), 1000 boards each; in cutthroat-4 -0.8 (seed 1, 500 boards)."""
+        ``AUTO_PLAY_SHARPNESS`` in two-player and partnership games, 0 in cutthroat (measured: docs/bots.md)."""
         self.play_votes = int(play_votes)
         """Card play: ``act`` searches each decision this many times (independent samples) and plays another card
         than the heuristic's only where every search picks that same card (1: one search decides). Two votes with
