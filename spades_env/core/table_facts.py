@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
+from spades_env import cards
+
 if TYPE_CHECKING:
     from spades_env.core.trick_play import TrickTables
     from spades_env.engine.actions import ActionLayout
@@ -33,6 +35,8 @@ class TableFacts(NamedTuple):
     hand_size: int
     deck: tuple[int, ...]
     """The card ids of the deck."""
+    lowest_club: int
+    """The deck's lowest club (the first lead where the lowest club leads)."""
     side_of_seat: np.ndarray
     """(N,) int64: the side of each seat."""
     partner: np.ndarray | None
@@ -63,6 +67,7 @@ def table_facts(
         n_sides=rules.n_sides,
         hand_size=rules.hand_size,
         deck=rules.deck,
+        lowest_club=min(c for c in rules.deck if cards.card_suit(c) == cards.CLUBS),
         side_of_seat=np.array([rules.side_of_seat(s) for s in range(n)], dtype=I64),
         partner=(seats + 2) % n if rules.partnership else None,
         pile_size=len(rules.deck) if rules.two_player else 0,

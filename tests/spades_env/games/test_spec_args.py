@@ -42,6 +42,13 @@ def test_no_spec_function_takes_the_engine(spec):
     assert not annotated, f"{spec.name} spec functions take an engine-typed argument: {annotated}"
 
 
+@pytest.mark.parametrize("parts", [*games.GAMES.values(), TRICKS], ids=lambda parts: parts.spec.split(".")[-2])
+def test_no_render_function_takes_the_engine(parts):
+    render = games.load(parts.render)
+    for function in (render.render_state, render.render_finished_hand):
+        assert "engine" not in inspect.signature(function).parameters, f"{parts.render}.{function.__name__}"
+
+
 def _runtime_engine_imports(path: pathlib.Path) -> list[int]:
     """The lines of the imports of ``spades_env.engine`` (or of ``spades_env.envs``, above it) that run: those
     outside an ``if TYPE_CHECKING:`` block, function-level imports included."""
