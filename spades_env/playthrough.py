@@ -49,7 +49,7 @@ def render_match(rules: Rules | str, seed: int, policy_seed: int, max_hands: int
         result = engine.step(state, [int(rng.choice(legal))])
         for f in result.finished:
             hands += 1
-            lines += render.render_finished_hand(engine, hands, f, 0)
+            lines += render.render_finished_hand(engine.facts, hands, f, 0)
             lines.append("")
     if state.phase[0] == OVER:
         winner = int(state.winner[0])

@@ -54,7 +54,7 @@ def check_state(engine: SpadesEngine, state: GameState) -> None:
     _check_cards(engine, state, drawing)
     _check_tricks(engine, state, drawing)
     _check_leads(engine, state)
-    engine.spec.check_state(engine, state, drawing)
+    engine.spec.check_state(engine.facts, state, drawing)
     _check_match(engine, state)
 
 

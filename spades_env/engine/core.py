@@ -31,6 +31,7 @@ from spades_env import cards
 from spades_env.core import packed, trick_play
 from spades_env.core.compile_notice import announce_compile
 from spades_env.core.state_arrays import HAND_ENDED
+from spades_env.core.table_facts import table_facts
 from spades_env.engine import dealing, inputs, state_schema
 from spades_env.engine.actions import ActionLayout
 from spades_env.engine.hand_cycle import HandCycle
@@ -102,9 +103,7 @@ class SpadesEngine(HandCycle):
         self.n_sides = r.n_sides
         self.hand_size = r.hand_size
         self.deck = r.deck
-        self.side_of_seat = np.array([r.side_of_seat(s) for s in range(r.n_players)], dtype=I64)
         self.next_seat = (np.arange(r.n_players, dtype=I64) + 1) % r.n_players
-        self.partner = (np.arange(r.n_players, dtype=I64) + 2) % r.n_players if r.partnership else None
         # The game's tables: the trump suit (spades; none in Hearts) and the suit that may not be
         # led until broken (spades, or hearts) [RULES 1, 7].
         self.broken_suit = self.spec.broken_suit
@@ -125,9 +124,10 @@ class SpadesEngine(HandCycle):
         )
         """The card-play tables of the rules (``core.trick_play.TrickTables``): Hearts adds card
         points and the first-trick restriction."""
-        # The pass directions (all 0 in a game without a pass).
-        self._pass_offsets = np.array(self.spec.pass_offsets, dtype=I64)
-        self.pile_size = len(self.deck) if r.two_player else 0
+        self.facts = table_facts(r, self.layout, self.trick_tables, self.spec.pass_offsets)
+        """What the game's spec hooks read of the table (``core.table_facts.TableFacts``): never the engine."""
+        facts = self.facts
+        self.side_of_seat, self.partner, self.pile_size = facts.side_of_seat, facts.partner, facts.pile_size
         self._base: dict[int, np.ndarray] = {}
         self._cell_tables: dict[int, np.ndarray] = {}
         self._status_buffers: dict[int, np.ndarray] = {}
@@ -241,11 +241,7 @@ class SpadesEngine(HandCycle):
     def pass_offset(self, hand_number: np.ndarray) -> np.ndarray:
         """Seats from passer to receiver (clockwise) by hand number, (G,) int64: in Hearts 1 left,
         3 right, 2 across, 0 no pass [RULES 7]; 0 in a game without a pass (Spades)."""
-        return self._pass_offsets[np.asarray(hand_number, dtype=I64) % 4]
-
-    def _blind_nil_allowed(self, scores: np.ndarray) -> np.ndarray:
-        """(G, S) bool: may a side's players bid blind nil this hand [RULES 2] (the game's spec)."""
-        return self.spec.blind_nil_allowed(self, scores)
+        return self.facts.pass_offset(hand_number)
 
     # ------------------------------------------------------------ legal moves
     def legal_cards(self, state: GameState) -> np.ndarray:
@@ -269,12 +265,12 @@ class SpadesEngine(HandCycle):
     def bid_range(self, state: GameState, games: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(G,) int64 lowest and highest legal bid of the player to move [RULES 2, 6]."""
         g = self._rows(state.batch_size) if games is None else np.asarray(games, dtype=I64)
-        return self.spec.bid_range(self, state, g)
+        return self.spec.bid_range(self.facts, state, g)
 
     def weak_hand(self, state: GameState, games: np.ndarray | None = None) -> np.ndarray:
         """(G,) bool: the player to move may show a weak hand to force a redeal [RULES 6]."""
         g = self._rows(state.batch_size) if games is None else np.asarray(games, dtype=I64)
-        return self.spec.weak_hand(self, state, g)
+        return self.spec.weak_hand(self.facts, state, g)
 
     def legal_action_mask(
         self, state: GameState, games: np.ndarray | None = None, out: np.ndarray | None = None

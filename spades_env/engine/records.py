@@ -51,11 +51,11 @@ def _record(engine: SpadesEngine, f: FinishedHands, i: int) -> dict[str, Any]:
         actions.append({"seat": int(seat), "action": int(a), "name": lay.describe(a)})
 
     # The game's decisions before the play (bids, the two-player draw; the Hearts pass).
-    deal, extra = game.record_decisions(engine, f, i, add)
+    deal, extra = game.record_decisions(engine.facts, f, i, add)
     leader = (dealer + 1) % n
     if engine.club_leads:
         leader = next(s for s in range(n) if (int(f.deal[i, s]) >> engine.lowest_club) & 1)
-    game.record_declarations(engine, f, i, leader, add)
+    game.record_declarations(engine.facts, f, i, leader, add)
     tricks = []
     for t in range(engine.hand_size):
         order = [(leader + k) % n for k in range(n)]
@@ -65,8 +65,8 @@ def _record(engine: SpadesEngine, f: FinishedHands, i: int) -> dict[str, Any]:
         for seat, c in zip(order, played, strict=True):
             actions.append({"seat": seat, "action": c, "name": lay.describe(c)})
         leader = winner
-    extra.update(game.record_result(engine, f, i))
-    contract = game.record_contract(engine, f, i)
+    extra.update(game.record_result(engine.facts, f, i))
+    contract = game.record_contract(engine.facts, f, i)
     return {
         "version": RECORD_VERSION,
         "rules": engine.rules.to_dict(),
@@ -228,7 +228,7 @@ class HandReplay:
         engine, state = self.engine, self.state
         if self.draws is not None:
             try:
-                key = engine.spec.replay_key(engine, state, action, self.draws)
+                key = engine.spec.replay_key(engine.facts, state, action, self.draws)
             except ValueError as err:
                 raise RecordError(f"record field 'exchange_draws': {err}") from None
             if key is not None:

@@ -10,4 +10,4 @@ from spades_env.engine.state import GameState
 
 def render_text(engine: SpadesEngine, state: GameState, game: int = 0) -> str:
     """A spectator's view of game ``game`` (every hand shown) as a few lines of text."""
-    return games.part(engine.rules.game, "render").render_state(engine, state, game)
+    return games.part(engine.rules.game, "render").render_state(engine.facts, state, game)

@@ -4,7 +4,9 @@ branches on which game it runs.
 Each game folder defines one subclass and its instance ``SPEC`` (``games/<game>/spec.py``, listed in
 the registry ``spades_env.games.GAMES``); ``SpadesEngine.__init__`` reads ``spec(rules.game)`` once.
 The defaults here are those of a game without the feature in question (no trump, no bidding, no
-pass, no blind nil, no bags): a game overrides what it has.
+pass, no blind nil, no bags): a game overrides what it has. A hook takes the rules, or the table's facts
+(``core.table_facts.TableFacts``, built once per engine) and the arrays it reads, never the engine: the engine sits
+above the games.
 """
 
 from __future__ import annotations
@@ -16,8 +18,8 @@ import numpy as np
 if TYPE_CHECKING:
     from types import ModuleType
 
+    from spades_env.core.table_facts import TableFacts
     from spades_env.engine.actions import ActionLayout
-    from spades_env.engine.core import SpadesEngine
     from spades_env.engine.results import FinishedHands
     from spades_env.engine.state import GameState
     from spades_env.rules_base import BaseRules
@@ -100,15 +102,15 @@ class GameSpec:
         """The highest bid action (-1: the game has no bidding, no bid actions)."""
         return -1
 
-    def blind_nil_allowed(self, engine: SpadesEngine, scores: np.ndarray) -> np.ndarray:
+    def blind_nil_allowed(self, facts: TableFacts, scores: np.ndarray) -> np.ndarray:
         """(G, S) bool: may a side's players bid blind nil this hand [RULES 2]."""
         return np.zeros(scores.shape, bool)
 
-    def bid_range(self, engine: SpadesEngine, state: GameState, g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def bid_range(self, facts: TableFacts, state: GameState, g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(G,) int64 lowest and highest legal bid of the player to move in games ``g``."""
-        return np.zeros(len(g), I64), np.full(len(g), engine.hand_size, I64)
+        return np.zeros(len(g), I64), np.full(len(g), facts.hand_size, I64)
 
-    def weak_hand(self, engine: SpadesEngine, state: GameState, g: np.ndarray) -> np.ndarray:
+    def weak_hand(self, facts: TableFacts, state: GameState, g: np.ndarray) -> np.ndarray:
         """(G,) bool: the player to move in games ``g`` may show a weak hand to force a redeal."""
         return np.zeros(len(g), bool)
 
@@ -140,7 +142,7 @@ class GameSpec:
         as it is)."""
         return np.asarray(f.delta[rows], np.float64)
 
-    def contract_counts(self, engine: SpadesEngine, f: FinishedHands) -> dict[str, np.ndarray] | None:
+    def contract_counts(self, facts: TableFacts, f: FinishedHands) -> dict[str, np.ndarray] | None:
         """(G, n_sides) int64 each, the finished hands' contracts as tournaments count them (``contracts``,
         ``sets``, ``bags``, ``nil_bids``, ``nil_made``); None in a game without contracts."""
         return None
@@ -163,7 +165,7 @@ class GameSpec:
         the verb naming it (``"pass"``); None where a card action plays the card."""
         return None
 
-    def check_state(self, engine: SpadesEngine, state: GameState, drawing: np.ndarray) -> None:
+    def check_state(self, facts: TableFacts, state: GameState, drawing: np.ndarray) -> None:
         """The game's own invariants of ``state`` (``engine.check.check_state`` runs the shared ones);
         raise AssertionError naming the game and the broken invariant."""
         raise NotImplementedError
@@ -199,25 +201,25 @@ class GameSpec:
         as their hands ended, from ``f`` (their finished hands, in order); a game without any: nothing."""
 
     # --------------------------------------------------------------- records
-    def record_contract(self, engine: SpadesEngine, f: FinishedHands, i: int) -> dict[str, Any]:
+    def record_contract(self, facts: TableFacts, f: FinishedHands, i: int) -> dict[str, Any]:
         """The record's ``start_bags``, ``bids``, ``blind_nil`` and ``bags`` of hand ``i`` (layout version 2 has them
         in every game): a game without bidding or bags records none (0 bags, bids -1, no blind nil)."""
         n, sides = f.deal.shape[1], f.scores.shape[1]
         return {"start_bags": [0] * sides, "bids": [-1] * n, "blind_nil": [False] * n, "bags": [0] * sides}
 
-    def record_decisions(self, engine: SpadesEngine, f: FinishedHands, i: int, add) -> tuple[np.ndarray, dict]:
+    def record_decisions(self, facts: TableFacts, f: FinishedHands, i: int, add) -> tuple[np.ndarray, dict]:
         """Add (``add(seat, action)``) the decisions of hand ``i`` before its card play, in order, and
         return the hands as the record lists them and the record fields that follow ``dealer``."""
         return f.deal[i], {}
 
-    def record_declarations(self, engine: SpadesEngine, f: FinishedHands, i: int, leader: int, add) -> None:
+    def record_declarations(self, facts: TableFacts, f: FinishedHands, i: int, leader: int, add) -> None:
         """Add the decisions between the last bid and the first lead (made from ``leader`` on)."""
 
-    def record_result(self, engine: SpadesEngine, f: FinishedHands, i: int) -> dict[str, Any]:
+    def record_result(self, facts: TableFacts, f: FinishedHands, i: int) -> dict[str, Any]:
         """The game's record fields after the tricks (placed before ``hands``)."""
         return {}
 
-    def replay_key(self, engine: SpadesEngine, state: GameState, action: int, draws: list[int]) -> int | None:
+    def replay_key(self, facts: TableFacts, state: GameState, action: int, draws: list[int]) -> int | None:
         """Replaying a record that lists its draws (not the match key): the game key under which ``action``,
         of the player to move in the one-game ``state``, draws the card ``draws`` (each seat's recorded
         draws, masks) says; None where the action draws nothing. ValueError naming the seat if it cannot."""

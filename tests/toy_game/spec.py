@@ -40,10 +40,10 @@ class TricksSpec(GameSpec):
         """No best hand yet."""
         state.best_hands[g] = 0
 
-    def check_state(self, engine, state, drawing: np.ndarray) -> None:
+    def check_state(self, facts, state, drawing: np.ndarray) -> None:
         """Every trick of the match's finished hands is a point; no seat has more best hands than hands played."""
         points = state.scores.sum(axis=1)
-        require(points == engine.hand_size * state.hand_number, "the scores are not the tricks of the hands played")
+        require(points == facts.hand_size * state.hand_number, "the scores are not the tricks of the hands played")
         best = state.best_hands
         require(((best >= 0) & (best <= state.hand_number[:, None])).all(axis=1), "best hands not in 0..hands played")
 

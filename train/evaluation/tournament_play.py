@@ -40,7 +40,7 @@ class GameTally:
         adjusted = engine.spec.adjusted_points(engine.rules, f)
         self.adjusted[games] += np.rint(adjusted).astype(np.int64)
         self.hands[games] += 1
-        counts = engine.spec.contract_counts(engine, f)
+        counts = engine.spec.contract_counts(engine.facts, f)
         for name, count in (counts or {}).items():
             getattr(self, name)[games] += count
 

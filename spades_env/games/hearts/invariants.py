@@ -17,18 +17,18 @@ from spades_env.games.hearts.phases import PASS, PASS_CARDS
 from spades_env.games.hearts.scoring import cards_taken
 
 if TYPE_CHECKING:
-    from spades_env.engine.core import SpadesEngine
-    from spades_env.engine.state import GameState
+    from spades_env.core.table_facts import TableFacts
+    from spades_env.facts.state import GameState
 
 U64 = np.uint64
 
 
-def check_hearts(engine: SpadesEngine, state: GameState) -> None:
+def check_hearts(facts: TableFacts, state: GameState) -> None:
     """Hearts: the pass in turn, three cards each, exchanged all at once; points taken [RULES 7]."""
-    b, n = state.batch_size, engine.n_players
+    b, n = state.batch_size, facts.n_players
     phase = state.phase
     passing = phase == PASS
-    offset = engine.pass_offset(state.hand_number)
+    offset = facts.pass_offset(state.hand_number)
     require(~passing | (offset != 0), "a pass phase on a no-pass hand")
     n_passed = bits.popcount(state.passed)
     require(np.all(n_passed <= PASS_CARDS, axis=1), f"a seat passes more than {PASS_CARDS} cards")
@@ -52,7 +52,7 @@ def check_hearts(engine: SpadesEngine, state: GameState) -> None:
     ok = ((received & ~state.deal) == 0) & (~moved | ((state.passed & state.deal) == 0))
     require(~started | np.all(ok, axis=1), "the passed cards did not change hands")
     taken = cards_taken(state.history, state.trick_winners, n)
-    points = engine.trick_tables.points
+    points = facts.trick_tables.points
     expect = np.zeros((b, n), np.int64)
     for c in np.flatnonzero(points):
         expect += ((taken >> U64(c)) & U64(1)).astype(np.int64) * points[c]

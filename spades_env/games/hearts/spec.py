@@ -17,8 +17,8 @@ from spades_env.games.hearts.phases import PASS
 from spades_env.games.hearts.scoring import FIRST_TRICK_FORBIDDEN, card_points, hearts_match_winner
 
 if TYPE_CHECKING:
+    from spades_env.core.table_facts import TableFacts
     from spades_env.engine.actions import ActionLayout
-    from spades_env.engine.core import SpadesEngine
     from spades_env.engine.results import FinishedHands
     from spades_env.engine.state import GameState
     from spades_env.games.hearts.rules import HeartsRules
@@ -75,22 +75,22 @@ class HeartsSpec(GameSpec):
         """The pass: the cards a seat chooses are seen by their receiver only, once every seat has chosen."""
         return "pass" if phase == PASS else None
 
-    def check_state(self, engine: SpadesEngine, state: GameState, drawing: np.ndarray) -> None:
+    def check_state(self, facts: TableFacts, state: GameState, drawing: np.ndarray) -> None:
         """The pass and the points taken; no bid, no Spades variant field set (``hearts.invariants``)."""
         from spades_env.games.hearts import invariants
 
-        invariants.check_hearts(engine, state)
+        invariants.check_hearts(facts, state)
 
     def hand_end_fields(self, view: GameState, f: FinishedHands) -> None:
         """The points each seat took in its tricks (the last trick's included)."""
         view.points_taken[:] = f.points_taken
 
-    def record_decisions(self, engine: SpadesEngine, f: FinishedHands, i: int, add) -> tuple[np.ndarray, dict]:
+    def record_decisions(self, facts: TableFacts, f: FinishedHands, i: int, add) -> tuple[np.ndarray, dict]:
         """The cards passed, seat by seat from the dealer's left; the hands as dealt, before the pass."""
-        n = engine.n_players
+        n = facts.n_players
         dealer = int(f.dealer[i])
         passed = [int(p) for p in f.passed[i]]
-        offset = int(engine.pass_offset(f.hand_number[i : i + 1])[0])
+        offset = int(facts.pass_offset(f.hand_number[i : i + 1])[0])
         received = [passed[(seat - offset) % n] if offset else 0 for seat in range(n)]
         # The finished hand's deal is the hands after the pass: give back what each seat received.
         deal = f.deal[i]

@@ -18,15 +18,15 @@ from spades_env.games.spades.params import BEMO, BID, BLIND, DRAW
 from spades_env.games.spades.two_player import MAX_EXCHANGE
 
 if TYPE_CHECKING:
-    from spades_env.engine.core import SpadesEngine
-    from spades_env.engine.state import GameState
+    from spades_env.core.table_facts import TableFacts
+    from spades_env.facts.state import GameState
 
 
-def check_spades(engine: SpadesEngine, state: GameState, drawing: np.ndarray) -> None:
+def check_spades(facts: TableFacts, state: GameState, drawing: np.ndarray) -> None:
     """Every Spades invariant of ``state``; ``drawing`` (B,) marks the games drawing their hands."""
-    _check_variant_cards(engine, state, drawing)
-    _check_bidding(engine, state, drawing, ~drawing)
-    rules = engine.rules
+    _check_variant_cards(facts, state, drawing)
+    _check_bidding(facts, state, drawing, ~drawing)
+    rules = facts.rules
     require(state.n_redeals >= 0, "n_redeals is negative")
     require(np.all(state.bags >= 0, axis=1), "negative bags")
     if rules.bags:
@@ -34,10 +34,10 @@ def check_spades(engine: SpadesEngine, state: GameState, drawing: np.ndarray) ->
         require(np.where(fresh, np.all(state.bags < rules.bag_limit, axis=1), True), "bags at or over bag_limit")
 
 
-def _check_bidding(engine: SpadesEngine, state: GameState, drawing: np.ndarray, dealt: np.ndarray) -> None:
+def _check_bidding(facts: TableFacts, state: GameState, drawing: np.ndarray, dealt: np.ndarray) -> None:
     """Spades: bidding in turn, blind nil, Bemo [RULES 2, 6]."""
-    b, n, t = state.batch_size, engine.n_players, engine.hand_size
-    rules, phase = engine.rules, state.phase
+    b, n, t = state.batch_size, facts.n_players, facts.hand_size
+    rules, phase = facts.rules, state.phase
     n_tricks, n_in = state.n_tricks, state.n_in_trick
     bids = state.bids
     require(np.all((bids >= -1) & (bids <= t), axis=1), "a bid is out of range")
@@ -70,27 +70,27 @@ def _check_bidding(engine: SpadesEngine, state: GameState, drawing: np.ndarray, 
     # ---- Bemo [RULES 6]
     if rules.bemo:
         require(np.all((state.bemo >= -1) & (state.bemo <= 2), axis=1), "a Bemo declaration out of -1..2")
-        mover_bemo = state.bemo[rows, engine.side_of_seat[state.to_move]]
+        mover_bemo = state.bemo[rows, facts.side_of_seat[state.to_move]]
         require(np.where(phase == BEMO, mover_bemo == -1, True), "phase BEMO for a side that declared")
         require(np.where(phase == PLAY, np.all(state.bemo >= 0, axis=1), True), "play began before every Bemo")
     else:
         require(np.all(state.bemo == -1, axis=1), "a Bemo declaration without the bemo rule")
 
 
-def _check_variant_cards(engine: SpadesEngine, state: GameState, drawing: np.ndarray) -> None:
+def _check_variant_cards(facts: TableFacts, state: GameState, drawing: np.ndarray) -> None:
     """Face-up cards and the two-player pile, discards and exchange [RULES 4, 6]."""
-    rules, b = engine.rules, state.batch_size
+    rules, b = facts.rules, state.batch_size
     if rules.face_up_deal:
         require(~np.any((state.face_up & ~state.deal) != 0, axis=1), "a face-up card was not dealt to its seat")
-        require(np.all(bits.popcount(state.face_up) == min(4, engine.hand_size), axis=1), "not 4 face-up cards")
+        require(np.all(bits.popcount(state.face_up) == min(4, facts.hand_size), axis=1), "not 4 face-up cards")
     else:
         require(np.all(state.face_up == 0, axis=1), "face-up cards without face_up_deal")
     if not rules.two_player:
         require_no_pile(state, "Spades with a deal")
         return
-    deck = np.array(engine.deck)
+    deck = np.array(facts.deck)
     require(np.all(np.sort(state.pile, axis=1) == deck, axis=1), "the pile is not the deck")
-    pos, p = state.pile_pos, engine.pile_size
+    pos, p = state.pile_pos, facts.pile_size
     require((pos >= 0) & (pos <= p) & (pos % 2 == 0), "pile_pos is not an even position in the pile")
     phase = state.phase
     in_draw = phase == DRAW

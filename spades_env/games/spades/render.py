@@ -11,7 +11,7 @@ from spades_env.core.text import finished_trick_lines, side_name, trick_lines
 from spades_env.games.spades.params import DRAW, PHASE_NAMES
 
 if TYPE_CHECKING:
-    from spades_env.engine.core import SpadesEngine
+    from spades_env.core.table_facts import TableFacts
     from spades_env.engine.results import FinishedHands
     from spades_env.engine.state import GameState
 
@@ -24,11 +24,11 @@ def phase_name(phase: int) -> str:
     return _PHASE_NAMES[phase]
 
 
-def render_state(engine: SpadesEngine, state: GameState, game: int = 0) -> str:
+def render_state(facts: TableFacts, state: GameState, game: int = 0) -> str:
     """A spectator's view of Spades game ``game`` (every hand shown) as a few lines of text."""
     g = int(game)
-    rules = engine.rules
-    n = engine.n_players
+    rules = facts.rules
+    n = facts.n_players
     phase = int(state.phase[g])
     head = f"Spades [{rules.name}] hand {int(state.hand_number[g]) + (phase != OVER)}"
     head += f", dealer player_{int(state.dealer[g])}, phase {phase_name(phase)}"
@@ -47,7 +47,7 @@ def render_state(engine: SpadesEngine, state: GameState, game: int = 0) -> str:
             bid_text = "no bid"
         mark = ">" if phase != OVER and seat == int(state.to_move[g]) else " "
         hidden = "" if state.looked[g, seat] else "  (not looked)"
-        side = int(engine.side_of_seat[seat])
+        side = int(facts.side_of_seat[seat])
         tricks = int(state.tricks_won[g, seat])
         hand = cards.format_hand(int(state.hands[g, seat]))
         lines.append(f"{mark} player_{seat} (side {side}): {bid_text:9s} tricks {tricks:2d}  {hand}{hidden}")
@@ -64,7 +64,7 @@ def render_state(engine: SpadesEngine, state: GameState, game: int = 0) -> str:
                 )
             )
     if rules.two_player and phase != OVER:
-        left = engine.pile_size - int(state.pile_pos[g])
+        left = facts.pile_size - int(state.pile_pos[g])
         shown = f", showing {cards.card_name(int(state.shown[g]), symbols=True)}" if phase == DRAW else ""
         lines.append(f"  pile: {left} cards left{shown}")
     if rules.bemo and (state.bemo[g] >= 0).any():
@@ -73,12 +73,12 @@ def render_state(engine: SpadesEngine, state: GameState, game: int = 0) -> str:
     if int(state.n_redeals[g]):
         lines.append(f"  redeals this hand (weak hands shown): {int(state.n_redeals[g])}")
     if phase != OVER and int(state.led_suit[g]) == LOWEST_CLUB_LEAD:
-        lines.append(f"  first lead: the {cards.card_name(engine.lowest_club, symbols=True)}")
+        lines.append(f"  first lead: the {cards.card_name(facts.lowest_club, symbols=True)}")
     lines.extend(trick_lines(state, g, n))
     spades = "broken" if state.spades_broken[g] else "not broken"
-    lines.append(f"  tricks played {int(state.n_tricks[g])}/{engine.hand_size}, spades {spades}")
+    lines.append(f"  tricks played {int(state.n_tricks[g])}/{facts.hand_size}, spades {spades}")
     sides = ", ".join(
-        f"side {s}: {int(state.scores[g, s])} ({int(state.bags[g, s])} bags)" for s in range(engine.n_sides)
+        f"side {s}: {int(state.scores[g, s])} ({int(state.bags[g, s])} bags)" for s in range(facts.n_sides)
     )
     lines.append(f"  scores (target {rules.target_score}): {sides}")
     if phase == OVER and int(state.winner[g]) >= 0:
@@ -92,9 +92,9 @@ def _bid_text(bid: int, blind: bool) -> str:
     return "nil" if bid == 0 else str(bid)
 
 
-def render_finished_hand(engine: SpadesEngine, number: int, f: FinishedHands, i: int) -> list[str]:
+def render_finished_hand(facts: TableFacts, number: int, f: FinishedHands, i: int) -> list[str]:
     """A finished Spades hand for a playthrough: the deal, the bids, each trick, the points, scores and bags."""
-    rules = engine.rules
+    rules = facts.rules
     n = rules.n_players
     dealer = int(f.dealer[i])
     lines = [f"--- hand {number}: dealer seat {dealer}, seat {(dealer + 1) % n} bids and leads first ---"]

@@ -18,8 +18,8 @@ from spades_env.games.spades.bidding import WEAK_HAND_MASK
 from spades_env.games.spades.params import BEMO, BID, BLIND, DRAW, EXCHANGE
 
 if TYPE_CHECKING:
+    from spades_env.core.table_facts import TableFacts
     from spades_env.engine.actions import ActionLayout
-    from spades_env.engine.core import SpadesEngine
     from spades_env.engine.results import FinishedHands
     from spades_env.engine.state import GameState
     from spades_env.games.spades.rules import SpadesRules
@@ -111,41 +111,41 @@ class SpadesSpec(GameSpec):
         """Bids of 0 (nil) to every trick of the hand [RULES 2]."""
         return rules.hand_size
 
-    def blind_nil_allowed(self, engine: SpadesEngine, scores: np.ndarray) -> np.ndarray:
+    def blind_nil_allowed(self, facts: TableFacts, scores: np.ndarray) -> np.ndarray:
         """(G, S) bool: ``blind_nil``, for a side behind by ``blind_nil_requires_behind_by`` [RULES 2]."""
-        rules = engine.rules
+        rules = facts.rules
         if not rules.blind_nil:
             return np.zeros(scores.shape, bool)
         behind = rules.blind_nil_requires_behind_by
         if behind is None:
             return np.ones(scores.shape, bool)
-        if engine.n_sides == 2:  # the other side's score is the other column
+        if facts.n_sides == 2:  # the other side's score is the other column
             return scores <= scores[:, ::-1] - behind
-        others = np.where(np.eye(engine.n_sides, dtype=bool)[None], np.iinfo(I64).min, scores[:, None, :])
+        others = np.where(np.eye(facts.n_sides, dtype=bool)[None], np.iinfo(I64).min, scores[:, None, :])
         return scores <= others.max(axis=2) - behind
 
-    def bid_range(self, engine: SpadesEngine, state: GameState, g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def bid_range(self, facts: TableFacts, state: GameState, g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(G,) int64 lowest and highest legal bid: ``mirror``, ``fourteen``, ``min_team_bid`` [RULES 2, 6]."""
-        r, n = engine.rules, engine.n_players
-        hi = np.full(len(g), engine.hand_size, I64)
+        r, n = facts.rules, facts.n_players
+        hi = np.full(len(g), facts.hand_size, I64)
         if r.mirror:
             hand = state.hands.reshape(-1)[g * n + state.to_move[g]]
             spades = bits.popcount(hand & cards.TRUMP_MASK)
             return spades, spades
         if not (r.partnership and (r.min_team_bid or r.fourteen)):
             return np.zeros(len(g), I64), hi
-        partner_bid = state.bids.reshape(-1)[g * n + engine.partner[state.to_move[g]]]
+        partner_bid = state.bids.reshape(-1)[g * n + facts.partner[state.to_move[g]]]
         if r.fourteen:
             # Bids of 2 or more; the partner who bids second completes the team's 7.
             forced = 7 - partner_bid
             return np.where(partner_bid >= 0, forced, 2), np.where(partner_bid >= 0, forced, 5)
         return np.where(partner_bid >= 0, np.maximum(0, r.min_team_bid - partner_bid), 0), hi
 
-    def weak_hand(self, engine: SpadesEngine, state: GameState, g: np.ndarray) -> np.ndarray:
+    def weak_hand(self, facts: TableFacts, state: GameState, g: np.ndarray) -> np.ndarray:
         """(G,) bool: ``misdeal_weak_hand`` and no spade, J, Q or K in the hand [RULES 6]."""
-        if not engine.rules.misdeal_weak_hand:
+        if not facts.rules.misdeal_weak_hand:
             return np.zeros(len(g), bool)
-        hand = state.hands.reshape(-1)[g * engine.n_players + state.to_move[g]]
+        hand = state.hands.reshape(-1)[g * facts.n_players + state.to_move[g]]
         return (hand & WEAK_HAND_MASK) == 0
 
     def max_bags(self, rules: SpadesRules) -> int:
@@ -168,9 +168,9 @@ class SpadesSpec(GameSpec):
 
         return bag_adjusted_points(rules, f.delta[rows], f.bags_added[rows], f.bag_penalties[rows])
 
-    def contract_counts(self, engine: SpadesEngine, f: FinishedHands) -> dict[str, np.ndarray] | None:
+    def contract_counts(self, facts: TableFacts, f: FinishedHands) -> dict[str, np.ndarray] | None:
         """Each side's contract made or set, the bags it took, its nil bids and nils made [RULES 3]."""
-        sides = np.eye(engine.n_sides, dtype=np.int64)[engine.side_of_seat]  # (N, S)
+        sides = np.eye(facts.n_sides, dtype=np.int64)[facts.side_of_seat]  # (N, S)
         contract = np.where(f.bids > 0, f.bids, 0) @ sides
         return {
             "contracts": (contract > 0).astype(np.int64),
@@ -193,19 +193,19 @@ class SpadesSpec(GameSpec):
         """Two-player blind nil: a card given up in the exchange [RULES 4]."""
         return "give up" if phase == EXCHANGE else None
 
-    def check_state(self, engine: SpadesEngine, state: GameState, drawing: np.ndarray) -> None:
+    def check_state(self, facts: TableFacts, state: GameState, drawing: np.ndarray) -> None:
         """Bidding, Bemo, bags, face-up cards and the two-player pile (``spades.invariants``)."""
         from spades_env.games.spades import invariants
 
-        invariants.check_spades(engine, state, drawing)
+        invariants.check_spades(facts, state, drawing)
 
-    def record_decisions(self, engine: SpadesEngine, f: FinishedHands, i: int, add) -> tuple[np.ndarray, dict]:
+    def record_decisions(self, facts: TableFacts, f: FinishedHands, i: int, add) -> tuple[np.ndarray, dict]:
         """Blind-nil choices and bids; in two-player the 26 draws and the exchanges before the bids [RULES 2, 4]."""
-        lay, n = engine.layout, engine.n_players
+        lay, n = facts.layout, facts.n_players
         dealer = int(f.dealer[i])
         order = [(dealer + k) % n for k in range(1, n + 1)]
-        blind_open = engine._blind_nil_allowed(f.start_scores[i : i + 1])[0][engine.side_of_seat]
-        if engine.rules.two_player:
+        blind_open = self.blind_nil_allowed(facts, f.start_scores[i : i + 1])[0][facts.side_of_seat]
+        if facts.rules.two_player:
             for seat in order:
                 if blind_open[seat]:
                     add(seat, lay.blind_nil if f.blind[i, seat] else lay.look)
@@ -231,13 +231,13 @@ class SpadesSpec(GameSpec):
                     add(seat, lay.bid_action(int(f.bids[i, seat])))
         return f.deal[i], {}
 
-    def record_declarations(self, engine: SpadesEngine, f: FinishedHands, i: int, leader: int, add) -> None:
+    def record_declarations(self, facts: TableFacts, f: FinishedHands, i: int, leader: int, add) -> None:
         """The sides' Bemo declarations, from the leader on [RULES 6]."""
-        if engine.rules.bemo:
-            lay, n = engine.layout, engine.n_players
-            for k in range(engine.n_sides):
+        if facts.rules.bemo:
+            lay, n = facts.layout, facts.n_players
+            for k in range(facts.n_sides):
                 seat = (leader + k) % n
-                add(seat, lay.no_bemo + int(f.bemo[i, engine.side_of_seat[seat]]))
+                add(seat, lay.no_bemo + int(f.bemo[i, facts.side_of_seat[seat]]))
 
     start_options = starts.START_OPTIONS
 
@@ -265,28 +265,28 @@ class SpadesSpec(GameSpec):
         """The bags after the hand."""
         view.bags[:] = f.bags
 
-    def record_contract(self, engine: SpadesEngine, f: FinishedHands, i: int) -> dict[str, Any]:
+    def record_contract(self, facts: TableFacts, f: FinishedHands, i: int) -> dict[str, Any]:
         """The bags before and after the hand, the bids and the blind nils."""
         return {"start_bags": f.start_bags[i].tolist(), "bids": f.bids[i].tolist(), "blind_nil": f.blind[i].tolist(),
                 "bags": f.bags[i].tolist()}  # fmt: skip
 
-    def record_result(self, engine: SpadesEngine, f: FinishedHands, i: int) -> dict[str, Any]:
+    def record_result(self, facts: TableFacts, f: FinishedHands, i: int) -> dict[str, Any]:
         """The two-player pile and blind-nil exchange draws, the face-up cards and the Bemo declarations."""
         extra: dict[str, Any] = {}
         names = lambda mask: [cards.card_name(c) for c in cards.mask_to_cards(int(mask))]  # noqa: E731
-        if engine.rules.two_player:
+        if facts.rules.two_player:
             extra["pile"] = [cards.card_name(int(c)) for c in f.pile[i]]
             extra["exchange_draws"] = [names(m) for m in f.exchanged_in[i]]
-        if engine.rules.face_up_deal:
+        if facts.rules.face_up_deal:
             extra["face_up"] = [names(m) for m in f.face_up[i]]
-        if engine.rules.bemo:
+        if facts.rules.bemo:
             extra["bemo"] = f.bemo[i].tolist()
         return extra
 
-    def replay_key(self, engine: SpadesEngine, state: GameState, action: int, draws: list[int]) -> int | None:
+    def replay_key(self, facts: TableFacts, state: GameState, action: int, draws: list[int]) -> int | None:
         """A two-player blind-nil exchange of a card draws from the key (``two_player.exchange``): the key under
         which it draws the seat's lowest recorded draw not yet drawn (``hashing.key_for_stream``)."""
-        if int(state.phase[0]) != EXCHANGE or action == engine.layout.exchange_done:
+        if int(state.phase[0]) != EXCHANGE or action == facts.layout.exchange_done:
             return None
         from spades_env.core.hashing import key_for_stream
         from spades_env.games.spades.two_player import EXCHANGE_SALT, exchange_counter, exchange_pool
