@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from spades_env.engine.state import missing_field
+
 
 class IllegalActionError(ValueError):
     """An action that is not legal for the player to move; names the legal ones."""
@@ -50,10 +52,7 @@ class FinishedHands:
 
     def __getattr__(self, name: str):
         """Only for a name that is none of the record's fields: an AttributeError naming the game and its fields."""
-        if name.startswith("__"):
-            raise AttributeError(name)
-        own = [f.name for f in dataclasses.fields(self)][N_CORE_RESULT_FIELDS:]
-        raise AttributeError(f"a {self.game or 'core'} finished hand has no field {name!r} (its own fields: {own})")
+        raise missing_field(self, name, N_CORE_RESULT_FIELDS, "finished hand")
 
     def take(self, keep: np.ndarray) -> FinishedHands:
         """The hands ``keep`` selects (a bool mask or indices over G), copied."""

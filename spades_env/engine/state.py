@@ -97,10 +97,7 @@ class GameState:
 
     def __getattr__(self, name: str):
         """Only for a name that is none of the state's fields: an AttributeError naming the game and its fields."""
-        if name.startswith("__"):
-            raise AttributeError(name)
-        own = [f.name for f in dataclasses.fields(self)][N_CORE_FIELDS:]
-        raise AttributeError(f"a {self.game or 'core'} state has no field {name!r} (its own fields: {own})")
+        raise missing_field(self, name, N_CORE_FIELDS, "state")
 
     @property
     def broken(self) -> np.ndarray:
@@ -156,6 +153,15 @@ class GameState:
 
 #: The core's fields come first in every game's state.
 N_CORE_FIELDS = len(dataclasses.fields(GameState))
+
+
+def missing_field(arrays, name: str, n_core: int, noun: str) -> AttributeError:
+    """The error of reading ``name``, none of the fields of ``arrays`` (a game's ``GameState`` or ``FinishedHands``,
+    whose first ``n_core`` fields are the core's): it names the game and its own fields (a dunder name: plainly)."""
+    if name.startswith("__"):
+        return AttributeError(name)
+    own = [f.name for f in dataclasses.fields(arrays)][n_core:]
+    return AttributeError(f"a {arrays.game or 'core'} {noun} has no field {name!r} (its own fields: {own})")
 
 
 #: The phase codes, gathered here for every caller (``from spades_env.engine import PLAY``).
