@@ -55,8 +55,8 @@ def sample_layouts(
     d, n = len(games), engine.n_players
     own = state.hands[games, seats]
     known, unseen = _known_and_unseen(engine, state, games, seats)
-    # Cards still held by each seat: public (the cards dealt or drawn less those played), never read off the hands.
     others = np.arange(n)[None, :] != seats[:, None]  # (D, N)
+    # Cards still held by each seat: public (the cards dealt or drawn less those played), never read off the hands.
     room = np.where(others, cards_held(engine, state)[games] - bits.popcount(known), 0)  # (D, N)
     voids = ((state.voids[games][:, None] >> np.arange(4 * n)) & 1).astype(bool).reshape(d, n, 4)
     # One more seat, the discard pile, takes the unseen cards that no player holds (two-player).

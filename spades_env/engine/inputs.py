@@ -80,9 +80,9 @@ def match_starts(
     """Check the overrides of ``n`` new matches: only states ``check.check_state`` accepts come out.
 
     The scores (after ``hand_numbers`` hands) must not already end the match, as they would at the end of a hand
-    [RULES 3, 7]. ``own``: the game's own overrides by name (None values left out), which its spec checks first
-    (``GameSpec.check_starts``, given the ``deals`` as they came: two-player Spades refuses them); a name that is
-    none of the game's is refused naming the options the game takes.
+    [RULES 3, 7]. ``own``: the game's own overrides by name (None values left out), which its spec checks
+    (``GameSpec.check_starts``, given the checked ``deals``); a name that is none of the game's is refused naming
+    the options the game takes, ``deals`` where the game takes none (``GameSpec.deals_refused``: two-player).
     """
     own = {k: v for k, v in (own or {}).items() if v is not None}
     unknown = sorted(set(own) - set(spec.start_options))
@@ -91,9 +91,10 @@ def match_starts(
         raise EngineInputTypeError(
             f"new matches of game {rules.game!r} ({rules.name}) take no option {unknown[0]!r}; its options: {allowed}"
         )
-    out = MatchStarts(
-        own=spec.check_starts(rules, n, deck, hand_size, pile_size, deals, own) if own or deals is not None else {}
-    )
+    refused = spec.deals_refused(rules) if deals is not None else ""
+    if refused:
+        raise EngineInputError(refused)
+    out = MatchStarts()
     if dealers is not None:
         out.dealers = per_game(dealers, n, "dealers", 0, rules.n_players - 1)
     if hand_numbers is not None:
@@ -105,6 +106,8 @@ def match_starts(
     if deals is not None:
         out.deals = deal_masks(deals, n, rules.n_players, deck)
         check_deal(out.deals, deck, hand_size)
+    if own:
+        out.own = spec.check_starts(rules, n, deck, hand_size, pile_size, out.deals, own)
     return out
 
 

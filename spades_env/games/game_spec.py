@@ -176,11 +176,15 @@ class GameSpec:
     #: applied by ``new_matches``, ``start_deals`` and ``started_hands``.
     start_options: tuple[str, ...] = ()
 
+    def deals_refused(self, rules: BaseRules) -> str:
+        """Why these rules take no ``deals`` override (the one-line error), "" where they do."""
+        return ""
+
     def check_starts(
-        self, rules: BaseRules, n: int, deck: tuple[int, ...], hand_size: int, pile_size: int, deals: Any, options
+        self, rules: BaseRules, n: int, deck: tuple[int, ...], hand_size: int, pile_size: int, deals, options
     ) -> dict[str, Any]:
         """The checked ``options`` (the game's own overrides given, by name) of ``n`` new matches; ``deals``: every
-        game's override as given (None: not given), which a game may refuse. A game without options: none."""
+        game's override, checked ((n, N) masks; None: not given). A game without options: none."""
         return {}
 
     def new_matches(self, state: GameState, g: np.ndarray, sides: np.ndarray, own: dict[str, Any]) -> None:

@@ -241,10 +241,14 @@ class SpadesSpec(GameSpec):
 
     start_options = starts.START_OPTIONS
 
+    def deals_refused(self, rules: SpadesRules) -> str:
+        """Two-player deals no hand: it takes ``piles`` (``starts.DEALS_REFUSED``)."""
+        return starts.DEALS_REFUSED if rules.two_player else ""
+
     def check_starts(
-        self, rules: SpadesRules, n: int, deck: tuple[int, ...], hand_size: int, pile_size: int, deals: Any, options
+        self, rules: SpadesRules, n: int, deck: tuple[int, ...], hand_size: int, pile_size: int, deals, options
     ) -> dict[str, Any]:
-        """``bags``, ``piles`` (two-player, instead of ``deals``), ``face_ups`` (``starts.check_starts``)."""
+        """``bags``, ``piles`` (two-player), ``face_ups`` (``starts.check_starts``)."""
         max_bags, face_ups = self.max_bags(rules), min(self.face_up_cards(rules), hand_size)
         return starts.check_starts(rules, max_bags, face_ups, n, deck, hand_size, pile_size, deals, options)
 

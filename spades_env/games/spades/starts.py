@@ -12,7 +12,7 @@ import numpy as np
 from spades_env import cards
 from spades_env.core import bits
 from spades_env.core.errors import EngineInputError
-from spades_env.core.inputs import card_id, check_deal, deal_masks, per_side
+from spades_env.core.inputs import card_id, deal_masks, per_side
 
 if TYPE_CHECKING:
     from spades_env.engine.state import GameState
@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 I64 = np.int64
 #: The names ``reset`` and ``start_matches`` take for them, besides every game's.
 START_OPTIONS = ("bags", "piles", "face_ups")
+#: Why two-player takes no ``deals`` override (``GameSpec.deals_refused``).
+DEALS_REFUSED = "two-player Spades has no deal: give the draw pile order with 'piles' instead of 'deals'"
 
 
 def check_starts(
@@ -31,16 +33,12 @@ def check_starts(
     deck: tuple[int, ...],
     hand_size: int,
     pile_size: int,
-    deals: Any,
+    deals: np.ndarray | None,
     options: dict[str, Any],
 ) -> dict[str, Any]:
     """The checked ``options`` (``START_OPTIONS`` given, not None) of ``n`` new matches: bags 0..``max_bags`` per
-    side, piles (two-player only, which takes no ``deals``) orderings of the deck, face-up cards (with ``deals``)
-    ``face_up_count`` cards of each hand given."""
-    if rules.two_player and deals is not None:
-        raise EngineInputError(
-            "two-player Spades has no deal: give the draw pile order with 'piles' instead of 'deals'"
-        )
+    side, piles (two-player only) orderings of the deck, face-up cards ``face_up_count`` cards of each hand of the
+    ``deals`` given ((n, N) masks, checked; None: not given)."""
     if "piles" in options and not rules.two_player:
         raise EngineInputError("'piles' is only for two-player Spades (n_players 2); give 'deals' instead")
     out: dict[str, Any] = {}
@@ -50,7 +48,7 @@ def check_starts(
         out["piles"] = pile_array(options["piles"], n, pile_size)
         check_pile(out["piles"], deck)
     if "face_ups" in options:
-        out["face_ups"] = _face_ups(rules, face_up_count, options["face_ups"], deals, n, deck, hand_size)
+        out["face_ups"] = _face_ups(rules, face_up_count, options["face_ups"], deals, deck)
     return out
 
 
@@ -71,17 +69,15 @@ def started_hands(state: GameState, cells: np.ndarray, own: dict[str, Any]) -> N
 
 
 def _face_ups(
-    rules: SpadesRules, count: int, face_ups: Any, deals: Any, n: int, deck: tuple[int, ...], hand_size: int
+    rules: SpadesRules, count: int, face_ups: Any, deals: np.ndarray | None, deck: tuple[int, ...]
 ) -> np.ndarray:
-    """(n, n_players) uint64 face-up cards: ``count`` cards of each hand of ``deals`` [RULES 6]."""
+    """(n, n_players) uint64 face-up cards: ``count`` cards of each hand of ``deals`` (checked masks) [RULES 6]."""
     if count == 0:
         raise EngineInputError("'face_ups' is only for rules with face_up_deal (these deal no card face up)")
     if deals is None:
         raise EngineInputError("'face_ups' needs 'deals': the face-up cards are cards of the hands given")
-    hands = deal_masks(deals, n, rules.n_players, deck)
-    check_deal(hands, deck, hand_size)
-    masks = deal_masks(face_ups, n, rules.n_players, deck, name="face_ups")
-    bad = np.argwhere((bits.popcount(masks) != count) | ((masks & ~hands) != 0))
+    masks = deal_masks(face_ups, len(deals), rules.n_players, deck, name="face_ups")
+    bad = np.argwhere((bits.popcount(masks) != count) | ((masks & ~deals) != 0))
     if len(bad):
         g, seat = (int(x) for x in bad[0])
         raise EngineInputError(
