@@ -53,6 +53,11 @@ class TableFacts(NamedTuple):
         return self.pass_offsets[np.asarray(hand_number, dtype=I64) % 4]
 
 
+def lowest_club(deck: tuple[int, ...]) -> int:
+    """The lowest club of ``deck`` (its card id): the first lead under ``lowest_club_leads`` and in Hearts."""
+    return min(c for c in deck if cards.card_suit(c) == cards.CLUBS)
+
+
 def table_facts(
     rules: BaseRules, layout: ActionLayout, trick_tables: TrickTables, pass_offsets: tuple[int, ...]
 ) -> TableFacts:
@@ -67,7 +72,7 @@ def table_facts(
         n_sides=rules.n_sides,
         hand_size=rules.hand_size,
         deck=rules.deck,
-        lowest_club=min(c for c in rules.deck if cards.card_suit(c) == cards.CLUBS),
+        lowest_club=lowest_club(rules.deck),
         side_of_seat=np.array([rules.side_of_seat(s) for s in range(n)], dtype=I64),
         partner=(seats + 2) % n if rules.partnership else None,
         pile_size=len(rules.deck) if rules.two_player else 0,

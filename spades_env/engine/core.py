@@ -27,11 +27,10 @@ from typing import Any
 import numba
 import numpy as np
 
-from spades_env import cards
 from spades_env.core import packed, trick_play
 from spades_env.core.compile_notice import announce_compile
 from spades_env.core.state_arrays import HAND_ENDED
-from spades_env.core.table_facts import table_facts
+from spades_env.core.table_facts import lowest_club, table_facts
 from spades_env.engine import dealing, inputs, state_schema
 from spades_env.engine.actions import ActionLayout
 from spades_env.engine.hand_cycle import HandCycle
@@ -108,7 +107,7 @@ class SpadesEngine(HandCycle):
         # led until broken (spades, or hearts) [RULES 1, 7].
         self.broken_suit = self.spec.broken_suit
         self.broken_mask = np.uint64(self.spec.broken_mask)
-        self.lowest_club = min(c for c in self.deck if cards.card_suit(c) == cards.CLUBS)
+        self.lowest_club = lowest_club(self.deck)
         self.club_leads = self.spec.club_leads(r)
         """The holder of the lowest club leads it to the first trick (``lowest_club_leads``, Hearts)."""
         self._unbroken_lead = int(self._lead_state(np.array(False)))  # ``led_suit`` before the first lead
