@@ -16,6 +16,9 @@ OPPONENTS = ("self", "heuristic")
 #: The ``target`` settings: the softmax of the teacher's values, or its chosen card one-hot
 #: (``train.expert_iteration.labelling``).
 TARGETS = ("values", "choice")
+#: The ``card_labels`` settings: card decisions valued by the teacher's search, or each legal card by one rollout on
+#: the real deal (``train.expert_iteration.labelling.deal_card_values``).
+CARD_LABELS = ("teacher", "deal")
 #: The ``train_on`` settings.
 TRAIN_ON = ("all", "learner")
 
@@ -79,6 +82,12 @@ class ExpertIterationConfig(ConfigFile):
     values at ``temperature``) or ``choice`` (the card the teacher's ``act`` plays, one-hot; e.g.
     ``search:play_margin=3``, which plays the heuristic's card unless the search values another more than 3 points
     above it). ``train.expert_iteration.labelling.LabelSpec.target``."""
+    card_labels: str = "teacher"
+    """Who values the card decisions with a choice: ``teacher`` (its search, from what the seat knows) or ``deal``
+    (each legal card played on the real deal, then the heuristic plays every seat to the hand's end: one rollout,
+    about 1/16 of ``search:fast``'s cost; in expectation over the deals the seat cannot tell apart, the card's value
+    under the heuristic's continuation). A labeller at training time, not a bot: the network still sees only its
+    seat. The teacher then values the other decisions (bids, passes) only; needs ``target: values``."""
     nil_weight: float = 1.0
     """Weight of the positions of hands where a seat bid nil (blind nil included) in the cross-entropy, the others'
     being 1: the learned partnership bot's card play lost its points to the heuristic's in those hands."""
@@ -177,6 +186,7 @@ class ExpertIterationConfig(ConfigFile):
             "opponents": self.opponents in OPPONENTS,
             "train_on": self.train_on in TRAIN_ON,
             "target": self.target in TARGETS,
+            "card_labels": self.card_labels in CARD_LABELS,
             "rounds": self.rounds >= 0,
             "num_envs": self.num_envs >= 1,
             "num_steps": self.num_steps >= 1,
@@ -214,6 +224,8 @@ class ExpertIterationConfig(ConfigFile):
                 f"train_on='learner' needs opponents='heuristic' (with opponents={self.opponents!r} the learner "
                 "plays every seat: use train_on='all')"
             )
+        if self.card_labels == "deal" and self.target != "values":
+            raise ValueError(f"card_labels='deal' needs target='values' (got target={self.target!r})")
         if self.actors and not self.collect_shards:
             raise ValueError(
                 f"actors={self.actors} needs collect_shards >= 1 (the shards the actors collect and label)"

@@ -36,7 +36,7 @@ from agents.base import DecisionContext
 from agents.builtin_bots import decision_context
 from agents.heuristic import HeuristicAgent
 from spades_env.engine import PLAY, GameState, SpadesEngine
-from train.expert_iteration.config import TARGETS
+from train.expert_iteration.config import CARD_LABELS, TARGETS
 
 #: The ``teacher`` that labels every card decision with a choice by HeuristicAgent's card instead of a search's
 #: values (``card_choice_values``): behaviour cloning of its card play on the learner's own positions (DAgger).
@@ -193,11 +193,50 @@ def card_choice_values(state: GameState, mask: np.ndarray, action: np.ndarray) -
     than one legal card, 0 for ``action`` (HeuristicAgent's card for the ``heuristic`` teacher, the teacher's
     ``act`` with ``target: choice``) and -inf for every other action; NaN everywhere else (bids, blind nil,
     passes, forced cards: unvalued, ``LabelSpec.unvalued`` decides)."""
-    cards = (state.phase == PLAY) & (mask.sum(axis=1) > 1)
+    cards = card_choices(state, mask)
     values = np.full(mask.shape, np.nan)
     values[cards] = -np.inf
     rows = np.flatnonzero(cards)
     values[rows, action[rows]] = 0.0
+    return values
+
+
+def card_choices(state: GameState, mask: np.ndarray) -> np.ndarray:
+    """(G,) bool: the rows that are card decisions with more than one legal card."""
+    return (state.phase == PLAY) & (mask.sum(axis=1) > 1)
+
+
+def deal_card_values(
+    engine: SpadesEngine, state: GameState, seat: np.ndarray, mask: np.ndarray, heuristic: HeuristicAgent
+) -> np.ndarray:
+    """(G, A) float64 each legal card's value on the **real deal** of each row of ``state`` (card decisions):
+    the card is played, then ``heuristic`` plays every seat to the hand's end; the value is what the search's
+    rollouts score (``agents.search_rollouts.rollout_totals``: the side's bag-adjusted points minus the
+    opponents' mean), -inf off the legal cards. One rollout sees every hand, but averaged over the deals a seat
+    cannot tell apart it is the card's value given what the seat knows (``train.values.card_values``)."""
+    from agents.search_rollouts import rollout_totals
+
+    totals = np.zeros(mask.shape)
+    games = np.arange(len(seat))
+    if len(games):
+        real = np.ascontiguousarray(state.hands[:, None, :])  # (G, 1, N): the real hands as the one "sample"
+        rollout_totals(engine, state, games, seat, mask, real, totals, heuristic)
+    return np.where(mask, totals, -np.inf)
+
+
+def _deal_and_teacher_values(engine: SpadesEngine, rows: Positions, teacher, heuristic: HeuristicAgent) -> np.ndarray:
+    """(G, A) values of ``card_labels: deal``: the card decisions with a choice by ``deal_card_values``, every
+    other decision by the teacher's ``action_values`` (NaN where it values none)."""
+    values = np.full(rows.mask.shape, np.nan)
+    cards = card_choices(rows.state, rows.mask)
+    other = np.flatnonzero(~cards)
+    if len(other):
+        ctx = decision_context(heuristic, engine, rows.state, other, rows.seat[other])
+        values[other] = teacher.action_values(rows.obs[other], rows.mask[other], ctx)
+    card = np.flatnonzero(cards)
+    if len(card):
+        picked = rows.take(card)
+        values[card] = deal_card_values(engine, picked.state, picked.seat, picked.mask, heuristic)
     return values
 
 
@@ -228,8 +267,15 @@ class LabelSpec:
     unvalued: str = "teacher"
     """Target of the decisions the teacher does not value: ``teacher`` (its choice there, the heuristic's
     action, one-hot) or ``behaviour`` (the behaviour policy's own probabilities: keeps e.g. learned bids)."""
+    cards: str = "teacher"
+    """Who values the card decisions with a choice: ``teacher`` or ``deal`` (``deal_card_values``; the teacher
+    then values the other decisions only)."""
 
     def __post_init__(self) -> None:
+        if self.cards not in CARD_LABELS:
+            raise ValueError(f"card labels must be one of {', '.join(map(repr, CARD_LABELS))}, got {self.cards!r}")
+        if self.cards == "deal" and self.target != "values":
+            raise ValueError(f"card labels 'deal' need target 'values', got {self.target!r}")
         if self.target not in TARGETS:
             raise ValueError(f"label target must be one of {', '.join(map(repr, TARGETS))}, got {self.target!r}")
         if self.unvalued not in ("teacher", "behaviour"):
@@ -302,6 +348,8 @@ def label_shard(shard: LabelShard) -> Labels:
             teacher.reset([*spec.seed, (shard.first + lo) // spec.chunk])
             if spec.target == "choice":
                 values = card_choice_values(rows.state, rows.mask, teacher.act(rows.obs, rows.mask, ctx))
+            elif spec.cards == "deal":
+                values = _deal_and_teacher_values(engine, rows, teacher, heuristic)
             else:
                 values = teacher.action_values(rows.obs, rows.mask, ctx)
         onehot = np.eye(rows.mask.shape[1], dtype=np.float32)[default]

@@ -218,6 +218,7 @@ class ExpertIterationRun:
             chunk=config.label_chunk,
             unvalued=config.unvalued,
             target=config.target,
+            cards=config.card_labels,
         )
         self.ray = None
         self.sharded = None

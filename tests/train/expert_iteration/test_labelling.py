@@ -15,6 +15,7 @@ from train.expert_iteration.labelling import (
     LabelSpec,
     PositionStream,
     card_choice_values,
+    deal_card_values,
     distillation_target,
     heuristic_behaviour,
     label_positions,
@@ -222,3 +223,43 @@ def test_the_choice_target_is_the_card_the_teachers_act_plays_one_hot(positions)
     assert (acted[v] == heuristic[v]).mean() > 0.5 and (acted[v] != heuristic[v]).any()
     with pytest.raises(ValueError, match="label target must be one of 'values', 'choice', got 'soft'"):
         spec(target="soft")
+
+
+def test_deal_card_labels_value_each_card_on_the_real_deal_and_leave_the_rest_to_the_teacher(positions):
+    """``cards: deal``: every card decision with a choice is valued by its engine rollout on the real deal (the
+    heuristic playing every seat out), with no sampling (the teacher's seed changes none of them); the teacher
+    still values the bids (here with ``bid_samples``)."""
+    from agents.search_bidding import rollout_values
+    from spades_env.engine import SpadesEngine
+
+    teacher = TINY_TEACHER + ",bid_samples=2"
+    deal, other = label_positions(positions, spec(cards="deal", teacher=teacher)), label_positions(
+        positions, spec(cards="deal", teacher=teacher, seed=(6, 0))
+    )
+    several = positions.mask.sum(axis=1) > 1
+    is_card = several & (positions.state.phase == PLAY)
+    is_bid = positions.mask[:, 52:].any(axis=1)
+    assert is_card.sum() >= 100 and (several & is_bid).any()
+    np.testing.assert_array_equal(deal.valued, several)  # cards by the deal, bids by the teacher
+    np.testing.assert_array_equal(deal.target[is_card], other.target[is_card])  # no sampling in the card labels
+    assert not np.array_equal(deal.target[is_bid], other.target[is_bid])  # the teacher's sampled bid values
+
+    engine, heuristic = SpadesEngine("partnership"), HeuristicAgent()
+    rows = np.flatnonzero(is_card)[::7]
+    picked = positions.take(rows)
+    values = deal_card_values(engine, picked.state, picked.seat, picked.mask, heuristic)
+    dec, card = np.nonzero(picked.mask)
+    reference = rollout_values(engine, picked.state.take(dec), card, picked.seat[dec], heuristic, compiled=False)
+    np.testing.assert_allclose(values[dec, card], reference)
+    assert np.isneginf(values[~picked.mask]).all()
+    # The labels' best cards are those of the largest real-deal value; its softmax is the target.
+    best = values == values.max(axis=1, keepdims=True)
+    np.testing.assert_array_equal(deal.best[rows], best)
+    assert (deal.target[rows].argmax(axis=1) == deal.action[rows]).all()
+
+
+def test_deal_card_labels_need_the_values_target():
+    with pytest.raises(ValueError, match="card labels 'deal' need target 'values'"):
+        spec(cards="deal", target="choice")
+    with pytest.raises(ValueError, match="card labels must be one of 'teacher', 'deal'"):
+        spec(cards="dael")
