@@ -147,6 +147,13 @@ class ExpertIterationConfig(ConfigFile):
     """Width of the torso layers (must match ``init_from``)."""
     depth: int = 3
     """Number of torso layers (must match ``init_from``)."""
+    card_features: bool = False
+    """The network's torsos also read the card-counting inputs it derives from its observation
+    (``agents.card_features``: which of its cards are the highest still out, which would take the trick, who is
+    winning it; must match ``init_from``)."""
+    card_feature_logits: bool = False
+    """With ``card_features``: each card's logit adds that card's own features weighted by a gate on the torso
+    (``train.ppo.config.PPOConfig.card_feature_logits``)."""
     init_from: str | None = None
     """Start from this checkpoint's network (full or slim, e.g. checkpoints/partnership_ppo.pt)."""
 
@@ -187,6 +194,7 @@ class ExpertIterationConfig(ConfigFile):
             "train_on": self.train_on in TRAIN_ON,
             "target": self.target in TARGETS,
             "card_labels": self.card_labels in CARD_LABELS,
+            "card_feature_logits": self.card_features or not self.card_feature_logits,
             "rounds": self.rounds >= 0,
             "num_envs": self.num_envs >= 1,
             "num_steps": self.num_steps >= 1,

@@ -187,7 +187,10 @@ class ExpertIterationRun:
             self.stream.obs, self.stream.mask, self.stream.seat = (tensor_to_array(ckpt[k]) for k in pending)
         engine = self.stream.env.engine
         obs_dim = self.stream.obs.shape[1]
-        self.policy = SpadesPolicy.for_engine(engine, obs_dim, hidden=config.hidden, depth=config.depth).to(dev)
+        self.policy = SpadesPolicy.for_engine(
+            engine, obs_dim, hidden=config.hidden, depth=config.depth,
+            card_features=config.card_features, card_feature_logits=config.card_feature_logits,
+        ).to(dev)  # fmt: skip
         self.optimizer = torch.optim.Adam(self.policy.parameters(), lr=config.learning_rate, eps=1e-5)
         # The network the targets anchor to with ``anchor_to: initial``: the one the run starts from, frozen
         # (built before the RNG states are restored: building a network draws from torch's RNG).

@@ -143,6 +143,24 @@ def test_a_smoke_run_writes_a_playable_checkpoint_with_its_curves(full_run):
         obs, _, _, _, info = env.step(action)  # the env refuses an illegal action
 
 
+def test_a_run_with_deal_card_labels_and_card_features_plays_with_its_features(tmp_path):
+    """``card_labels: deal`` and ``card_features``: the run trains, its checkpoint's network reads the card-counting
+    inputs, and the bot built from it plays legal cards."""
+    path = train(smoke_config(tmp_path, card_labels="deal", card_features=True, card_feature_logits=True), quiet=True)
+    ckpt = load_checkpoint(path)
+    assert ckpt["config"]["card_labels"] == "deal" and ckpt["config"]["card_features"] is True
+    agent = NeuralAgent.from_checkpoint(path)
+    assert agent.policy.card_features is not None and agent.policy.card_feature_gate is not None
+    from spades_env.envs.vector import VectorSpades
+
+    env = VectorSpades("partnership", 8, seed=4)
+    obs, info = env.reset(seed=4)
+    for _ in range(30):
+        obs, _, _, _, info = env.step(agent.act(obs, info["action_mask"]))  # the env refuses an illegal action
+    with pytest.raises(ValueError, match="card_feature_logits=True"):
+        smoke_config(tmp_path, card_feature_logits=True)
+
+
 def test_a_stopped_run_resumes_to_the_uninterrupted_run_bit_for_bit(tmp_path, full_run):
     half = train(smoke_config(tmp_path), stop_at=1, quiet=True)
     assert load_checkpoint(half)["update"] == 1
