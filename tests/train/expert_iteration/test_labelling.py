@@ -233,8 +233,9 @@ def test_deal_card_labels_value_each_card_on_the_real_deal_and_leave_the_rest_to
     from spades_env.engine import SpadesEngine
 
     teacher = TINY_TEACHER + ",bid_samples=2"
-    deal, other = label_positions(positions, spec(cards="deal", teacher=teacher)), label_positions(
-        positions, spec(cards="deal", teacher=teacher, seed=(6, 0))
+    deal, other = (
+        label_positions(positions, spec(cards="deal", teacher=teacher)),
+        label_positions(positions, spec(cards="deal", teacher=teacher, seed=(6, 0))),
     )
     several = positions.mask.sum(axis=1) > 1
     is_card = several & (positions.state.phase == PLAY)
