@@ -73,15 +73,17 @@ def test_every_preset_has_its_family_read_from_its_rules():
 def test_the_family_configs_are_the_base_with_the_familys_keys_and_the_gpu_sizing():
     base = rules_config("partnership")
     assert base.rules == "partnership" and base.algorithm == "expert_iteration" and base.device == "cpu"
-    assert (base.hidden, base.num_envs, base.teacher) == (256, 128, "search:fast,bid_samples=8,bid_nil=0")
+    assert (base.hidden, base.num_envs, base.teacher) == (256, 512, "search:fast,bid_samples=8")
+    assert (base.card_labels, base.card_features, base.card_feature_logits) == ("deal", True, True)
     hearts = rules_config("hearts-partnership")
     assert (hearts.teacher, hearts.temperature, hearts.reward_scale) == ("search:fast,pass_samples=4", 0.5, 0.04)
-    assert (hearts.num_envs, hearts.rounds) == (base.num_envs, base.rounds)  # the shared keys are base.yaml's
+    assert (hearts.rounds, hearts.card_features) == (base.rounds, True)  # the shared keys are base.yaml's
+    assert (hearts.card_labels, hearts.num_envs) == ("teacher", 128)  # ... unless the family's file sets them
     gpu = rules_config("cutthroat-5", gpu=True, overrides={"hidden": 64})
-    assert (gpu.device, gpu.num_envs, gpu.depth, gpu.hidden) == ("cuda", 512, 3, 64)
+    assert (gpu.device, gpu.num_envs, gpu.depth, gpu.hidden) == ("cuda", 2048, 3, 64)
     assert gpu.exp_name == "expit_spades_cutthroat"
     assert rules_config("two-player", device="cuda:1").device == "cuda:1"  # --device cuda picks the GPU sizing too
-    assert rules_config("two-player", device="cuda:1").num_envs == 512
+    assert rules_config("two-player", device="cuda:1").num_envs == 2048
     assert set(families()) == set(FAMILY_OF.values())
     assert {p.stem for p in FAMILY_DIR.glob("*.yaml")} == {*families(), "base", "gpu"}
 
@@ -93,16 +95,19 @@ def test_a_game_without_a_family_config_is_refused_in_one_line():
 
 
 def test_the_teacher_of_each_family_values_its_decisions_or_leaves_them_to_the_heuristic():
-    """Bids, cards and the Hearts pass are valued by the family's teacher; the two-player draw and Bemo are not, nor,
-    at partnership, blind nil (``bid_nil=0``), and there the target is the heuristic's choice, one-hot (every target
-    is a distribution of legal actions); a partnership bid's target gives nil nothing."""
+    """Bids, blind nil and the Hearts pass are valued by the family's teacher, the cards on the real deal; the
+    two-player draw and Bemo are not, and there the target is the heuristic's choice, one-hot (every target is a
+    distribution of legal actions); a partnership bid's target gives nil its share."""
     valued_phases, unvalued_phases = set(), set()
     for preset in ("partnership-house", "two-player", "cutthroat-5", "hearts-partnership"):
         rules = resolve_rules(preset)
         config = rules_config(preset)
         stream = PositionStream(rules, 4, seed=3)
         positions = stream.collect(90, heuristic_behaviour(HeuristicAgent()), config.reward_scale)
-        spec = LabelSpec(rules=rules, teacher=config.teacher, seed=(1,), temperature=config.temperature, chunk=64)
+        spec = LabelSpec(
+            rules=rules, teacher=config.teacher, seed=(1,), temperature=config.temperature, chunk=64,
+            cards=config.card_labels,
+        )  # fmt: skip
         labels = label_positions(positions, spec)
         choice = positions.mask.sum(axis=1) > 1
         phase = positions.state.phase
@@ -115,10 +120,10 @@ def test_the_teacher_of_each_family_values_its_decisions_or_leaves_them_to_the_h
         unvalued_phases |= {(preset, int(p)) for p in np.unique(phase[unvalued])}
         if preset == "partnership-house":
             bids = choice & labels.valued & (phase == BID)
-            assert bids.any() and (labels.target[bids, SpadesEngine(rules).layout.bid_offset] == 0).all()
-    assert {("partnership-house", BID), ("partnership-house", PLAY)} <= valued_phases
+            assert bids.any() and (labels.target[bids, SpadesEngine(rules).layout.bid_offset] > 0).any()  # nil valued
+    assert {("partnership-house", BID), ("partnership-house", PLAY), ("partnership-house", BLIND)} <= valued_phases
     assert {("cutthroat-5", BID), ("two-player", BID), ("hearts-partnership", PASS)} <= valued_phases
-    assert {("partnership-house", BEMO), ("partnership-house", BLIND), ("two-player", DRAW)} <= unvalued_phases
+    assert {("partnership-house", BEMO), ("two-player", DRAW)} <= unvalued_phases
     assert not {p for _, p in unvalued_phases} & {PLAY, BID, PASS}
 
 
