@@ -45,6 +45,9 @@ LEARNED_CHECKPOINTS: dict[str, Path] = {
     # on a torso of its own learned on the real deal) with those values relearned three times on its own continuation
     # (policy iteration); it plays the value head's best card in the tricks (margin 0) and passes by its card head
     "hearts": CHECKPOINT_DIR / "hearts_card_values_iterated3.pt",
+    # the one training command from nothing (`spades train --rules two-player --set rounds=60`: expert iteration, its
+    # cards valued on the real deal, its bids by search:fast's lookahead bidder, its draw cloned from the heuristic)
+    "two-player": CHECKPOINT_DIR / "two_player_expit.pt",
 }
 
 

@@ -31,7 +31,7 @@ def test_the_neural_bot_parses_greedy_from_its_spec():
 
 
 #: The presets a committed checkpoint plays (its own, and those whose observations mean the same).
-LEARNED_PRESETS = ("partnership", "partnership-tournament", "cutthroat-4", "hearts")
+LEARNED_PRESETS = ("partnership", "partnership-tournament", "cutthroat-4", "hearts", "two-player")
 
 
 @pytest.mark.parametrize("preset", list_presets())
@@ -79,7 +79,7 @@ def test_a_neural_bot_refuses_other_rules_naming_both_and_what_differs(preset, d
     ],
 )
 def test_the_learned_bot_refuses_a_table_naming_the_nearest_checkpoints_differences(preset, nearest):
-    message = rf"no checkpoint for the rules '{preset}' \(it plays \[.*'partnership'\].*nearest: .*{nearest}"
+    message = rf"no checkpoint for the rules '{preset}' \(it plays \[.*'partnership'.*\].*nearest: .*{nearest}"
     with pytest.raises(ValueError, match=message):
         config = TournamentConfig(bots=("learned", "random"), rules=preset, boards=2, chunk=2)
         run_tournament(config, None, progress=False)
