@@ -31,7 +31,7 @@ def test_the_neural_bot_parses_greedy_from_its_spec():
 
 
 #: The presets a committed checkpoint plays (its own, and those whose observations mean the same).
-LEARNED_PRESETS = ("partnership", "partnership-tournament", "cutthroat-4", "hearts", "two-player")
+LEARNED_PRESETS = ("partnership", "partnership-tournament", "cutthroat-4", "hearts", "two-player", "cutthroat-3")
 
 
 @pytest.mark.parametrize("preset", list_presets())
