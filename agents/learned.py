@@ -48,9 +48,10 @@ LEARNED_CHECKPOINTS: dict[str, Path] = {
     # the one training command from nothing (`spades train --rules two-player --set rounds=60`: expert iteration, its
     # cards valued on the real deal, its bids by search:fast's lookahead bidder, its draw cloned from the heuristic)
     "two-player": CHECKPOINT_DIR / "two_player_expit.pt",
-    # the same command at cutthroat-3 and cutthroat-5 (`spades train --rules cutthroat-N --set rounds=60`)
+    # the same command at cutthroat-3, -5 and -6 (`spades train --rules cutthroat-N --set rounds=60`)
     "cutthroat-3": CHECKPOINT_DIR / "cutthroat3_expit.pt",
     "cutthroat-5": CHECKPOINT_DIR / "cutthroat5_expit.pt",
+    "cutthroat-6": CHECKPOINT_DIR / "cutthroat6_expit.pt",
 }
 
 
