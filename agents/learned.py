@@ -52,6 +52,8 @@ LEARNED_CHECKPOINTS: dict[str, Path] = {
     "cutthroat-3": CHECKPOINT_DIR / "cutthroat3_expit.pt",
     "cutthroat-5": CHECKPOINT_DIR / "cutthroat5_expit.pt",
     "cutthroat-6": CHECKPOINT_DIR / "cutthroat6_expit.pt",
+    # and at hearts-partnership (`spades train --rules hearts-partnership --set rounds=60`)
+    "hearts-partnership": CHECKPOINT_DIR / "hearts_partnership_expit.pt",
 }
 
 

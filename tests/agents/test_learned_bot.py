@@ -33,7 +33,7 @@ def test_the_neural_bot_parses_greedy_from_its_spec():
 #: The presets a committed checkpoint plays (its own, and those whose observations mean the same).
 LEARNED_PRESETS = (
     "partnership", "partnership-tournament", "cutthroat-3", "cutthroat-4", "cutthroat-5", "cutthroat-6", "hearts",
-    "two-player",
+    "hearts-partnership", "two-player",
 )  # fmt: skip
 
 
@@ -78,7 +78,7 @@ def test_a_neural_bot_refuses_other_rules_naming_both_and_what_differs(preset, d
     "preset, nearest",
     [
         ("partnership-250", "trained on the rules 'partnership' .*: target_score 500 vs 250"),
-        ("hearts-partnership", "trained on the rules 'hearts' .*: partnership False vs True"),
+        ("hearts-50", "trained on the rules 'hearts' .*: target_score 100 vs 50"),
     ],
 )
 def test_the_learned_bot_refuses_a_table_naming_the_nearest_checkpoints_differences(preset, nearest):
