@@ -94,9 +94,11 @@ class LearnedAgent(Agent):
         self.precision = parse_precision(precision, "learned")
         """``float32`` or ``int8`` (``agents.neural_int8``) for every checkpoint."""
         self.nil_margin = parse_margin(nil_margin, "learned", "nil_margin") or 0.0
-        """Points a nil bid's value must beat the best other bid's by (``NeuralAgent.nil_margin``); 0: as trained."""
+        """Points a nil bid's value must beat the best other bid's by (``NeuralAgent.nil_margin``); 0: as trained.
+        Only the networks whose bids are values take it (partnership's, cutthroat-4's); the others bid as trained."""
         self.bid_samples = parse_bid_samples(bid_samples, "learned")
-        """Sampled deals of each bid's lookahead (``NeuralAgent.bid_samples``) where the preset bids; 0: none."""
+        """Sampled deals of each bid's lookahead (``NeuralAgent.bid_samples``) where the preset bids and the network's
+        bids are values (as ``nil_margin``); 0: none."""
         self.paths = available_checkpoints()
         if not self.paths:
             raise ValueError(f"the learned bot needs a checkpoint in {CHECKPOINT_DIR}; none of {_files()} is there")
@@ -113,10 +115,11 @@ class LearnedAgent(Agent):
             from agents.neural import NeuralAgent
 
             path = self.paths[preset]
+            valued = _bids_are_values(path)  # nil_margin and bid_samples act on those networks' bids only
             self._agents[preset] = NeuralAgent.from_checkpoint(
                 path, greedy=self.greedy, device=self.device, seed=self.seed, play=self.play,
-                card_margin=self.card_margin, precision=self.precision, nil_margin=self.nil_margin,
-                bid_samples=self.bid_samples if Rules.preset(preset).has_bidding else 0,
+                card_margin=self.card_margin, precision=self.precision, nil_margin=self.nil_margin if valued else 0.0,
+                bid_samples=self.bid_samples if valued and Rules.preset(preset).has_bidding else 0,
             )  # fmt: skip
         return self._agents[preset]
 
@@ -166,6 +169,13 @@ class LearnedAgent(Agent):
                 f"actions ({len(fits)} fit: {fits}); call check_supports(engine) first or pass a context"
             )
         return self.agent_for(fits[0])
+
+
+def _bids_are_values(path: Path) -> bool:
+    """Whether the checkpoint's bids are values (a bid-values run's), which ``nil_margin`` and ``bid_samples`` need."""
+    from agents.checkpoint_io import read_checkpoint
+
+    return (read_checkpoint(path).get("config") or {}).get("algorithm") == "bid_values"
 
 
 def _files() -> list[str]:

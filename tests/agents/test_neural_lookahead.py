@@ -52,6 +52,7 @@ def test_each_bid_is_the_best_mean_of_the_network_and_lookahead_values():
 def test_the_learned_bot_checks_its_bids_where_its_preset_bids_and_plays_whole_hands():
     agent = make_agent("learned:bid_samples=4", seed=0)
     assert agent.agent_for("partnership").bid_samples == 4 and agent.agent_for("hearts").bid_samples == 0
+    assert agent.agent_for("two-player").bid_samples == 0  # its bids are no values: it bids as trained
     env = VectorSpades("partnership", num_envs=4, seed=2)
     agent.check_supports(env.engine)
     obs, info = env.reset()

@@ -66,4 +66,6 @@ def test_the_margin_is_refused_where_the_bids_are_not_values_and_where_it_is_not
     assert "\n" not in str(error.value)
     with pytest.raises(ValueError, match="option 'nil_margin' must be a number of points >= 0"):
         make_agent("learned:nil_margin=-3")
-    assert make_agent("learned:nil_margin=12").nil_margin == 12.0
+    learned = make_agent("learned:nil_margin=12")
+    assert learned.nil_margin == 12.0 and learned.agent_for("partnership").nil_margin == 12.0
+    assert learned.agent_for("cutthroat-3").nil_margin == 0.0  # an expert-iteration network's bids are no values

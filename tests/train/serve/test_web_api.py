@@ -216,7 +216,7 @@ def test_bad_game_requests_are_400_with_one_line(c, body, words):
 
 @pytest.mark.slow  # loads torch and the committed checkpoint (seconds)
 def test_the_learned_bot_plays_the_presets_of_its_checkpoints_and_is_refused_elsewhere(c):
-    for preset in ("two-player", "partnership-250"):
+    for preset in ("partnership-house", "partnership-250"):
         r = c.post("/api/games", json={"rules": preset, "bots": "learned"})
         assert r.status_code == 400
         detail = r.json()["detail"]
