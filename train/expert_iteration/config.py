@@ -17,7 +17,7 @@ OPPONENTS = ("self", "heuristic")
 #: (``train.expert_iteration.labelling``).
 TARGETS = ("values", "choice")
 #: The ``card_labels`` settings: card decisions valued by the teacher's search, or each legal card by one rollout on
-#: the real deal (``train.expert_iteration.labelling.deal_card_values``).
+#: the real deal (``train.values.card_values.deal_card_values``).
 CARD_LABELS = ("teacher", "deal")
 #: The ``train_on`` settings.
 TRAIN_ON = ("all", "learner")

@@ -206,27 +206,12 @@ def card_choices(state: GameState, mask: np.ndarray) -> np.ndarray:
     return (state.phase == PLAY) & (mask.sum(axis=1) > 1)
 
 
-def deal_card_values(
-    engine: SpadesEngine, state: GameState, seat: np.ndarray, mask: np.ndarray, heuristic: HeuristicAgent
-) -> np.ndarray:
-    """(G, A) float64 each legal card's value on the **real deal** of each row of ``state`` (card decisions):
-    the card is played, then ``heuristic`` plays every seat to the hand's end; the value is what the search's
-    rollouts score (``agents.search_rollouts.rollout_totals``: the side's bag-adjusted points minus the
-    opponents' mean), -inf off the legal cards. One rollout sees every hand, but averaged over the deals a seat
-    cannot tell apart it is the card's value given what the seat knows (``train.values.card_values``)."""
-    from agents.search_rollouts import rollout_totals
-
-    totals = np.zeros(mask.shape)
-    games = np.arange(len(seat))
-    if len(games):
-        real = np.ascontiguousarray(state.hands[:, None, :])  # (G, 1, N): the real hands as the one "sample"
-        rollout_totals(engine, state, games, seat, mask, real, totals, heuristic)
-    return np.where(mask, totals, -np.inf)
-
-
 def _deal_and_teacher_values(engine: SpadesEngine, rows: Positions, teacher, heuristic: HeuristicAgent) -> np.ndarray:
-    """(G, A) values of ``card_labels: deal``: the card decisions with a choice by ``deal_card_values``, every
-    other decision by the teacher's ``action_values`` (NaN where it values none)."""
+    """(G, A) values of ``card_labels: deal``: the card decisions with a choice valued on the real deal
+    (``train.values.card_values.deal_card_values``), every other decision by the teacher's ``action_values`` (NaN
+    where it values none)."""
+    from train.values.card_values import deal_card_values
+
     values = np.full(rows.mask.shape, np.nan)
     cards = card_choices(rows.state, rows.mask)
     other = np.flatnonzero(~cards)
@@ -268,8 +253,8 @@ class LabelSpec:
     """Target of the decisions the teacher does not value: ``teacher`` (its choice there, the heuristic's
     action, one-hot) or ``behaviour`` (the behaviour policy's own probabilities: keeps e.g. learned bids)."""
     cards: str = "teacher"
-    """Who values the card decisions with a choice: ``teacher`` or ``deal`` (``deal_card_values``; the teacher
-    then values the other decisions only)."""
+    """Who values the card decisions with a choice: ``teacher`` or ``deal`` (on the real deal:
+    ``train.values.card_values.deal_card_values``; the teacher then values the other decisions only)."""
 
     def __post_init__(self) -> None:
         if self.cards not in CARD_LABELS:

@@ -25,7 +25,7 @@ import torch
 from agents.builtin_bots import decision_context
 from agents.heuristic import HeuristicAgent
 from agents.search_rollouts import rollout_totals
-from spades_env.engine import SpadesEngine
+from spades_env.engine import GameState, SpadesEngine
 from train.values.bid_values import CardPositions, centred_value_loss
 
 
@@ -37,16 +37,24 @@ class ValuedCardPositions(CardPositions):
     """(M, C) float32: each legal card's rollout value in points (0 off the legal cards)."""
 
 
+def deal_card_values(
+    engine: SpadesEngine, state: GameState, seat: np.ndarray, mask: np.ndarray, heuristic: HeuristicAgent
+) -> np.ndarray:
+    """(G, A) float64 each legal card (``mask``) of each card decision of ``state`` (its rows; ``seat`` deciding)
+    valued on the **real deal**: the card is played, then ``heuristic`` (its options) plays every seat to the hand's
+    end; the value is what the search's rollouts score (``agents.search_rollouts.rollout_totals``: the side's
+    bag-adjusted points minus the opponents' mean), -inf off the legal cards (the module's docstring)."""
+    totals = np.zeros(mask.shape)
+    if len(seat):
+        real = np.ascontiguousarray(state.hands[:, None, :])  # (G, 1, N): the real hands, one "sample"
+        rollout_totals(engine, state, np.arange(len(seat)), seat, mask, real, totals, heuristic)
+    return np.where(mask, totals, -np.inf)
+
+
 def card_values_on_deal(engine: SpadesEngine, positions: CardPositions, heuristic: HeuristicAgent) -> np.ndarray:
-    """(M, C) float32 the value of each legal card of each decision: played on the game's real deal, then the
-    heuristic (``heuristic``'s options) plays every seat to the hand's end (the module's docstring)."""
-    m = len(positions)
-    totals = np.zeros(positions.mask.shape)
-    if m:
-        real = np.ascontiguousarray(positions.state.hands[:, None, :])  # (M, 1, N): the real hands, one "sample"
-        games = np.arange(m)
-        rollout_totals(engine, positions.state, games, positions.seat, positions.mask, real, totals, heuristic)
-    return np.where(positions.mask, totals, 0.0).astype(np.float32)
+    """(M, C) float32 ``deal_card_values`` of ``positions``, 0 off the legal cards."""
+    values = deal_card_values(engine, positions.state, positions.seat, positions.mask, heuristic)
+    return np.where(positions.mask, values, 0.0).astype(np.float32)
 
 
 def card_values_by_network(

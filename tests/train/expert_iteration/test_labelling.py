@@ -15,7 +15,6 @@ from train.expert_iteration.labelling import (
     LabelSpec,
     PositionStream,
     card_choice_values,
-    deal_card_values,
     distillation_target,
     heuristic_behaviour,
     label_positions,
@@ -231,6 +230,7 @@ def test_deal_card_labels_value_each_card_on_the_real_deal_and_leave_the_rest_to
     still values the bids (here with ``bid_samples``)."""
     from agents.search_bidding import rollout_values
     from spades_env.engine import SpadesEngine
+    from train.values.card_values import deal_card_values
 
     teacher = TINY_TEACHER + ",bid_samples=2"
     deal, other = (
