@@ -114,13 +114,14 @@ class LearnedAgent(Agent):
         if preset not in self._agents:
             from agents.neural import NeuralAgent
 
-            path = self.paths[preset]
-            valued = _bids_are_values(path)  # nil_margin and bid_samples act on those networks' bids only
-            self._agents[preset] = NeuralAgent.from_checkpoint(
-                path, greedy=self.greedy, device=self.device, seed=self.seed, play=self.play,
-                card_margin=self.card_margin, precision=self.precision, nil_margin=self.nil_margin if valued else 0.0,
-                bid_samples=self.bid_samples if valued and Rules.preset(preset).has_bidding else 0,
+            agent = NeuralAgent.from_checkpoint(
+                self.paths[preset], greedy=self.greedy, device=self.device, seed=self.seed, play=self.play,
+                card_margin=self.card_margin, precision=self.precision,
             )  # fmt: skip
+            if agent.bids_are_values:  # nil_margin and bid_samples act on those networks' bids only
+                agent.nil_margin = self.nil_margin
+                agent.bid_samples = self.bid_samples if Rules.preset(preset).has_bidding else 0
+            self._agents[preset] = agent
         return self._agents[preset]
 
     def unsupported_reason(self, engine: SpadesEngine) -> str | None:
@@ -169,13 +170,6 @@ class LearnedAgent(Agent):
                 f"actions ({len(fits)} fit: {fits}); call check_supports(engine) first or pass a context"
             )
         return self.agent_for(fits[0])
-
-
-def _bids_are_values(path: Path) -> bool:
-    """Whether the checkpoint's bids are values (a bid-values run's), which ``nil_margin`` and ``bid_samples`` need."""
-    from agents.checkpoint_io import read_checkpoint
-
-    return (read_checkpoint(path).get("config") or {}).get("algorithm") == "bid_values"
 
 
 def _files() -> list[str]:

@@ -106,6 +106,7 @@ class NeuralAgent(Agent):
         precision: str = "float32",
         nil_margin: float = 0.0,
         bid_samples: int = 0,
+        bids_are_values: bool = False,
     ) -> None:
         check_card_player(play, "neural")
         self.precision = parse_precision(precision, name or "neural")
@@ -144,6 +145,9 @@ class NeuralAgent(Agent):
         self.bid_samples = int(bid_samples)
         """Sampled deals a bid's lookahead plays out (``agents.neural_lookahead``: the network's bid values averaged
         with the lookahead's); 0: the network's bids alone."""
+        self.bids_are_values = bool(bids_are_values)
+        """The bidding head's outputs are each bid's value (a bid-values run's network: ``bids_are_values``), which
+        ``nil_margin`` and ``bid_samples`` need."""
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
@@ -185,7 +189,7 @@ class NeuralAgent(Agent):
         rules = Rules.from_dict(ckpt["rules"], source=f"checkpoint {path}")
         config = ckpt.get("config") or {}
         for option, value in (("nil_margin", nil_margin), ("bid_samples", bid_samples)):
-            if value and config.get("algorithm") != "bid_values":
+            if value and not bids_are_values(config):
                 raise ValueError(
                     f"option {option!r} needs a network whose bids are values (a bid-values run's); {path} was "
                     f"trained by {config.get('algorithm', 'ppo')!r}"
@@ -215,6 +219,7 @@ class NeuralAgent(Agent):
             precision=precision,
             nil_margin=nil_margin,
             bid_samples=bid_samples,
+            bids_are_values=bids_are_values(config),
         )
 
     def unsupported_reason(self, engine: SpadesEngine) -> str | None:
@@ -343,6 +348,11 @@ def _binary_inputs(rules: Rules | None, obs_dim: int) -> int:
 
     encoder = encoder_for(SpadesEngine(rules))
     return encoder.binary_size if encoder.size == obs_dim else 0
+
+
+def bids_are_values(config: dict[str, Any]) -> bool:
+    """Whether a checkpoint's training config is a bid-values run's, whose bidding head gives each bid's value."""
+    return config.get("algorithm") == "bid_values"
 
 
 def trained_card_player(ckpt: dict[str, Any]) -> str:
