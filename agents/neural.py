@@ -215,7 +215,7 @@ class NeuralAgent(Agent):
             rules=rules,
             play=play or trained_card_player(ckpt),
             card_margin=card_margin if card_margin is not None else float(config.get("card_margin", 0.0)),
-            value_scale=float(config.get("value_scale", 100.0)),
+            value_scale=value_scale_of(config),
             precision=precision,
             nil_margin=nil_margin,
             bid_samples=bid_samples,
@@ -353,6 +353,17 @@ def _binary_inputs(rules: Rules | None, obs_dim: int) -> int:
 def bids_are_values(config: dict[str, Any]) -> bool:
     """Whether a checkpoint's training config is a bid-values run's, whose bidding head gives each bid's value."""
     return config.get("algorithm") == "bid_values"
+
+
+def value_scale_of(config: dict[str, Any]) -> float:
+    """Points per unit of a checkpoint's value outputs (its card value head's, a bid-values run's bids): its config's
+    ``value_scale`` (the value trainers'), else an expert-iteration run's ``1 / reward_scale`` (its card value head
+    learns points times ``reward_scale``), else 100."""
+    if "value_scale" in config:
+        return float(config["value_scale"])
+    if config.get("algorithm") == "expert_iteration" and config.get("reward_scale"):
+        return 1.0 / float(config["reward_scale"])
+    return 100.0
 
 
 def trained_card_player(ckpt: dict[str, Any]) -> str:

@@ -240,12 +240,16 @@ class SpadesPolicy(nn.Module):
         depth: int = 2,
         card_features: bool = False,
         card_feature_logits: bool = False,
+        card_value_hidden: int = 0,
+        card_value_torso: bool = False,
     ) -> SpadesPolicy:
         """A fresh network sized for a rule set's action layout (``card_features``: with the card-counting inputs
-        of its rules, ``agents.card_features``; ``card_feature_logits``: their per-card part in the card logits)."""
+        of its rules, ``agents.card_features``; ``card_feature_logits``: their per-card part in the card logits;
+        ``card_value_hidden``, ``card_value_torso``: a card value head, as the constructor's)."""
         lay = engine.layout
         spec = card_feature_spec(engine) if card_features else None
         return cls(
             obs_dim, lay.n_actions, lay.bid_offset, hidden=hidden, depth=depth, card_features=spec,
-            card_feature_logits=card_feature_logits,
+            card_feature_logits=card_feature_logits, card_value_hidden=card_value_hidden,
+            card_value_torso=card_value_torso,
         )  # fmt: skip

@@ -154,6 +154,21 @@ class ExpertIterationConfig(ConfigFile):
     card_feature_logits: bool = False
     """With ``card_features``: each card's logit adds that card's own features weighted by a gate on the torso
     (``train.ppo.config.PPOConfig.card_feature_logits``)."""
+    card_value_hidden: int = 0
+    """> 0: a card value head of this width learns each legal card's value from the labels of the card decisions
+    (the teacher's or, with ``card_labels: deal``, the real deal's values: a regression centred on each decision's
+    mean, ``train.values.bid_values.centred_value_loss``, in units of ``reward_scale``), beside the card head
+    that learns their softmax; the network then plays its card head's card unless a legal card's value beats it by
+    more than ``card_margin`` points (``agents.neural.margin_cards``). A regression averages the one-deal labels
+    over the deals the seat cannot tell apart, which a softmax target does not."""
+    card_value_torso: bool = False
+    """With ``card_value_hidden``: the value head reads a torso of its own, so that learning the values moves no
+    weight the card head or the bids read."""
+    card_value_coef: float = 1.0
+    """Weight of the card value regression in the loss."""
+    card_margin: float = 0.0
+    """Points a legal card's value must beat the card head's card by to be played instead, where the network has
+    a card value head (the run's evaluations and the checkpoint's ``neural`` bot; ``neural:margin=M`` overrides)."""
     init_from: str | None = None
     """Start from this checkpoint's network (full or slim, e.g. checkpoints/partnership_ppo.pt)."""
 
@@ -195,6 +210,10 @@ class ExpertIterationConfig(ConfigFile):
             "target": self.target in TARGETS,
             "card_labels": self.card_labels in CARD_LABELS,
             "card_feature_logits": self.card_features or not self.card_feature_logits,
+            "card_value_hidden": self.card_value_hidden >= 0,
+            "card_value_torso": self.card_value_hidden > 0 or not self.card_value_torso,
+            "card_value_coef": self.card_value_coef >= 0,
+            "card_margin": self.card_margin >= 0,
             "rounds": self.rounds >= 0,
             "num_envs": self.num_envs >= 1,
             "num_steps": self.num_steps >= 1,
@@ -234,6 +253,11 @@ class ExpertIterationConfig(ConfigFile):
             )
         if self.card_labels == "deal" and self.target != "values":
             raise ValueError(f"card_labels='deal' needs target='values' (got target={self.target!r})")
+        if self.card_value_hidden and self.target != "values":
+            raise ValueError(
+                f"card_value_hidden={self.card_value_hidden} needs target='values' (the card values it learns; got "
+                f"target={self.target!r})"
+            )
         if self.actors and not self.collect_shards:
             raise ValueError(
                 f"actors={self.actors} needs collect_shards >= 1 (the shards the actors collect and label)"

@@ -201,6 +201,15 @@ def card_choice_values(state: GameState, mask: np.ndarray, action: np.ndarray) -
     return values
 
 
+def card_value_labels(state: GameState, mask: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(card values (G, A) float32, valued (G,) bool): the labels of a card value head (``card_value_hidden``): the
+    card decisions with a choice whose every legal card has a finite value, their values in points (0 elsewhere)."""
+    legal = mask.astype(bool)
+    valued = card_choices(state, mask) & np.where(legal, np.isfinite(values), True).all(axis=1)
+    kept = legal & valued[:, None]
+    return np.where(kept, values, 0.0).astype(np.float32), valued
+
+
 def card_choices(state: GameState, mask: np.ndarray) -> np.ndarray:
     """(G,) bool: the rows that are card decisions with more than one legal card."""
     return (state.phase == PLAY) & (mask.sum(axis=1) > 1)
@@ -285,6 +294,12 @@ class Labels:
     """(M,) int64: the teacher's choice (``agents.search.choose``: argmax, ties and unvalued rows to the heuristic)."""
     best: np.ndarray
     """(M, A) bool: the actions of the teacher's largest value (several where values tie; none where unvalued)."""
+    card_values: np.ndarray
+    """(M, A) float32: each legal card's value in points on the card decisions of ``card_valued`` (0 elsewhere):
+    what a card value head learns (``card_value_labels``)."""
+    card_valued: np.ndarray
+    """(M,) bool: card decisions with a choice whose every legal card was valued (none with ``target: choice`` or
+    the ``heuristic`` teacher, whose "values" are a one-hot choice)."""
 
     @staticmethod
     def concat(parts: Sequence[Labels]) -> Labels:
@@ -345,11 +360,16 @@ def label_shard(shard: LabelShard) -> Labels:
             target = np.where(valued[:, None], mixed, target).astype(np.float32)
         finite = np.isfinite(values)
         best = finite & (values == np.max(values, axis=1, initial=-np.inf, where=finite, keepdims=True))
-        parts.append(Labels(target, valued, choose(values, default).astype(np.int64), best))
+        card_values, card_valued = card_value_labels(rows.state, rows.mask, values)
+        if teacher is None or spec.target == "choice":
+            card_valued[:] = False
+            card_values[:] = 0.0
+        parts.append(Labels(target, valued, choose(values, default).astype(np.int64), best, card_values, card_valued))
     if not parts:
         n_actions = pos.mask.shape[1]
         none = np.zeros((0, n_actions), bool)
-        return Labels(np.zeros((0, n_actions), np.float32), np.zeros(0, bool), np.zeros(0, np.int64), none)
+        zeros = np.zeros((0, n_actions), np.float32)
+        return Labels(zeros, np.zeros(0, bool), np.zeros(0, np.int64), none, zeros.copy(), np.zeros(0, bool))
     return Labels.concat(parts)
 
 

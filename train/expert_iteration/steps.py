@@ -8,6 +8,7 @@ in this process or on Ray actors) both use them, so a shard collected anywhere i
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -17,9 +18,13 @@ import torch
 from agents.neural import SpadesPolicy
 from train.expert_iteration.config import NETWORK
 from train.ppo.core import MaskedCategorical
+from train.values.bid_values import centred_value_loss
 
 #: The arrays a labelled position trains on (one dict of them per round in the replay).
-TRAIN_KEYS = ("obs", "mask", "target", "ret", "has_ret", "valued", "teacher_action", "teacher_best", "nil_hand")
+TRAIN_KEYS = (
+    "obs", "mask", "target", "ret", "has_ret", "valued", "teacher_action", "teacher_best", "nil_hand", "card_values",
+    "card_valued",
+)  # fmt: skip
 
 
 def train_arrays(positions, labels) -> dict[str, np.ndarray]:
@@ -35,6 +40,8 @@ def train_arrays(positions, labels) -> dict[str, np.ndarray]:
         "teacher_action": labels.action,
         "teacher_best": labels.best,
         "nil_hand": positions.state.nil_bid,
+        "card_values": labels.card_values,
+        "card_valued": labels.card_valued,
     }
 
 
@@ -47,16 +54,49 @@ def distillation_loss(
     has_ret: torch.Tensor,
     vf_coef: float,
     weight: torch.Tensor | None = None,
+    card_values: CardValueBatch | None = None,
 ) -> tuple[torch.Tensor, dict[str, float]]:
     """Cross-entropy of the masked policy to ``target`` ((B, A) probabilities over legal actions) plus
     ``vf_coef`` times half the squared error of the value head on ``ret`` where ``has_ret``; ``weight``
-    ((B,), optional): each position's weight in the cross-entropy (its weighted mean)."""
+    ((B,), optional): each position's weight in the cross-entropy (its weighted mean); ``card_values``: plus the
+    card value head's regression on them (``card_value_loss``)."""
     logits, value = policy(obs)
     logp = MaskedCategorical(logits, mask).logits
     ce_rows = -torch.where(mask, target * logp, torch.zeros_like(logp)).sum(-1)
     ce = ce_rows.mean() if weight is None else (weight * ce_rows).sum() / weight.sum()
     v_loss = 0.5 * (((value - ret) ** 2) * has_ret).sum() / has_ret.sum().clamp(min=1)
-    return ce + vf_coef * v_loss, {"cross_entropy": ce.item(), "value_loss": v_loss.item()}
+    loss, stats = ce + vf_coef * v_loss, {"cross_entropy": ce.item(), "value_loss": v_loss.item()}
+    if card_values is not None:
+        cv_loss = card_value_loss(policy, obs, mask, card_values)
+        loss = loss + card_values.coef * cv_loss
+        stats["card_value_loss"] = cv_loss.item()
+    return loss, stats
+
+
+@dataclass(frozen=True)
+class CardValueBatch:
+    """A minibatch's card value labels (``train.expert_iteration.labelling.Labels.card_values``)."""
+
+    values: torch.Tensor
+    """(B, A) each legal card's value in points on the ``valued`` rows."""
+    valued: torch.Tensor
+    """(B,) bool: the card decisions whose cards were valued."""
+    scale: float
+    """Units of the head per point (the run's ``reward_scale``)."""
+    coef: float
+    """Weight of the regression in the loss (``card_value_coef``)."""
+
+
+def card_value_loss(policy: SpadesPolicy, obs: torch.Tensor, mask: torch.Tensor, batch: CardValueBatch) -> torch.Tensor:
+    """The card value head's squared error on the legal cards of the valued rows, each decision's values centred on
+    its legal cards' mean (``train.values.bid_values.centred_value_loss``: the cards are played on the same deal,
+    so only their differences carry information); 0 where no row is valued."""
+    rows = torch.nonzero(batch.valued).squeeze(-1)
+    if len(rows) == 0:
+        return obs.new_zeros(())
+    c = policy.n_card_actions
+    q = policy.card_values(obs[rows])
+    return centred_value_loss(q, mask[rows, :c], batch.values[rows, :c] * batch.scale)
 
 
 @torch.no_grad()
@@ -170,9 +210,14 @@ def train_on_replay(
         order = rng.permutation(m)
         for lo in range(0, m, config.minibatch):
             mb = torch.as_tensor(order[lo : lo + config.minibatch], device=device)
+            card_values = None
+            if policy.card_value_head is not None:
+                card_values = CardValueBatch(
+                    data["card_values"][mb], data["card_valued"][mb], config.reward_scale, config.card_value_coef
+                )
             loss, stats = distillation_loss(
                 policy, data["obs"][mb], data["mask"][mb], data["target"][mb], data["ret"][mb], has_ret[mb],
-                config.vf_coef, None if weight is None else weight[mb],
+                config.vf_coef, None if weight is None else weight[mb], card_values,
             )  # fmt: skip
             optimizer.zero_grad()
             loss.backward()
@@ -185,5 +230,10 @@ def train_on_replay(
 
 
 def _part(part: dict[str, np.ndarray], key: str) -> np.ndarray:
-    """``part[key]``; a replay saved before ``nil_hand`` existed holds no such key: False for each position."""
-    return part[key] if key in part else np.zeros(len(part["obs"]), bool)
+    """``part[key]``; a replay saved before ``nil_hand`` or the card values existed holds no such key: False for each
+    position (0 for each action of ``card_values``)."""
+    if key in part:
+        return part[key]
+    if key == "card_values":
+        return np.zeros(part["mask"].shape, np.float32)
+    return np.zeros(len(part["obs"]), bool)

@@ -45,7 +45,7 @@ import numpy as np
 import torch
 
 from agents.heuristic import HeuristicAgent
-from agents.neural import NeuralAgent, SpadesPolicy
+from agents.neural import NeuralAgent, SpadesPolicy, value_scale_of
 from train.evaluation.network_eval import (
     clone_policy,
     eval_gain,
@@ -190,6 +190,7 @@ class ExpertIterationRun:
         self.policy = SpadesPolicy.for_engine(
             engine, obs_dim, hidden=config.hidden, depth=config.depth,
             card_features=config.card_features, card_feature_logits=config.card_feature_logits,
+            card_value_hidden=config.card_value_hidden, card_value_torso=config.card_value_torso,
         ).to(dev)  # fmt: skip
         self.optimizer = torch.optim.Adam(self.policy.parameters(), lr=config.learning_rate, eps=1e-5)
         # The network the targets anchor to with ``anchor_to: initial``: the one the run starts from, frozen
@@ -307,7 +308,9 @@ class ExpertIterationRun:
                 f"agree {scalars['agreement/teacher']:.3f} nil {scalars['agreement/teacher_nil_hands']:.3f} "
                 f"best {scalars['agreement/teacher_best']:.3f} "
                 f"ce {scalars['losses/cross_entropy']:.3f} "
-                f"v {scalars['losses/value_loss']:.3f} collect {collect_s:.1f}s label {label_s:.1f}s "
+                f"v {scalars['losses/value_loss']:.3f} "
+                + (f"cv {scalars['losses/card_value_loss']:.4f} " if "losses/card_value_loss" in scalars else "")
+                + f"collect {collect_s:.1f}s label {label_s:.1f}s "
                 f"(wall {t2 - t0:.1f}s) update {t3 - t2:.1f}s"
             )
         if self.bar is not None:
@@ -369,7 +372,10 @@ class ExpertIterationRun:
     def evaluate(self, done: int) -> None:
         """Duplicate evaluation against HeuristicAgent (and ``eval_search``); ``best.pt`` keeps the best network."""
         config = self.config
-        agent = NeuralAgent(clone_policy(self.policy, torch.device("cpu")), greedy=True, name="ppo", rules=self.rules)
+        agent = NeuralAgent(
+            clone_policy(self.policy, torch.device("cpu")), greedy=True, name="ppo", rules=self.rules,
+            card_margin=config.card_margin, value_scale=value_scale_of(dataclasses.asdict(config)),
+        )  # fmt: skip
         result = evaluate_against_heuristic(agent, config.rules, config.eval_deals, config.eval_seed)
         scalars = {f"eval/{k}": v for k, v in result.items()}
         if config.eval_search:

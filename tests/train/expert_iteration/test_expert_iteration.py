@@ -51,6 +51,47 @@ def test_the_distillation_loss_goes_down_on_a_fixed_batch():
     assert value[-1] < 0.7 * value[0]
 
 
+def test_the_card_value_loss_learns_the_card_values_up_to_each_decisions_mean():
+    """``card_value_hidden``: the loss adds the card value head's regression on the valued rows' legal cards, centred
+    on each decision's mean (a constant added to a decision's values changes nothing; unvalued rows none); it
+    falls on a fixed batch until the head ranks the legal cards as the labels do."""
+    from train.expert_iteration.steps import CardValueBatch, card_value_loss
+
+    torch.set_num_threads(1)
+    torch.manual_seed(0)
+    policy = SpadesPolicy(obs_dim=12, n_actions=6, n_card_actions=4, hidden=32, depth=1, card_value_hidden=32)
+    obs, mask = torch.randn(64, 12), torch.rand(64, 6) < 0.7
+    mask[:, :2] = True
+    points = torch.randn(64, 6) * 20 * mask
+    valued = torch.rand(64) < 0.75
+    batch = CardValueBatch(points, valued, 0.01, 1.0)
+    shifted = CardValueBatch(points + 30.0 * torch.randn(64, 1) * mask, valued, 0.01, 1.0)
+    assert card_value_loss(policy, obs, mask, batch).item() == pytest.approx(
+        card_value_loss(policy, obs, mask, shifted).item(), rel=1e-5
+    )
+    noisy = torch.where(valued[:, None], points, points * 5)
+    assert card_value_loss(policy, obs, mask, CardValueBatch(noisy, valued, 0.01, 1.0)).item() == pytest.approx(
+        card_value_loss(policy, obs, mask, batch).item(), rel=1e-5
+    )
+    assert card_value_loss(policy, obs, mask, CardValueBatch(points, valued & False, 0.01, 1.0)).item() == 0.0
+    target, ret, has_ret = torch.softmax(torch.randn(64, 6), -1), torch.zeros(64), torch.zeros(64)
+    optimizer = torch.optim.Adam(policy.parameters(), lr=1e-2)
+    losses = []
+    for _ in range(150):
+        loss, stats = distillation_loss(policy, obs, mask, target, ret, has_ret, 0.0, card_values=batch)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        losses.append(stats["card_value_loss"])
+    assert losses[-1] < 0.1 * losses[0]
+    with torch.no_grad():
+        q = policy.card_values(obs)
+    legal = mask[:, :4] & valued[:, None]
+    best_q = torch.where(legal, q, -torch.inf).argmax(-1)
+    best_label = torch.where(legal, points[:, :4], -torch.inf).argmax(-1)
+    assert (best_q[valued] == best_label[valued]).float().mean() > 0.9
+
+
 def test_the_nil_weight_weighs_the_cross_entropy_of_nil_hands():
     """``nil_weight``: the positions of hands with a nil bid weigh that much in the cross-entropy's mean; the
     positions know their hand (``nil_hand``, ``GameState.nil_bid``); an older replay without the key still trains."""
@@ -159,6 +200,31 @@ def test_a_run_with_deal_card_labels_and_card_features_plays_with_its_features(t
         obs, _, _, _, info = env.step(agent.act(obs, info["action_mask"]))  # the env refuses an illegal action
     with pytest.raises(ValueError, match="card_feature_logits=True"):
         smoke_config(tmp_path, card_feature_logits=True)
+
+
+def test_a_run_with_a_card_value_head_plays_its_values_under_its_margin(tmp_path):
+    """``card_value_hidden``: the run's network learns its card values beside the card head (the loss is logged),
+    the checkpoint's ``neural`` bot keeps the run's ``card_margin`` and reads the head in points (``1 /
+    reward_scale``), and plays legal cards; a value head on its own torso without a width is refused."""
+    config = smoke_config(
+        tmp_path, card_labels="deal", card_value_hidden=32, card_value_torso=True, card_margin=2.0, reward_scale=0.02
+    )
+    path = train(config, quiet=True)
+    agent = NeuralAgent.from_checkpoint(path)
+    assert agent.policy.card_value_head is not None and agent.policy.card_value_torso is not None
+    assert agent.card_margin == 2.0 and agent.value_scale == pytest.approx(50.0)
+    head = agent.policy.card_value_head[-1].weight
+    assert head.abs().sum() > 0  # it starts at 0 and learned
+    from spades_env.envs.vector import VectorSpades
+
+    env = VectorSpades("partnership", 8, seed=4)
+    obs, info = env.reset(seed=4)
+    for _ in range(30):
+        obs, _, _, _, info = env.step(agent.act(obs, info["action_mask"]))  # the env refuses an illegal action
+    with pytest.raises(ValueError, match="card_value_torso=True"):
+        smoke_config(tmp_path, card_value_torso=True)
+    with pytest.raises(ValueError, match="card_value_hidden=8 needs target='values'"):
+        smoke_config(tmp_path, card_value_hidden=8, target="choice")
 
 
 def test_a_stopped_run_resumes_to_the_uninterrupted_run_bit_for_bit(tmp_path, full_run):

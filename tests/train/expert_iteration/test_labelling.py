@@ -220,6 +220,7 @@ def test_the_choice_target_is_the_card_the_teachers_act_plays_one_hot(positions)
     np.testing.assert_array_equal(labels.action[v], acted[v])
     heuristic = positions.behaviour_probs.argmax(axis=1)
     assert (acted[v] == heuristic[v]).mean() > 0.5 and (acted[v] != heuristic[v]).any()
+    assert not labels.card_valued.any() and not labels.card_values.any()  # a one-hot choice values no card
     with pytest.raises(ValueError, match="label target must be one of 'values', 'choice', got 'soft'"):
         spec(target="soft")
 
@@ -257,6 +258,10 @@ def test_deal_card_labels_value_each_card_on_the_real_deal_and_leave_the_rest_to
     best = values == values.max(axis=1, keepdims=True)
     np.testing.assert_array_equal(deal.best[rows], best)
     assert (deal.target[rows].argmax(axis=1) == deal.action[rows]).all()
+    # The card value head's labels: those values on the legal cards of the card decisions, nothing elsewhere.
+    np.testing.assert_array_equal(deal.card_valued, is_card)
+    np.testing.assert_allclose(deal.card_values[rows][picked.mask], values[picked.mask], rtol=1e-6)
+    assert not deal.card_values[~is_card].any() and not deal.card_values[rows][~picked.mask].any()
 
 
 def test_deal_card_labels_need_the_values_target():
