@@ -54,7 +54,7 @@ def test_the_same_seed_gives_the_same_actions_and_values():
     assert np.array_equal(runs[0][1], runs[1][1], equal_nan=True)
 
 
-@pytest.mark.parametrize("preset", ["partnership-house", "hearts-50"])
+@pytest.mark.parametrize("preset", ["partnership-250", "hearts-50"])
 def test_a_table_without_a_learned_network_is_refused_in_one_line(preset):
     engine = SpadesEngine(preset)
     reason = make_agent(SMALL, seed=0).unsupported_reason(engine)

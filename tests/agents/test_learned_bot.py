@@ -33,7 +33,7 @@ def test_the_neural_bot_parses_greedy_from_its_spec():
 #: The presets a committed checkpoint plays (its own, and those whose observations mean the same).
 LEARNED_PRESETS = (
     "partnership", "partnership-tournament", "cutthroat-3", "cutthroat-4", "cutthroat-5", "cutthroat-6", "hearts",
-    "hearts-partnership", "two-player",
+    "hearts-partnership", "two-player", "partnership-house",
 )  # fmt: skip
 
 
