@@ -184,6 +184,16 @@ def test_a_smoke_run_writes_a_playable_checkpoint_with_its_curves(full_run):
         obs, _, _, _, info = env.step(action)  # the env refuses an illegal action
 
 
+def plays_legal_actions(agent, decisions: int = 30) -> None:
+    """``agent`` plays ``decisions`` steps of 8 partnership games (the env refuses an illegal action)."""
+    from spades_env.envs.vector import VectorSpades
+
+    env = VectorSpades("partnership", 8, seed=4)
+    obs, info = env.reset(seed=4)
+    for _ in range(decisions):
+        obs, _, _, _, info = env.step(agent.act(obs, info["action_mask"]))
+
+
 def test_a_run_with_deal_card_labels_and_card_features_plays_with_its_features(tmp_path):
     """``card_labels: deal`` and ``card_features``: the run trains, its checkpoint's network reads the card-counting
     inputs, and the bot built from it plays legal cards."""
@@ -192,12 +202,7 @@ def test_a_run_with_deal_card_labels_and_card_features_plays_with_its_features(t
     assert ckpt["config"]["card_labels"] == "deal" and ckpt["config"]["card_features"] is True
     agent = NeuralAgent.from_checkpoint(path)
     assert agent.policy.card_features is not None and agent.policy.card_feature_gate is not None
-    from spades_env.envs.vector import VectorSpades
-
-    env = VectorSpades("partnership", 8, seed=4)
-    obs, info = env.reset(seed=4)
-    for _ in range(30):
-        obs, _, _, _, info = env.step(agent.act(obs, info["action_mask"]))  # the env refuses an illegal action
+    plays_legal_actions(agent)
     with pytest.raises(ValueError, match="card_feature_logits=True"):
         smoke_config(tmp_path, card_feature_logits=True)
 
@@ -215,12 +220,7 @@ def test_a_run_with_a_card_value_head_plays_its_values_under_its_margin(tmp_path
     assert agent.card_margin == 2.0 and agent.value_scale == pytest.approx(50.0)
     head = agent.policy.card_value_head[-1].weight
     assert head.abs().sum() > 0  # it starts at 0 and learned
-    from spades_env.envs.vector import VectorSpades
-
-    env = VectorSpades("partnership", 8, seed=4)
-    obs, info = env.reset(seed=4)
-    for _ in range(30):
-        obs, _, _, _, info = env.step(agent.act(obs, info["action_mask"]))  # the env refuses an illegal action
+    plays_legal_actions(agent)
     with pytest.raises(ValueError, match="card_value_torso=True"):
         smoke_config(tmp_path, card_value_torso=True)
     with pytest.raises(ValueError, match="card_value_hidden=8 needs target='values'"):
