@@ -34,7 +34,6 @@ from agents.neural import SpadesPolicy
 from spades_env.engine import GameState
 from train.expert_iteration.labelling import LabelShard, LabelSpec, PositionStream, heuristic_behaviour, label_shard
 from train.expert_iteration.steps import (
-    TRAIN_KEYS,
     against_heuristic,
     learner_behaviour,
     learner_rows,
@@ -148,7 +147,7 @@ class ShardWorker:
             s.label, seed=(s.seed, task.round, task.shard), teacher=task.teacher or s.label.teacher
         )
         labels = label_shard(LabelShard(positions, 0, spec))
-        fresh = train_arrays(positions, labels)
+        fresh = train_arrays(positions, labels, card_values=self.policy.card_value_head is not None)
         t2, c2 = time.perf_counter(), time.process_time()
         return ShardResult(task.shard, fresh, stream.env.state.copy(), t1 - t0, t2 - t1, c2 - c0)
 
@@ -266,7 +265,7 @@ class ShardedCollection:
         results = self.runner.run(tasks, None if heuristic else weights)
         self.states = [r.state for r in results]
         self.cpu_s = sum(r.cpu_s for r in results)
-        fresh = {k: np.concatenate([r.fresh[k] for r in results]) for k in TRAIN_KEYS}
+        fresh = {k: np.concatenate([r.fresh[k] for r in results]) for k in results[0].fresh}
         return fresh, sum(r.collect_s for r in results), sum(r.label_s for r in results)
 
     def close(self) -> None:

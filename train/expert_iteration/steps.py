@@ -21,16 +21,15 @@ from train.ppo.core import MaskedCategorical
 from train.values.bid_values import centred_value_loss
 
 #: The arrays a labelled position trains on (one dict of them per round in the replay).
-TRAIN_KEYS = (
-    "obs", "mask", "target", "ret", "has_ret", "valued", "teacher_action", "teacher_best", "nil_hand", "card_values",
-    "card_valued",
-)  # fmt: skip
+TRAIN_KEYS = ("obs", "mask", "target", "ret", "has_ret", "valued", "teacher_action", "teacher_best", "nil_hand")
+#: The arrays a network with a card value head trains on too (each legal card's value: (M, A) floats, kept only then).
+CARD_VALUE_KEYS = ("card_values", "card_valued")
 
 
-def train_arrays(positions, labels) -> dict[str, np.ndarray]:
+def train_arrays(positions, labels, card_values: bool = False) -> dict[str, np.ndarray]:
     """The ``TRAIN_KEYS`` arrays of labelled positions (``train.expert_iteration.labelling`` ``Positions`` and their
-    ``Labels``)."""
-    return {
+    ``Labels``), and with ``card_values`` the ``CARD_VALUE_KEYS`` ones (a network with a card value head)."""
+    arrays = {
         "obs": positions.obs,
         "mask": positions.mask,
         "target": labels.target,
@@ -40,9 +39,10 @@ def train_arrays(positions, labels) -> dict[str, np.ndarray]:
         "teacher_action": labels.action,
         "teacher_best": labels.best,
         "nil_hand": positions.state.nil_bid,
-        "card_values": labels.card_values,
-        "card_valued": labels.card_valued,
     }
+    if card_values:
+        arrays |= {"card_values": labels.card_values, "card_valued": labels.card_valued}
+    return arrays
 
 
 def distillation_loss(
@@ -198,7 +198,8 @@ def train_on_replay(
 ) -> tuple[dict[str, list[float]], int]:
     """``config.epochs`` passes of minibatches (``rng``'s permutations) over the replay's positions:
     (each loss's values per step, the number of positions trained on)."""
-    data = {k: torch.as_tensor(np.concatenate([_part(part, k) for part in replay]), device=device) for k in TRAIN_KEYS}
+    keys = TRAIN_KEYS + (CARD_VALUE_KEYS if policy.card_value_head is not None else ())
+    data = {k: torch.as_tensor(np.concatenate([_part(part, k) for part in replay]), device=device) for k in keys}
     has_ret = data["has_ret"].float()
     weight = None
     if config.nil_weight != 1.0:

@@ -122,7 +122,7 @@ def collect_and_label(
         positions = positions.take(learner_rows(positions, stream.env.engine, stream.env.num_envs))
     t1 = time.perf_counter()
     labels = label_positions(positions, spec, ray)
-    fresh = train_arrays(positions, labels)
+    fresh = train_arrays(positions, labels, card_values=config.card_value_hidden > 0)
     return fresh, t1 - t0, time.perf_counter() - t1
 
 

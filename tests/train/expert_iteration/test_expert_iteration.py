@@ -200,6 +200,7 @@ def test_a_run_with_deal_card_labels_and_card_features_plays_with_its_features(t
     path = train(smoke_config(tmp_path, card_labels="deal", card_features=True, card_feature_logits=True), quiet=True)
     ckpt = load_checkpoint(path)
     assert ckpt["config"]["card_labels"] == "deal" and ckpt["config"]["card_features"] is True
+    assert "card_values" not in ckpt["replay"][-1]  # kept for a card value head only
     agent = NeuralAgent.from_checkpoint(path)
     assert agent.policy.card_features is not None and agent.policy.card_feature_gate is not None
     plays_legal_actions(agent)
@@ -207,14 +208,19 @@ def test_a_run_with_deal_card_labels_and_card_features_plays_with_its_features(t
         smoke_config(tmp_path, card_feature_logits=True)
 
 
-def test_a_run_with_a_card_value_head_plays_its_values_under_its_margin(tmp_path):
-    """``card_value_hidden``: the run's network learns its card values beside the card head (the loss is logged),
-    the checkpoint's ``neural`` bot keeps the run's ``card_margin`` and reads the head in points (``1 /
-    reward_scale``), and plays legal cards; a value head on its own torso without a width is refused."""
+@pytest.mark.parametrize("shards", [0, 2])
+def test_a_run_with_a_card_value_head_plays_its_values_under_its_margin(tmp_path, shards):
+    """``card_value_hidden``: the run's network learns its card values beside the card head (the replay keeps
+    each legal card's value, collected in one batch or in shards), the checkpoint's ``neural`` bot keeps the run's
+    ``card_margin`` and reads the head in points (``1 / reward_scale``), and plays legal cards; a value head on its
+    own torso without a width is refused."""
     config = smoke_config(
-        tmp_path, card_labels="deal", card_value_hidden=32, card_value_torso=True, card_margin=2.0, reward_scale=0.02
-    )
+        tmp_path, card_labels="deal", card_value_hidden=32, card_value_torso=True, card_margin=2.0, reward_scale=0.02,
+        collect_shards=shards,
+    )  # fmt: skip
     path = train(config, quiet=True)
+    replay = load_checkpoint(path)["replay"][-1]
+    assert replay["card_valued"].any() and replay["card_values"][replay["card_valued"]].abs().sum() > 0
     agent = NeuralAgent.from_checkpoint(path)
     assert agent.policy.card_value_head is not None and agent.policy.card_value_torso is not None
     assert agent.card_margin == 2.0 and agent.value_scale == pytest.approx(50.0)
