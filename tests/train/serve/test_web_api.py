@@ -216,12 +216,13 @@ def test_bad_game_requests_are_400_with_one_line(c, body, words):
 
 @pytest.mark.slow  # loads torch and the committed checkpoint (seconds)
 def test_the_learned_bot_plays_the_presets_of_its_checkpoints_and_is_refused_elsewhere(c):
-    for preset in ("partnership-house", "partnership-250"):
+    for preset in ("partnership-no-blind-nil", "partnership-250"):
         r = c.post("/api/games", json={"rules": preset, "bots": "learned"})
         assert r.status_code == 400
         detail = r.json()["detail"]
         assert "'learned' has no checkpoint for the rules" in detail and f"'{preset}'" in detail and "nearest" in detail
-    assert c.post("/api/games", json={"rules": "hearts", "bots": "learned"}).status_code == 200
+    for preset in ("hearts", "partnership-house"):
+        assert c.post("/api/games", json={"rules": preset, "bots": "learned"}).status_code == 200
     game_id, view = play_hands(c, {"rules": "partnership", "bots": "learned", "seed": 2}, hands=1, seed=2)
     assert view["phase"] in ("hand_over", "match_over")
     assert view["seats"][1]["name"] == "learned"
