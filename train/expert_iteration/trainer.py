@@ -374,7 +374,7 @@ class ExpertIterationRun:
         config = self.config
         agent = NeuralAgent(
             clone_policy(self.policy, torch.device("cpu")), greedy=True, name="ppo", rules=self.rules,
-            card_margin=config.card_margin, value_scale=value_scale_of(dataclasses.asdict(config)),
+            card_margin=config.card_margin, value_scale=value_scale_of(config.to_dict()),
         )  # fmt: skip
         result = evaluate_against_heuristic(agent, config.rules, config.eval_deals, config.eval_seed)
         scalars = {f"eval/{k}": v for k, v in result.items()}
