@@ -143,6 +143,14 @@ class SpadesPolicy(nn.Module):
 
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """obs (B, D) float32 -> (logits (B, A), unmasked; value (B,)). ValueError for a play-only network."""
+        logits, value, _ = self.training_outputs(obs, card_values=False)
+        return logits, value
+
+    def training_outputs(
+        self, obs: torch.Tensor, card_values: bool = True
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
+        """``forward``'s logits and value and, from the same torso pass, the card value head's (B, C) values (None
+        without one, or with ``card_values=False``): what a loss on all three reads."""
         if self.value_head is None:
             raise ValueError(
                 "this network has no state value head (a play-only export: state_value False); "
@@ -151,7 +159,8 @@ class SpadesPolicy(nn.Module):
         x, per_card = self._inputs(obs)
         h = self.torso(x)
         logits = torch.cat([self._card_logits(h, per_card), self._bid_logits(x, h)], dim=-1)
-        return logits, self.value_head(h).squeeze(-1)
+        values = self._card_values(x, h) if card_values and self.card_value_head is not None else None
+        return logits, self.value_head(h).squeeze(-1), values
 
     def inputs(self, obs: torch.Tensor) -> torch.Tensor:
         """(B, input_dim) what the torsos read: the observation, then its card-counting inputs where the network

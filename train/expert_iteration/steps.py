@@ -60,14 +60,14 @@ def distillation_loss(
     ``vf_coef`` times half the squared error of the value head on ``ret`` where ``has_ret``; ``weight``
     ((B,), optional): each position's weight in the cross-entropy (its weighted mean); ``card_values``: plus the
     card value head's regression on them (``card_value_loss``)."""
-    logits, value = policy(obs)
+    logits, value, q = policy.training_outputs(obs, card_values=card_values is not None)
     logp = MaskedCategorical(logits, mask).logits
     ce_rows = -torch.where(mask, target * logp, torch.zeros_like(logp)).sum(-1)
     ce = ce_rows.mean() if weight is None else (weight * ce_rows).sum() / weight.sum()
     v_loss = 0.5 * (((value - ret) ** 2) * has_ret).sum() / has_ret.sum().clamp(min=1)
     loss, stats = ce + vf_coef * v_loss, {"cross_entropy": ce.item(), "value_loss": v_loss.item()}
     if card_values is not None:
-        cv_loss = card_value_loss(policy, obs, mask, card_values)
+        cv_loss = card_value_loss(q, mask, card_values)
         loss = loss + card_values.coef * cv_loss
         stats["card_value_loss"] = cv_loss.item()
     return loss, stats
@@ -87,16 +87,16 @@ class CardValueBatch:
     """Weight of the regression in the loss (``card_value_coef``)."""
 
 
-def card_value_loss(policy: SpadesPolicy, obs: torch.Tensor, mask: torch.Tensor, batch: CardValueBatch) -> torch.Tensor:
-    """The card value head's squared error on the legal cards of the valued rows, each decision's values centred on
-    its legal cards' mean (``train.values.bid_values.centred_value_loss``: the cards are played on the same deal,
-    so only their differences carry information); 0 where no row is valued."""
+def card_value_loss(q: torch.Tensor, mask: torch.Tensor, batch: CardValueBatch) -> torch.Tensor:
+    """The squared error of the card value head's outputs ``q`` ((B, C), from the loss's own forward pass) on the
+    legal cards of the valued rows, each decision's values centred on its legal cards' mean
+    (``train.values.bid_values.centred_value_loss``: the cards are played on the same deal, so only their differences
+    carry information); 0 where no row is valued."""
     rows = torch.nonzero(batch.valued).squeeze(-1)
     if len(rows) == 0:
-        return obs.new_zeros(())
-    c = policy.n_card_actions
-    q = policy.card_values(obs[rows])
-    return centred_value_loss(q, mask[rows, :c], batch.values[rows, :c] * batch.scale)
+        return q.new_zeros(())
+    c = q.shape[-1]
+    return centred_value_loss(q[rows], mask[rows, :c], batch.values[rows, :c] * batch.scale)
 
 
 @torch.no_grad()
