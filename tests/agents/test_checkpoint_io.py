@@ -122,6 +122,25 @@ def test_export_refuses_to_overwrite_its_source(tmp_path):
     assert read_checkpoint(export_slim(src, tmp_path / "slim.pt"))["slim"]
 
 
+def test_export_and_position_value_replace_an_existing_file_only_with_force(tmp_path):
+    """A file of the user's is never overwritten by mistake: ``export_slim`` (``spades export``) refuses an existing
+    out unless forced, and ``spades position-value`` refuses it before any training, both in one line naming it."""
+    from typer.testing import CliRunner
+
+    from train.cli.app import app
+
+    src, out = LEARNED_CHECKPOINT.parent / "two_player_expit.pt", tmp_path / "mine.pt"
+    out.write_bytes(b"the user's file")
+    with pytest.raises(ValueError, match=r"mine.pt already exists: choose another path, or pass --force"):
+        export_slim(src, out)
+    for args in (["export", str(src), str(out)], ["position-value", "--out", str(out), "--hands", "4"]):
+        cli = CliRunner().invoke(app, args)  # the app's own call turns the ValueError into one `error:` line
+        assert isinstance(cli.exception, ValueError) and "mine.pt already exists" in str(cli.exception)
+        assert out.read_bytes() == b"the user's file"
+    assert CliRunner().invoke(app, ["export", "--force", str(src), str(out)]).exit_code == 0
+    assert read_checkpoint(out)["slim"]
+
+
 def test_a_play_only_export_drops_the_state_value_head_and_plays_the_same(tmp_path):
     from spades_env.envs.vector import VectorSpades, sample_legal
 

@@ -134,13 +134,14 @@ def export(
     half: bool = typer.Option(
         False, "--half", help="Store the weights as float16 (half the file; played as float32, rounded)."
     ),
+    force: bool = typer.Option(False, "--force", help="Replace OUT where it exists (refused otherwise)."),
 ) -> None:
     """Write a slim checkpoint: network weights, rules, observation version and config only."""
     from pathlib import Path
 
     from train.runs.checkpoint import export_slim
 
-    path = export_slim(checkpoint, out, play_only=play_only, half=half)
+    path = export_slim(checkpoint, out, play_only=play_only, half=half, force=force)
     typer.echo(f"slim checkpoint: {path} ({Path(path).stat().st_size / 2**20:.2f} MiB)")
 
 
@@ -152,9 +153,13 @@ def position_value(
     epochs: int = typer.Option(5, help="Passes over the positions."),
     hidden: int = typer.Option(256, help="Width of the network's hidden layers."),
     seed: int = typer.Option(0, help="Seed of the deals, the kept positions and the training."),
+    force: bool = typer.Option(False, "--force", help="Replace OUT where it exists (refused otherwise)."),
 ) -> None:
     """Train the guided bot's position value network on the learned bot's self-play (train/values/position_value.py)."""
+    from train.runs.checkpoint import check_new_output
     from train.values.position_value import PositionValueConfig, train_position_value
+
+    check_new_output(out, force)
 
     config = PositionValueConfig(rules=rules, hands=hands, keep=keep, epochs=epochs, hidden=hidden, seed=seed)
     train_position_value(config, out, log=typer.echo)

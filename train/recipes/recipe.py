@@ -271,7 +271,7 @@ def run_recipe(
             taken = unfinished_run(out, stage).parent / f"{stage.take}.pt"
             if not taken.exists():
                 raise ValueError(f"{head}: its run kept no {taken.name} (take: best needs the config's evaluations)")
-            export_slim(taken, output, play_only=stage.play_only, half=stage.half)
+            export_slim(taken, output, play_only=stage.play_only, half=stage.half, force=True)  # its own stage output
             echo(f"{head}: {output} ({output.stat().st_size / 2**20:.2f} MiB)")
         if stage.name == stop_after:
             return output

@@ -116,15 +116,26 @@ SLIM_KEYS = (*REQUIRED_KEYS, "update")
 STATE_VALUE_PREFIX = "value_head."
 
 
-def export_slim(src: str | Path, dst: str | Path, play_only: bool = False, half: bool = False) -> Path:
+def check_new_output(path: str | Path, force: bool) -> None:
+    """ValueError naming ``path`` where it exists and ``force`` is off: a command writes over no file of the user's
+    by mistake (checked before the work, so that a refusal loses nothing)."""
+    if not force and Path(path).exists():
+        raise ValueError(f"{path} already exists: choose another path, or pass --force to replace it")
+
+
+def export_slim(
+    src: str | Path, dst: str | Path, play_only: bool = False, half: bool = False, force: bool = False
+) -> Path:
     """Write the playing part of checkpoint ``src`` (weights, rules, observation version, config) to ``dst``
     (not ``src`` itself: that would drop the run state it holds). ``play_only`` also drops the state value head
     (``SpadesPolicy(state_value=False)``: the same decisions, a smaller file that PPO cannot train on). ``half``
     stores the weights as float16 (half the file): loading casts them back to float32, so the network plays the
-    rounded weights, which can change a close decision (evaluate the exported file)."""
+    rounded weights, which can change a close decision (evaluate the exported file). An existing ``dst`` is
+    replaced only with ``force`` (``check_new_output``)."""
     ckpt = load_checkpoint(src)
     if Path(dst).exists() and Path(dst).resolve() == Path(src).resolve():
         raise ValueError(f"export {src} to another path: writing the slim copy over it would lose its run state")
+    check_new_output(dst, force)
     slim = {k: ckpt[k] for k in SLIM_KEYS if k in ckpt}
     model = ckpt["model"]
     if play_only:
