@@ -75,6 +75,9 @@ def test_the_family_configs_are_the_base_with_the_familys_keys_and_the_gpu_sizin
     assert base.rules == "partnership" and base.algorithm == "expert_iteration" and base.device == "cpu"
     assert (base.hidden, base.num_envs, base.teacher) == (256, 512, "search:fast,bid_samples=8")
     assert (base.card_labels, base.card_features, base.card_feature_logits) == ("deal", True, True)
+    for preset in ("two-player", "cutthroat-4"):  # their cards valued by the search on 4 layouts of the hidden cards
+        sampled = rules_config(preset)
+        assert (sampled.card_labels, sampled.teacher) == ("teacher", "search:fast,samples=4,bid_samples=8")
     hearts = rules_config("hearts-partnership")
     assert (hearts.teacher, hearts.temperature, hearts.reward_scale) == ("search:fast,pass_samples=4", 0.5, 0.04)
     assert (hearts.rounds, hearts.card_features) == (base.rounds, True)  # the shared keys are base.yaml's
@@ -95,7 +98,7 @@ def test_a_game_without_a_family_config_is_refused_in_one_line():
 
 
 def test_the_teacher_of_each_family_values_its_decisions_or_leaves_them_to_the_heuristic():
-    """Bids, blind nil and the Hearts pass are valued by the family's teacher, the cards on the real deal; the
+    """Bids, blind nil and the Hearts pass are valued by the family's teacher, the cards on the real deal or by it; the
     two-player draw and Bemo are not, and there the target is the heuristic's choice, one-hot (every target is a
     distribution of legal actions); a partnership bid's target gives nil its share."""
     valued_phases, unvalued_phases = set(), set()
