@@ -46,9 +46,9 @@ LEARNED_CHECKPOINTS: dict[str, Path] = {
     # (policy iteration); it plays the value head's best card in the tricks (margin 0) and passes by its card head
     "hearts": CHECKPOINT_DIR / "hearts_card_values_iterated3.pt",
     # the one training command from nothing (`spades train --rules two-player --set rounds=60`: expert iteration, its
-    # cards valued by search:fast on 4 sampled deals, its bids by its lookahead bidder, its draw cloned from the heuristic)
+    # cards valued by search:fast on 4 sampled deals, its bids by its lookahead bidder, its draw cloned from heuristic)
     "two-player": CHECKPOINT_DIR / "two_player_expit.pt",
-    # the same command at cutthroat-3, -5 and -6 (`spades train --rules cutthroat-N --set rounds=60`)
+    # the same command at cutthroat-3, -5 and -6 (`--rules cutthroat-N --set rounds=60`, real-deal card labels then)
     "cutthroat-3": CHECKPOINT_DIR / "cutthroat3_expit.pt",
     "cutthroat-5": CHECKPOINT_DIR / "cutthroat5_expit.pt",
     "cutthroat-6": CHECKPOINT_DIR / "cutthroat6_expit.pt",
