@@ -54,7 +54,7 @@ LEARNED_CHECKPOINTS: dict[str, Path] = {
     "cutthroat-6": CHECKPOINT_DIR / "cutthroat6_expit.pt",
     # and at hearts-partnership (`spades train --rules hearts-partnership --set rounds=60`)
     "hearts-partnership": CHECKPOINT_DIR / "hearts_partnership_expit.pt",
-    # and at partnership-house (`spades train --rules partnership-house --set rounds=200`)
+    # and at partnership-house (`spades train --rules partnership-house --set rounds=200`, cards on 4 sampled deals)
     "partnership-house": CHECKPOINT_DIR / "partnership_house_expit.pt",
 }
 
