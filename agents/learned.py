@@ -48,7 +48,7 @@ LEARNED_CHECKPOINTS: dict[str, Path] = {
     # the one training command from nothing (`spades train --rules two-player --set rounds=60`: expert iteration, its
     # cards valued by search:fast on 4 sampled deals, its bids by its lookahead bidder, its draw cloned from heuristic)
     "two-player": CHECKPOINT_DIR / "two_player_expit.pt",
-    # the same command at cutthroat-3, -5 and -6 (`--rules cutthroat-N --set rounds=60`, real-deal card labels then)
+    # the same command at cutthroat-3, -5 and -6 (`--rules cutthroat-N --set rounds=60`; real-deal card labels at 3, 6)
     "cutthroat-3": CHECKPOINT_DIR / "cutthroat3_expit.pt",
     "cutthroat-5": CHECKPOINT_DIR / "cutthroat5_expit.pt",
     "cutthroat-6": CHECKPOINT_DIR / "cutthroat6_expit.pt",
