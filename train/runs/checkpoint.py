@@ -132,10 +132,10 @@ def export_slim(
     stores the weights as float16 (half the file): loading casts them back to float32, so the network plays the
     rounded weights, which can change a close decision (evaluate the exported file). An existing ``dst`` is
     replaced only with ``force`` (``check_new_output``)."""
-    ckpt = load_checkpoint(src)
     if Path(dst).exists() and Path(dst).resolve() == Path(src).resolve():
         raise ValueError(f"export {src} to another path: writing the slim copy over it would lose its run state")
     check_new_output(dst, force)
+    ckpt = load_checkpoint(src)
     slim = {k: ckpt[k] for k in SLIM_KEYS if k in ckpt}
     model = ckpt["model"]
     if play_only:

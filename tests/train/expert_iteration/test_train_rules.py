@@ -80,7 +80,7 @@ def test_the_family_configs_are_the_base_with_the_familys_keys_and_the_gpu_sizin
     hearts = rules_config("hearts-partnership")
     assert (hearts.teacher, hearts.temperature, hearts.reward_scale) == ("search:fast,pass_samples=4", 0.5, 0.04)
     assert (hearts.rounds, hearts.card_features) == (base.rounds, True)  # the shared keys are base.yaml's
-    assert hearts.num_envs == 128  # ... unless the family's file sets them
+    assert hearts.card_labels == "teacher" and hearts.num_envs == 128  # ... unless the family's file sets them
     gpu = rules_config("cutthroat-5", gpu=True, overrides={"hidden": 64})
     assert (gpu.device, gpu.num_envs, gpu.depth, gpu.hidden) == ("cuda", 2048, 3, 64)
     assert gpu.exp_name == "expit_spades_cutthroat"
